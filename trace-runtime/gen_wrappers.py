@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Generates the PMPI wrappers of the trace runtime from the MPI vocabulary.
+
+Reads include/mpilift/MPI/MPIFunctions.def and writes one C++ wrapper per
+traced function. Each wrapper forwards to PMPI_<name> unchanged when tracing
+is off; otherwise it fills a CallInfo by argument role, so that the recording
+code (Recorder.cpp) never refers to an argument position. Because the
+parameter types come from the table and the wrappers are compiled against
+mpi.h, a wrong entry in the table is a compile error here.
+
+Usage: gen_wrappers.py MPIFunctions.def OUTPUT
+"""
+
+import re
+import sys
+
+# Families whose functions are wrapped by hand in Recorder.cpp (MPI_Init,
+# MPI_Finalize, MPI_Abort, MPI_Pcontrol, MPI_Comm_free, which must forget the
+# communicator even while tracing is paused) or not traced at all.
+HAND_WRITTEN_OR_UNTRACED = {"Environment", "CommQuery", "CommFree"}
+
+FUNCTION_RE = re.compile(r"^MPILIFT_MPI_FUNCTION\((\w+),\s*(\w+)\)")
+ARG_RE = re.compile(r"^MPILIFT_MPI_ARG\((\w+),\s*(\w+),\s*([^,]+?),\s*(\w+)\)")
+
+# Role -> statements that record the parameter P into CallInfo CI.
+SIMPLE_ROLES = {
+    "SendBuffer": ["CI.SendBuffer = {p};"],
+    "RecvBuffer": ["CI.RecvBuffer = {p};"],
+    "InOutBuffer": ["CI.SendBuffer = {p};", "CI.RecvBuffer = {p};"],
+    "Count": ["CI.SendCount = {p};", "CI.RecvCount = {p};"],
+    "SendCount": ["CI.SendCount = {p};"],
+    "RecvCount": ["CI.RecvCount = {p};"],
+    "SendCounts": ["CI.SendCounts = {p};"],
+    "RecvCounts": ["CI.RecvCounts = {p};"],
+    "SendDispls": [],
+    "RecvDispls": [],
+    "Datatype": ["CI.SendType = {p};", "CI.RecvType = {p};"],
+    "SendType": ["CI.SendType = {p};"],
+    "RecvType": ["CI.RecvType = {p};"],
+    "SendTypes": ["CI.SendTypes = {p};"],
+    "RecvTypes": ["CI.RecvTypes = {p};"],
+    "Dest": ["CI.Dest = {p};"],
+    "Source": ["CI.Source = {p};"],
+    "Tag": ["CI.SendTag = {p};", "CI.RecvTag = {p};"],
+    "SendTag": ["CI.SendTag = {p};"],
+    "RecvTag": ["CI.RecvTag = {p};"],
+    "Comm": ["CI.Comm = {p};"],
+    "NewComm": ["CI.NewComm = {p};"],
+    "Request": ["CI.Request = {p};"],
+    "RequestArray": ["CI.Requests = {p};"],
+    "ArrayLength": ["CI.ArrayLength = {p};"],
+    "Index": ["CI.Index = {p};"],
+    "IndexArray": ["CI.Indices = {p};"],
+    "OutCount": ["CI.OutCount = {p};"],
+    "Flag": ["CI.Flag = {p};"],
+    "Message": ["CI.Message = {p};"],
+    "Root": ["CI.Root = {p};"],
+}
+
+
+def parse(path):
+    functions = []
+    by_name = {}
+    with open(path) as f:
+        for line in f:
+            m = FUNCTION_RE.match(line)
+            if m:
+                fn = {"name": m.group(1), "family": m.group(2), "args": []}
+                functions.append(fn)
+                by_name[fn["name"]] = fn
+                continue
+            m = ARG_RE.match(line)
+            if m:
+                by_name[m.group(1)]["args"].append(
+                    {"role": m.group(2), "type": m.group(3).strip(),
+                     "name": m.group(4)})
+    return functions
+
+
+def declaration(arg):
+    t = arg["type"]
+    sep = "" if t.endswith("*") else " "
+    return f"{t}{sep}{arg['name']}"
+
+
+def wrapper(fn):
+    name = fn["name"]
+    args = fn["args"]
+    params = ", ".join(declaration(a) for a in args) or "void"
+    names = ", ".join(a["name"] for a in args)
+    length = next((a["name"] for a in args if a["role"] == "ArrayLength"), None)
+    out = []
+    out.append(f'extern "C" MPILIFT_EXPORT int MPI_{name}({params}) {{')
+    out.append("  if (!mpilift::rt::tracing())")
+    out.append(f"    return PMPI_{name}({names});")
+    out.append(f"  mpilift::rt::CallInfo CI(mpilift::mpi::FunctionId::{name},")
+    out.append("                           __builtin_return_address(0));")
+    for a in args:
+        p = a["name"]
+        role = a["role"]
+        if role == "Status":
+            out.append(f"  MPI_Status MpiliftStatus_{p};")
+            out.append(f"  if ({p} == MPI_STATUS_IGNORE)")
+            out.append(f"    {p} = &MpiliftStatus_{p};")
+            out.append(f"  CI.Status = {p};")
+        elif role == "StatusArray":
+            assert length, f"{name}: status array without a length"
+            out.append(
+                f"  mpilift::rt::StatusArray MpiliftStatuses_{p}({p}, {length});")
+            out.append(f"  {p} = MpiliftStatuses_{p}.get();")
+            out.append(f"  CI.Statuses = {p};")
+        else:
+            for stmt in SIMPLE_ROLES.get(role, []):
+                out.append("  " + stmt.format(p=p))
+    out.append("  mpilift::rt::beforeCall(CI);")
+    out.append(f"  int RC = PMPI_{name}({names});")
+    out.append("  mpilift::rt::afterCall(CI, RC);")
+    out.append("  return RC;")
+    out.append("}")
+    return "\n".join(out)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: gen_wrappers.py MPIFunctions.def OUTPUT")
+    functions = parse(sys.argv[1])
+    body = [
+        "// Generated by trace-runtime/gen_wrappers.py from MPIFunctions.def.",
+        "// Do not edit.",
+        "",
+    ]
+    count = 0
+    for fn in functions:
+        if fn["family"] in HAND_WRITTEN_OR_UNTRACED:
+            continue
+        body.append(wrapper(fn))
+        body.append("")
+        count += 1
+    body.append(f"// {count} wrappers.")
+    text = "\n".join(body) + "\n"
+    try:
+        with open(sys.argv[2]) as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    with open(sys.argv[2], "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
