@@ -1,0 +1,138 @@
+//===- Trace.h - Per-rank MPI event arrays read from OTF2 --------*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The in-memory form of a traced run: for every rank, its MPI calls in time
+/// order, with peers as world ranks and call sites as module + offset. Read
+/// from the OTF2 archive the trace runtime writes, or from any OTF2 archive
+/// with MPI records (call sites are then absent).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_TRACE_TRACE_H
+#define MPILIFT_TRACE_TRACE_H
+
+#include "mpilift/MPI/Vocabulary.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mpilift {
+namespace trace {
+
+/// Peer values that are not world ranks.
+constexpr int32_t NoPeer = -1;    ///< The call has no peer, or it is unknown.
+constexpr int32_t AnySource = -2; ///< A receive posted with MPI_ANY_SOURCE.
+constexpr int32_t ProcNull = -3;  ///< MPI_PROC_NULL.
+constexpr int32_t RootPeer = -4;  ///< MPI_ROOT of an intercommunicator.
+/// Tag values that are not tags.
+constexpr int32_t AnyTag = -1;
+constexpr int32_t NoTag = -2;
+constexpr uint32_t NoComm = UINT32_MAX;
+constexpr uint32_t NoSite = UINT32_MAX;
+constexpr uint32_t NoModule = UINT32_MAX;
+constexpr uint32_t NoEvent = UINT32_MAX;
+
+/// Where a call was made: a module and the return address relative to it.
+struct CallSite {
+  uint32_t Module = NoModule; ///< Index into Trace::Modules.
+  uint64_t Offset = 0;        ///< Return address, module-relative.
+};
+
+/// A request that a wait or test completed, or that MPI_Startall started.
+struct RequestRecord {
+  uint64_t Request = 0;       ///< Rank-unique request id.
+  uint32_t PostedBy = NoEvent; ///< Index of the event that posted it.
+  bool Started = false;       ///< Started (MPI_Startall), not completed.
+  bool Cancelled = false;
+  int32_t Peer = NoPeer; ///< Receives: world rank of the sender.
+  int32_t Tag = NoTag;
+  uint64_t Bytes = 0;
+  bool HasHash = false;
+  uint64_t Hash = 0;
+};
+
+/// One MPI call of one rank.
+struct Event {
+  mpi::FunctionId Function = mpi::FunctionId::Init;
+  uint16_t Thread = 0;
+  uint64_t Begin = 0; ///< Nanoseconds since the start of the trace.
+  uint64_t End = 0;
+  uint32_t Site = NoSite; ///< Index into Trace::Sites.
+  uint32_t Comm = NoComm; ///< Index into Trace::Comms.
+  /// Send side (or the only side): peer as a world rank, tag, bytes, buffer.
+  int32_t Peer = NoPeer;
+  int32_t Tag = NoTag;
+  uint64_t Bytes = 0;
+  uint64_t Buffer = 0;
+  bool HasHash = false;
+  uint64_t Hash = 0;
+  /// Receive side of MPI_Sendrecv and of collectives.
+  int32_t RecvPeer = NoPeer;
+  int32_t RecvTag = NoTag;
+  uint64_t RecvBytes = 0;
+  uint64_t RecvBuffer = 0;
+  bool HasRecvHash = false;
+  uint64_t RecvHash = 0;
+  int32_t Root = NoPeer; ///< Rooted collectives: the root's world rank.
+  uint64_t Request = 0;  ///< Request this call posted, started or freed.
+  uint32_t NewComm = NoComm;
+  uint32_t Flags = 0; ///< traceformat::Flags.
+  uint32_t FirstRequestRecord = 0;
+  uint32_t NumRequestRecords = 0;
+};
+
+struct Communicator {
+  std::string Name;
+  std::vector<int32_t> Members; ///< World ranks, in communicator rank order.
+  std::vector<int32_t> Remote;  ///< Intercommunicators: the other group.
+  bool IsInter = false;
+  uint32_t Parent = NoComm;
+};
+
+struct RankTrace {
+  int Rank = 0;
+  std::vector<Event> Events;
+  std::vector<RequestRecord> Requests;
+};
+
+/// A whole traced run.
+struct Trace {
+  std::string Directory;
+  int WorldSize = 0;
+  /// Every rank reached MPI_Finalize and nothing was lost.
+  bool Complete = false;
+  /// The archive was written by mpilift (call sites, buffers, flags).
+  bool FromMpilift = false;
+  bool HasPayloadHashes = false;
+  /// How each rank ended, one line per rank (mpilift archives only).
+  std::string RankStatus;
+  std::vector<std::string> Modules;
+  std::vector<CallSite> Sites;
+  std::vector<Communicator> Comms;
+  std::vector<RankTrace> Ranks; ///< Indexed by world rank.
+
+  /// The request records of event \p E of rank \p Rank.
+  llvm::ArrayRef<RequestRecord> requestsOf(int Rank, const Event &E) const {
+    return llvm::ArrayRef<RequestRecord>(Ranks[Rank].Requests)
+        .slice(E.FirstRequestRecord, E.NumRequestRecords);
+  }
+};
+
+/// Reads the trace in \p Directory (the directory mpilift-run -o named, or
+/// an OTF2 anchor file). If the run ended abnormally and left spill files,
+/// they are converted first (see \p Recovered).
+llvm::Expected<Trace> readTrace(llvm::StringRef Directory,
+                                bool *Recovered = nullptr);
+
+} // namespace trace
+} // namespace mpilift
+
+#endif // MPILIFT_TRACE_TRACE_H

@@ -1,0 +1,52 @@
+//===- mpilift.cpp - The mpilift command-line tool ------------------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// main() only: dispatches to the subcommands.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+namespace {
+
+const char *const Usage =
+    "usage: mpilift <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  trace dump DIR [--rank N] [--times]\n"
+    "      print each rank's MPI calls with their source locations\n"
+    "  trace recover DIR\n"
+    "      turn what a run that ended abnormally recorded into its OTF2 "
+    "archive\n"
+    "\n"
+    "Record a trace with: mpirun -np N mpilift-run -o DIR -- PROGRAM ARGS\n"
+    "Run 'mpilift <command> --help' for a command's options.\n";
+
+} // namespace
+
+int main(int Argc, const char **Argv) {
+  llvm::InitLLVM X(Argc, Argv);
+  if (Argc < 2) {
+    llvm::errs() << Usage;
+    return mpilift::ExitBadInput;
+  }
+  if (!strcmp(Argv[1], "-h") || !strcmp(Argv[1], "--help") ||
+      !strcmp(Argv[1], "help")) {
+    llvm::outs() << Usage;
+    return mpilift::ExitClean;
+  }
+  if (!strcmp(Argv[1], "trace"))
+    return mpilift::runTraceCommand(Argc - 1, Argv + 1);
+  llvm::errs() << "mpilift: error: unknown command '" << Argv[1] << "'\n\n"
+               << Usage;
+  return mpilift::ExitBadInput;
+}
