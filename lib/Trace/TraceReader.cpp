@@ -687,7 +687,8 @@ llvm::Error buildCommunicators(const Definitions &Defs, Reader &R,
   }
   if (RankOfLocation.empty())
     return archiveError(Path, "no MPI process locations in the archive");
-  int Size = 0;
+  // The world is as large as its group says, even if ranks are missing.
+  int Size = World ? static_cast<int>(World->Members.size()) : 0;
   for (const auto &[Loc, Rank] : RankOfLocation)
     Size = std::max(Size, Rank + 1);
   T.WorldSize = Size;

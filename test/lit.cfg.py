@@ -1,0 +1,62 @@
+# -*- Python -*- lit configuration of mpilift's end-to-end tests.
+import os
+import subprocess
+
+import lit.formats
+
+config.name = "mpilift"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".c", ".cpp", ".test"]
+config.excludes = ["Inputs", "Unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.mpilift_obj_root, "test")
+
+bin_dir = os.path.join(config.mpilift_obj_root, "bin")
+lib_dir = os.path.join(config.mpilift_obj_root, "lib")
+config.environment["PATH"] = os.pathsep.join(
+    [bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+for var in ["HOME", "TMPDIR", "USER"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+# A test that wants tracing says so on its own command line.
+for var in ["MPILIFT_TRACE_DIR", "MPILIFT_TRACE_HASH", "MPILIFT_TRACE_FORCE",
+            "LD_PRELOAD"]:
+    config.environment.pop(var, None)
+
+# Open MPI refuses to run as root without these, and needs --oversubscribe
+# for more ranks than cores. They live here, not in each test.
+mpirun = (
+    "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+    "OMPI_MCA_btl_vader_single_copy_mechanism=none "
+    f"{config.mpiexec} --oversubscribe --bind-to none")
+
+config.substitutions.append(("%mpicc", f"{config.mpicc} -g -O0"))
+config.substitutions.append(("%mpicxx", f"{config.mpicxx} -g -O0"))
+config.substitutions.append(("%mpirun", mpirun))
+config.substitutions.append(("%mpilift-run", os.path.join(bin_dir, "mpilift-run")))
+config.substitutions.append(("%mpilift", os.path.join(bin_dir, "mpilift")))
+config.substitutions.append(
+    ("%tracelib", os.path.join(lib_dir, "libmpilift-trace.so")))
+config.substitutions.append(("%otf2-print", config.otf2_print or "otf2-print"))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+
+if config.mpicc and os.path.exists(config.mpicc) and config.mpiexec:
+    config.available_features.add("mpi")
+
+
+def can_mount_tmpfs():
+    """Disk-full tests mount a tiny tmpfs; that needs root and a kernel that
+    lets this container mount."""
+    if os.geteuid() != 0:
+        return False
+    probe = os.path.join(config.test_exec_root, "tmpfs-probe")
+    os.makedirs(probe, exist_ok=True)
+    ok = subprocess.call(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", probe],
+                         stderr=subprocess.DEVNULL) == 0
+    if ok:
+        subprocess.call(["umount", probe])
+    return ok
+
+
+if can_mount_tmpfs():
+    config.available_features.add("tmpfs")

@@ -1,0 +1,303 @@
+//===- RoundTripTest.cpp - Spill files -> OTF2 -> per-rank events ---------===//
+//
+// Writes spill files as the trace runtime would, converts them, and reads
+// the archive back: no MPI involved, so every field can be checked exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RawFormat.h"
+
+#include "mpilift/MPI/Vocabulary.h"
+#include "mpilift/Trace/Trace.h"
+#include "mpilift/TraceRuntime/Convert.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace mpilift;
+using namespace mpilift::rawtrace;
+
+namespace {
+
+class SpillWriter {
+public:
+  SpillWriter(const std::string &Dir, int Rank, int Size) {
+    Path = Dir + "/" + SpillDirName + "/rank-00000" + std::to_string(Rank) +
+           ".raw";
+    F = fopen(Path.c_str(), "wb");
+    RankHeader H;
+    memset(&H, 0, sizeof(H));
+    H.Version = FormatVersion;
+    H.Rank = Rank;
+    H.Size = Size;
+    strcpy(H.Host, "testhost");
+    chunk(ChunkType::RankHeader, 0, &H, sizeof(H));
+    // One counter tick is one nanosecond.
+    calibration(1000, 1000000000);
+    calibration(1000000, 1000999000);
+    module("/bin/app", 0x1000, 0x2000, 0);
+    comm(0, {0, 1, 2});
+  }
+  ~SpillWriter() {
+    if (F)
+      fclose(F);
+  }
+
+  void chunk(ChunkType T, uint16_t Thread, const void *P, uint32_t Bytes) {
+    ChunkHeader H{ChunkMagic, uint16_t(T), Thread, Bytes, 0};
+    fwrite(&H, sizeof(H), 1, F);
+    fwrite(P, Bytes, 1, F);
+  }
+  void calibration(uint64_t Tsc, uint64_t Ns) {
+    Calibration C{Tsc, Ns, Ns + 5};
+    chunk(ChunkType::Calibration, 0, &C, sizeof(C));
+  }
+  void module(const std::string &Name, uint64_t Low, uint64_t High,
+              uint64_t Bias) {
+    std::vector<char> P(8, 0);
+    uint32_t Count = 1;
+    memcpy(P.data(), &Count, 4);
+    ModuleEntry E{Bias, Low, High, uint32_t(Name.size()), 0};
+    P.insert(P.end(), reinterpret_cast<char *>(&E),
+             reinterpret_cast<char *>(&E) + sizeof(E));
+    P.insert(P.end(), Name.begin(), Name.end());
+    P.resize((P.size() + 7) & ~size_t(7), 0);
+    chunk(ChunkType::Modules, 0, P.data(), uint32_t(P.size()));
+  }
+  void comm(uint32_t Id, std::vector<int32_t> Members) {
+    CommDef D{Id, 0, int32_t(Members.size()), 0};
+    std::vector<char> P(reinterpret_cast<char *>(&D),
+                        reinterpret_cast<char *>(&D) + sizeof(D));
+    P.insert(P.end(), reinterpret_cast<char *>(Members.data()),
+             reinterpret_cast<char *>(Members.data() + Members.size()));
+    chunk(ChunkType::Comm, 0, P.data(), uint32_t(P.size()));
+  }
+  void events(const std::vector<Event> &Es, uint16_t Thread = 0) {
+    chunk(ChunkType::Events, Thread, Es.data(),
+          uint32_t(Es.size() * sizeof(Event)));
+  }
+  void footer(EndReason R, int Detail = 0) {
+    Footer Ft{uint32_t(R), Detail, 0};
+    chunk(ChunkType::Footer, 0, &Ft, sizeof(Ft));
+  }
+  void garbage(size_t N) {
+    std::vector<char> G(N, 'x');
+    fwrite(G.data(), 1, N, F);
+  }
+
+  std::string Path;
+
+private:
+  FILE *F;
+};
+
+Event call(mpi::FunctionId F, uint64_t Begin, int32_t Peer, int32_t Tag,
+           uint32_t Comm, uint64_t Bytes, uint64_t Handle = 0) {
+  Event E;
+  memset(&E, 0, sizeof(E));
+  E.Begin = Begin;
+  E.End = Begin + 50;
+  E.CallSite = 0x1234;
+  E.Buffer = 0xb000;
+  E.Bytes = Bytes;
+  E.Handle = Handle;
+  E.Peer = Peer;
+  E.Tag = Tag;
+  E.Comm = Comm;
+  E.Function = uint16_t(F);
+  E.Kind = uint8_t(EventKind::Call);
+  return E;
+}
+
+Event part(EventKind K, uint64_t Handle, int32_t Peer = PeerNone,
+           int32_t Tag = TagNone, uint64_t Bytes = 0) {
+  Event E;
+  memset(&E, 0, sizeof(E));
+  E.Kind = uint8_t(K);
+  E.Handle = Handle;
+  E.Peer = Peer;
+  E.Tag = Tag;
+  E.Bytes = Bytes;
+  E.Comm = CommNone;
+  return E;
+}
+
+class RoundTripTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    llvm::SmallString<128> Tmp;
+    ASSERT_FALSE(
+        llvm::sys::fs::createUniqueDirectory("mpilift-roundtrip", Tmp));
+    Dir = std::string(Tmp);
+    ASSERT_FALSE(llvm::sys::fs::create_directory(Dir + "/" + SpillDirName));
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
+
+  /// Rank 0: a send, a nonblocking send on a reordered communicator, a
+  /// wildcard receive, and a wait for both. Rank 1: the matching receive.
+  void writeTwoRanks(bool TornRank1) {
+    {
+      SpillWriter R0(Dir, 0, 2);
+      R0.comm(1, {1, 0}); // Comm rank 0 is world rank 1.
+      R0.events({call(mpi::FunctionId::Send, 2000, 1, 5, 0, 8),
+                 call(mpi::FunctionId::Isend, 3000, 0, 6, 1, 4, 0xaaa),
+                 call(mpi::FunctionId::Irecv, 4000, PeerAnySource, 9, 0, 16,
+                      0xbbb),
+                 call(mpi::FunctionId::Waitall, 5000, PeerNone, TagNone,
+                      CommNone, 0),
+                 part(EventKind::Completion, 0xaaa),
+                 part(EventKind::Completion, 0xbbb, 1, 9, 16)});
+      R0.footer(EndReason::Finalize);
+    }
+    SpillWriter R1(Dir, 1, 2);
+    R1.comm(1, {1, 0});
+    R1.events({call(mpi::FunctionId::Recv, 2500, 0, 5, 0, 8)});
+    if (TornRank1) {
+      R1.garbage(10); // A chunk cut short by a crash.
+      return;
+    }
+    R1.footer(EndReason::Finalize);
+  }
+
+  std::string Dir;
+};
+
+TEST_F(RoundTripTest, EventsSurviveConversion) {
+  writeTwoRanks(/*TornRank1=*/false);
+  tracert::ConvertResult C = tracert::convertSpillFiles(Dir);
+  ASSERT_TRUE(C.Ok) << C.Error;
+  EXPECT_TRUE(C.Complete);
+  EXPECT_EQ(C.Ranks, 2);
+  EXPECT_FALSE(tracert::hasSpillFiles(Dir));
+
+  llvm::Expected<trace::Trace> T = trace::readTrace(Dir);
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  EXPECT_TRUE(T->Complete);
+  EXPECT_TRUE(T->FromMpilift);
+  ASSERT_EQ(T->WorldSize, 2);
+  ASSERT_EQ(T->Comms.size(), 2u);
+  EXPECT_EQ(T->Comms[1].Members, (std::vector<int32_t>{1, 0}));
+
+  const auto &E0 = T->Ranks[0].Events;
+  ASSERT_EQ(E0.size(), 4u);
+  EXPECT_EQ(E0[0].Function, mpi::FunctionId::Send);
+  EXPECT_EQ(E0[0].Peer, 1);
+  EXPECT_EQ(E0[0].Tag, 5);
+  EXPECT_EQ(E0[0].Bytes, 8u);
+  EXPECT_EQ(E0[0].Buffer, 0xb000u);
+  EXPECT_EQ(E0[0].Comm, 0u);
+  EXPECT_EQ(E0[0].End - E0[0].Begin, 50u);
+  ASSERT_NE(E0[0].Site, trace::NoSite);
+  EXPECT_EQ(T->Modules[T->Sites[E0[0].Site].Module], "/bin/app");
+  EXPECT_EQ(T->Sites[E0[0].Site].Offset, 0x1234u);
+
+  // Comm rank 0 of the reordered communicator is world rank 1.
+  EXPECT_EQ(E0[1].Function, mpi::FunctionId::Isend);
+  EXPECT_EQ(E0[1].Peer, 1);
+  EXPECT_EQ(E0[1].Comm, 1u);
+  EXPECT_NE(E0[1].Request, 0u);
+
+  EXPECT_EQ(E0[2].Function, mpi::FunctionId::Irecv);
+  EXPECT_EQ(E0[2].Peer, trace::AnySource);
+  EXPECT_EQ(E0[2].Tag, 9);
+  EXPECT_EQ(E0[2].Bytes, 16u);
+
+  EXPECT_EQ(E0[3].Function, mpi::FunctionId::Waitall);
+  auto Done = T->requestsOf(0, E0[3]);
+  ASSERT_EQ(Done.size(), 2u);
+  EXPECT_EQ(Done[0].Request, E0[1].Request);
+  EXPECT_EQ(Done[0].PostedBy, 1u);
+  EXPECT_EQ(Done[1].Request, E0[2].Request);
+  EXPECT_EQ(Done[1].PostedBy, 2u);
+  EXPECT_EQ(Done[1].Peer, 1); // The wildcard matched world rank 1.
+  EXPECT_EQ(Done[1].Tag, 9);
+  EXPECT_EQ(Done[1].Bytes, 16u);
+
+  const auto &E1 = T->Ranks[1].Events;
+  ASSERT_EQ(E1.size(), 1u);
+  EXPECT_EQ(E1[0].Function, mpi::FunctionId::Recv);
+  EXPECT_EQ(E1[0].Peer, 0);
+  // Times are relative to the earliest event of the run (tsc 2000).
+  EXPECT_EQ(E0[0].Begin, 0u);
+  EXPECT_EQ(E1[0].Begin, 500u);
+}
+
+TEST_F(RoundTripTest, TornChunkKeepsEarlierEventsAndMarksIncomplete) {
+  writeTwoRanks(/*TornRank1=*/true);
+  tracert::ConvertResult C = tracert::convertSpillFiles(Dir);
+  ASSERT_TRUE(C.Ok) << C.Error;
+  EXPECT_FALSE(C.Complete);
+  bool SawTorn = false;
+  for (const std::string &W : C.Warnings)
+    SawTorn |= W.find("torn chunk") != std::string::npos;
+  EXPECT_TRUE(SawTorn);
+  llvm::Expected<trace::Trace> T = trace::readTrace(Dir);
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  EXPECT_FALSE(T->Complete);
+  ASSERT_EQ(T->Ranks[1].Events.size(), 1u);
+  EXPECT_NE(T->RankStatus.find("1: no end record"), std::string::npos)
+      << T->RankStatus;
+}
+
+TEST_F(RoundTripTest, MissingRankIsReported) {
+  {
+    SpillWriter R0(Dir, 0, 3);
+    R0.events({call(mpi::FunctionId::Send, 2000, 2, 5, 0, 8)});
+    R0.footer(EndReason::Signal, 11);
+  }
+  tracert::ConvertResult C = tracert::convertSpillFiles(Dir);
+  ASSERT_TRUE(C.Ok) << C.Error;
+  EXPECT_FALSE(C.Complete);
+  ASSERT_FALSE(C.Warnings.empty());
+  EXPECT_NE(C.Warnings.back().find("rank 2"), std::string::npos);
+  llvm::Expected<trace::Trace> T = trace::readTrace(Dir);
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  EXPECT_EQ(T->WorldSize, 3);
+  EXPECT_NE(T->RankStatus.find("0: signal 11"), std::string::npos);
+  EXPECT_NE(T->RankStatus.find("1: missing"), std::string::npos);
+  EXPECT_EQ(T->Ranks[0].Events[0].Peer, 2);
+}
+
+TEST_F(RoundTripTest, ReaderRecoversSpillFilesItself) {
+  writeTwoRanks(/*TornRank1=*/false);
+  bool Recovered = false;
+  llvm::Expected<trace::Trace> T = trace::readTrace(Dir, &Recovered);
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  EXPECT_TRUE(Recovered);
+  EXPECT_EQ(T->Ranks[0].Events.size(), 4u);
+}
+
+TEST_F(RoundTripTest, NotATraceIsAnError) {
+  llvm::Expected<trace::Trace> T = trace::readTrace(Dir);
+  ASSERT_FALSE(bool(T));
+  EXPECT_NE(llvm::toString(T.takeError()).find("not a trace directory"),
+            std::string::npos);
+  tracert::ConvertResult C = tracert::convertSpillFiles(Dir);
+  EXPECT_FALSE(C.Ok);
+  EXPECT_NE(C.Error.find("no spill files"), std::string::npos);
+}
+
+TEST_F(RoundTripTest, GarbageSpillFileIsSkippedNotFatal) {
+  {
+    SpillWriter R0(Dir, 0, 1);
+    R0.events({call(mpi::FunctionId::Barrier, 2000, PeerNone, TagNone, 0, 0),
+               part(EventKind::RecvPart, 0)});
+    R0.footer(EndReason::Finalize);
+  }
+  FILE *F = fopen((Dir + "/" + SpillDirName + "/rank-000009.raw").c_str(), "wb");
+  fputs("not a spill file at all", F);
+  fclose(F);
+  tracert::ConvertResult C = tracert::convertSpillFiles(Dir);
+  ASSERT_TRUE(C.Ok) << C.Error;
+  ASSERT_FALSE(C.Warnings.empty());
+  EXPECT_NE(C.Warnings[0].find("not an mpilift spill file"), std::string::npos);
+}
+
+} // namespace
