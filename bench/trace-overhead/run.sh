@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# bench/trace-overhead: the traced/untraced time ratio of MPI kernels, both
+# measured in the same run, alternating, REPS times each; prints medians.
+# Usage: bash bench/trace-overhead/run.sh [BUILD_DIR] [REPS]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build}
+reps=${2:-7}
+app=$build/bench/trace-overhead-app
+run=$build/bin/mpilift-run
+[ -x "$app" ] && [ -x "$run" ] || { echo "build first: cmake --build $build" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi="mpirun --oversubscribe --bind-to none"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+printf "%-12s %3s %10s %10s %12s %8s\n" kernel np iterations "plain(us)" "traced(us)" ratio
+for spec in "pingpong0 2 200000" "pingpong64k 2 20000" "ring 4 50000"; do
+  set -- $spec
+  kernel=$1 np=$2 iters=$3
+  : > "$tmp/plain"; : > "$tmp/traced"; : > "$tmp/ratio"
+  for i in $(seq "$reps"); do
+    p=$($mpi -np "$np" "$app" "$kernel" "$iters")
+    rm -rf "$tmp/tr"
+    t=$($mpi -np "$np" "$run" -o "$tmp/tr" -- "$app" "$kernel" "$iters")
+    echo "$p" >> "$tmp/plain"; echo "$t" >> "$tmp/traced"
+    awk -v a="$t" -v b="$p" 'BEGIN {printf "%.4f\n", a / b}' >> "$tmp/ratio"
+  done
+  printf "%-12s %3s %10s %10.4f %12.4f %8.3f\n" "$kernel" "$np" "$iters" \
+    "$(median < "$tmp/plain")" "$(median < "$tmp/traced")" "$(median < "$tmp/ratio")"
+done
+echo "(medians of $reps alternating runs; ratio = traced / untraced per run)"
