@@ -44,7 +44,8 @@ using mpi::CollectiveKind;
 using mpi::Family;
 using traceformat::Attribute;
 
-//===-- Reading spill files ------------------------------------------------===//
+//===-- Reading spill files
+//------------------------------------------------===//
 
 struct EventChunk {
   uint64_t Offset; ///< Of the payload in the file.
@@ -140,8 +141,8 @@ bool parseComm(const std::vector<char> &P, SpillFile &S) {
   memcpy(&C.Def, P.data(), sizeof(C.Def));
   if (C.Def.Size < 0 || C.Def.RemoteSize < 0)
     return false;
-  size_t Need = sizeof(C.Def) +
-                (size_t(C.Def.Size) + size_t(C.Def.RemoteSize)) * 4;
+  size_t Need =
+      sizeof(C.Def) + (size_t(C.Def.Size) + size_t(C.Def.RemoteSize)) * 4;
   if (P.size() != Need)
     return false;
   C.Members.resize(C.Def.Size);
@@ -176,8 +177,8 @@ bool scanSpillFile(SpillFile &S, std::string &Error) {
     if (Type == ChunkType::Events) {
       Good = H.PayloadBytes % sizeof(Event) == 0;
       if (Good && H.PayloadBytes) {
-        S.Chunks.push_back({Payload, H.PayloadBytes / uint32_t(sizeof(Event)),
-                            H.Thread});
+        S.Chunks.push_back(
+            {Payload, H.PayloadBytes / uint32_t(sizeof(Event)), H.Thread});
         S.EventCount += H.PayloadBytes / sizeof(Event);
       }
     } else {
@@ -230,7 +231,8 @@ bool scanSpillFile(SpillFile &S, std::string &Error) {
   return true;
 }
 
-//===-- Clocks -------------------------------------------------------------===//
+//===-- Clocks
+//-------------------------------------------------------------===//
 
 /// Maps time stamp counter values to CLOCK_MONOTONIC nanoseconds, piecewise
 /// linear between calibration points.
@@ -256,15 +258,15 @@ public:
     auto It = std::upper_bound(
         Points.begin(), Points.end(), Tsc,
         [](uint64_t T, const Calibration &C) { return T < C.Tsc; });
-    size_t Hi = std::min<size_t>(
-        std::max<size_t>(It - Points.begin(), 1), Points.size() - 1);
+    size_t Hi = std::min<size_t>(std::max<size_t>(It - Points.begin(), 1),
+                                 Points.size() - 1);
     const Calibration &A = Points[Hi - 1], &B = Points[Hi];
     long double Rate = static_cast<long double>(B.MonotonicNs - A.MonotonicNs) /
                        static_cast<long double>(B.Tsc - A.Tsc);
-    long double Ns = static_cast<long double>(A.MonotonicNs) +
-                     (static_cast<long double>(Tsc) -
-                      static_cast<long double>(A.Tsc)) *
-                         Rate;
+    long double Ns =
+        static_cast<long double>(A.MonotonicNs) +
+        (static_cast<long double>(Tsc) - static_cast<long double>(A.Tsc)) *
+            Rate;
     return Ns < 0 ? 0 : static_cast<uint64_t>(Ns);
   }
 
@@ -278,7 +280,8 @@ private:
   std::vector<Calibration> Points;
 };
 
-//===-- Communicators ------------------------------------------------------===//
+//===-- Communicators
+//------------------------------------------------------===//
 
 struct GlobalComm {
   bool IsInter;
@@ -326,7 +329,8 @@ std::vector<GlobalComm> unifyComms(std::vector<SpillFile> &Files) {
   return Globals;
 }
 
-//===-- Strings, regions, locations ----------------------------------------===//
+//===-- Strings, regions, locations
+//----------------------------------------===//
 
 class StringTable {
 public:
@@ -435,7 +439,8 @@ OTF2_RegionRole regionRole(const mpi::FunctionInfo &F) {
   }
 }
 
-//===-- Writing one rank ---------------------------------------------------===//
+//===-- Writing one rank
+//---------------------------------------------------===//
 
 enum class RequestKind { Send, Recv, Collective, Other };
 
@@ -628,16 +633,15 @@ void RankWriter::writeSend(const Group &G, OTF2_EvtWriter *W, uint64_t Begin) {
                              E.Bytes);
     return;
   }
-  ActiveRequest R{0, RequestKind::Send, Comm, false, Real,
-                  CollectiveKind::None, 0, 0, 0};
+  ActiveRequest R{
+      0, RequestKind::Send, Comm, false, Real, CollectiveKind::None, 0, 0, 0};
   uint64_t Id = newRequest(E.Handle, R);
   if (Real)
-    OTF2_EvtWriter_MpiIsend(W, Attributes, Begin, E.Peer, Comm, E.Tag,
-                            E.Bytes, Id);
+    OTF2_EvtWriter_MpiIsend(W, Attributes, Begin, E.Peer, Comm, E.Tag, E.Bytes,
+                            Id);
 }
 
-void RankWriter::writeReceive(const Group &G, OTF2_EvtWriter *W,
-                              uint64_t End) {
+void RankWriter::writeReceive(const Group &G, OTF2_EvtWriter *W, uint64_t End) {
   const Event &E = *G.Call;
   uint32_t Comm = globalComm(E.Comm);
   if (E.Comm == CommNone && E.Handle) { // MPI_Mrecv.
@@ -673,8 +677,8 @@ void RankWriter::writePostedReceive(const Group &G, OTF2_EvtWriter *W,
     Persistent[E.Handle] = {RequestKind::Recv, Comm, E.Peer, E.Tag, E.Bytes};
     return;
   }
-  ActiveRequest R{0, RequestKind::Recv, Comm, false, true,
-                  CollectiveKind::None, 0, 0, 0};
+  ActiveRequest R{
+      0, RequestKind::Recv, Comm, false, true, CollectiveKind::None, 0, 0, 0};
   uint64_t Id = newRequest(E.Handle, R);
   addI32(traceformat::AttrPeer, E.Peer);
   addI32(traceformat::AttrTag, E.Tag);
@@ -689,7 +693,8 @@ void RankWriter::writeStart(uint64_t Handle, OTF2_EvtWriter *W,
   if (It == Persistent.end())
     return; // Created before tracing started or resumed.
   const PersistentRequest &P = It->second;
-  bool Real = P.Kind == RequestKind::Recv || (P.Peer >= 0 && P.Comm != UINT32_MAX);
+  bool Real =
+      P.Kind == RequestKind::Recv || (P.Peer >= 0 && P.Comm != UINT32_MAX);
   ActiveRequest R{0, P.Kind, P.Comm, true, Real, CollectiveKind::None, 0, 0, 0};
   uint64_t Id = newRequest(Handle, R);
   if (P.Kind == RequestKind::Send && Real) {
@@ -762,8 +767,9 @@ void RankWriter::writeCollective(const Group &G, OTF2_EvtWriter *W,
   if (!Known || Comm == UINT32_MAX) {
     // No OTF2 operation for it: the Enter record's attributes say it all.
     if (!Blocking) {
-      ActiveRequest R{0, RequestKind::Other, Comm, false, false,
-                      Info.Collective, Root, E.Bytes, Received};
+      ActiveRequest R{0,       RequestKind::Other, Comm, false,
+                      false,   Info.Collective,    Root, E.Bytes,
+                      Received};
       newRequest(E.Handle, R);
     }
     return;
@@ -774,8 +780,9 @@ void RankWriter::writeCollective(const Group &G, OTF2_EvtWriter *W,
                                     Received);
     return;
   }
-  ActiveRequest R{0, RequestKind::Collective, Comm, false, true,
-                  Info.Collective, Root, E.Bytes, Received};
+  ActiveRequest R{0,       RequestKind::Collective, Comm, false,
+                  true,    Info.Collective,         Root, E.Bytes,
+                  Received};
   uint64_t Id = newRequest(E.Handle, R);
   OTF2_EvtWriter_NonBlockingCollectiveRequest(W, nullptr, Begin, Id);
 }
@@ -984,17 +991,17 @@ bool RankWriter::write(std::string &Error) {
       Failed = true;
   }
   if (Failed) {
-    Error = "cannot write the events of rank " +
-            std::to_string(S.Header.Rank) + " (" + strerror(errno) + ")";
+    Error = "cannot write the events of rank " + std::to_string(S.Header.Rank) +
+            " (" + strerror(errno) + ")";
     return false;
   }
   return true;
 }
 
-//===-- The archive --------------------------------------------------------===//
+//===-- The archive
+//--------------------------------------------------------===//
 
-OTF2_FlushType preFlush(void *, OTF2_FileType, OTF2_LocationRef, void *,
-                        bool) {
+OTF2_FlushType preFlush(void *, OTF2_FileType, OTF2_LocationRef, void *, bool) {
   return OTF2_FLUSH;
 }
 OTF2_TimeStamp postFlush(void *, OTF2_FileType, OTF2_LocationRef) { return 0; }
@@ -1093,8 +1100,7 @@ void writeGlobalDefinitions(
                   Hosts.begin() + 1;
     OTF2_GlobalDefWriter_WriteLocationGroup(
         G, Rank, Strings.get("rank " + std::to_string(Rank)),
-        OTF2_LOCATION_GROUP_TYPE_PROCESS, Node,
-        OTF2_UNDEFINED_LOCATION_GROUP);
+        OTF2_LOCATION_GROUP_TYPE_PROCESS, Node, OTF2_UNDEFINED_LOCATION_GROUP);
   }
   for (size_t I = 0; I < Files.size(); ++I) {
     int Rank = Files[I].Header.Rank;
@@ -1102,18 +1108,17 @@ void writeGlobalDefinitions(
       std::string Name = "rank " + std::to_string(Rank);
       if (Thread != 0)
         Name += " thread " + std::to_string(Thread);
-      OTF2_GlobalDefWriter_WriteLocation(G, locationOf(Rank, Thread),
-                                         Strings.get(Name),
-                                         OTF2_LOCATION_TYPE_CPU_THREAD, Count,
-                                         Rank);
+      OTF2_GlobalDefWriter_WriteLocation(
+          G, locationOf(Rank, Thread), Strings.get(Name),
+          OTF2_LOCATION_TYPE_CPU_THREAD, Count, Rank);
     }
   }
   for (size_t R = 0; R < Regions.all().size(); ++R) {
     const mpi::FunctionInfo &Info = mpi::info(Regions.all()[R]);
     OTF2_StringRef Name = Strings.get(Info.Name);
-    OTF2_GlobalDefWriter_WriteRegion(G, R, Name, Name, Empty,
-                                     regionRole(Info), OTF2_PARADIGM_MPI,
-                                     OTF2_REGION_FLAG_NONE, Empty, 0, 0);
+    OTF2_GlobalDefWriter_WriteRegion(G, R, Name, Name, Empty, regionRole(Info),
+                                     OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE,
+                                     Empty, 0, 0);
   }
   const OTF2_Type AttributeTypes[traceformat::NumAttributes] = {
       OTF2_TYPE_STRING, OTF2_TYPE_UINT64, OTF2_TYPE_UINT64, OTF2_TYPE_UINT64,
@@ -1130,24 +1135,22 @@ void writeGlobalDefinitions(
   std::vector<uint64_t> WorldLocations(WorldSize);
   for (int R = 0; R < WorldSize; ++R)
     WorldLocations[R] = locationOf(R, 0);
-  OTF2_GlobalDefWriter_WriteGroup(G, 0, WorldGroupName,
-                                  OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                  WorldSize, WorldLocations.data());
+  OTF2_GlobalDefWriter_WriteGroup(
+      G, 0, WorldGroupName, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+      OTF2_GROUP_FLAG_NONE, WorldSize, WorldLocations.data());
   OTF2_GroupRef NextGroup = 1;
   auto writeMembers = [&](const std::vector<int32_t> &Members) {
     std::vector<uint64_t> M(Members.begin(), Members.end());
-    OTF2_GlobalDefWriter_WriteGroup(G, NextGroup, Empty,
-                                    OTF2_GROUP_TYPE_COMM_GROUP,
-                                    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                    M.size(), M.data());
+    OTF2_GlobalDefWriter_WriteGroup(
+        G, NextGroup, Empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+        OTF2_GROUP_FLAG_NONE, M.size(), M.data());
     return NextGroup++;
   };
   for (size_t C = 0; C < Comms.size(); ++C) {
     OTF2_StringRef Name =
         Strings.get(C == 0 ? "MPI_COMM_WORLD" : "comm " + std::to_string(C));
-    OTF2_CommRef Parent = Comms[C].Parent == UINT32_MAX ? OTF2_UNDEFINED_COMM
-                                                         : Comms[C].Parent;
+    OTF2_CommRef Parent =
+        Comms[C].Parent == UINT32_MAX ? OTF2_UNDEFINED_COMM : Comms[C].Parent;
     if (Comms[C].IsInter) {
       OTF2_GroupRef A = writeMembers(Comms[C].GroupA);
       OTF2_GroupRef B = writeMembers(Comms[C].GroupB);
@@ -1208,14 +1211,14 @@ ConvertResult convertSpillFiles(const std::string &TraceDir) {
   for (const SpillFile &S : Files) {
     if (S.Header.Rank >= 0 && S.Header.Rank < WorldSize)
       Present[S.Header.Rank] = true;
-    bool Finalized = S.HasFooter && S.TheFooter.Reason ==
-                                        uint32_t(EndReason::Finalize);
+    bool Finalized =
+        S.HasFooter && S.TheFooter.Reason == uint32_t(EndReason::Finalize);
     if (!Finalized || S.TornTail || (S.HasFooter && S.TheFooter.DroppedEvents))
       Complete = false;
     RankStatus += std::to_string(S.Header.Rank) + ": " + endDescription(S);
     if (S.HasFooter && S.TheFooter.DroppedEvents)
-      RankStatus += ", " + std::to_string(S.TheFooter.DroppedEvents) +
-                    " events lost";
+      RankStatus +=
+          ", " + std::to_string(S.TheFooter.DroppedEvents) + " events lost";
     RankStatus += "\n";
   }
   for (int R = 0; R < WorldSize; ++R) {
@@ -1232,10 +1235,9 @@ ConvertResult convertSpillFiles(const std::string &TraceDir) {
   remove((Base + ".otf2").c_str());
   remove((Base + ".def").c_str());
 
-  OTF2_Archive *Archive =
-      OTF2_Archive_Open(TraceDir.c_str(), ArchiveName, OTF2_FILEMODE_WRITE,
-                        1024 * 1024, 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
-                        OTF2_COMPRESSION_NONE);
+  OTF2_Archive *Archive = OTF2_Archive_Open(
+      TraceDir.c_str(), ArchiveName, OTF2_FILEMODE_WRITE, 1024 * 1024,
+      4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (!Archive) {
     Result.Error = "cannot create the OTF2 archive in '" + TraceDir + "'";
     return Result;
@@ -1301,8 +1303,8 @@ ConvertResult convertSpillFiles(const std::string &TraceDir) {
   OTF2_GlobalDefWriter *G = OTF2_Archive_GetGlobalDefWriter(Archive);
   if (!G)
     return Fail("cannot write the OTF2 global definitions");
-  writeGlobalDefinitions(G, Strings, Files, EventsPerLocation, Comms,
-                         Regions, WorldSize, FirstNs, LastNs, Realtime);
+  writeGlobalDefinitions(G, Strings, Files, EventsPerLocation, Comms, Regions,
+                         WorldSize, FirstNs, LastNs, Realtime);
 
   bool Hashes = Files[0].Header.Flags & RankHashesPayloads;
   OTF2_Archive_SetProperty(Archive, traceformat::PropertyComplete,

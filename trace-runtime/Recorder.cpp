@@ -112,7 +112,9 @@ public:
     if (Given == MPI_STATUSES_IGNORE && N > 0)
       Own.resize(N);
   }
-  MPI_Status *get() { return Given == MPI_STATUSES_IGNORE ? Own.data() : Given; }
+  MPI_Status *get() {
+    return Given == MPI_STATUSES_IGNORE ? Own.data() : Given;
+  }
 
 private:
   MPI_Status *Given;
@@ -121,7 +123,8 @@ private:
 
 namespace {
 
-//===-- Values -------------------------------------------------------------===//
+//===-- Values
+//-------------------------------------------------------------===//
 
 int32_t encodePeer(int Rank) {
   if (Rank >= 0)
@@ -170,7 +173,8 @@ uint64_t address(const void *P) {
   return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(P));
 }
 
-//===-- Payload hashes (MPILIFT_TRACE_HASH=1) ------------------------------===//
+//===-- Payload hashes (MPILIFT_TRACE_HASH=1)
+//------------------------------===//
 
 uint64_t mix(uint64_t H) {
   H ^= H >> 33;
@@ -216,8 +220,7 @@ uint64_t hashMessage(const void *Buffer, int Count, MPI_Datatype T) {
   return hashBytes(Packed.data(), Position);
 }
 
-uint64_t hashReceived(const void *Buffer, MPI_Datatype T,
-                      const MPI_Status *S) {
+uint64_t hashReceived(const void *Buffer, MPI_Datatype T, const MPI_Status *S) {
   int Count = 0;
   PMPI_Get_count(S, T, &Count);
   return hashMessage(Buffer, Count == MPI_UNDEFINED ? 0 : Count, T);
@@ -274,7 +277,8 @@ bool hashCompletedReceive(MPI_Request R, const MPI_Status *S, uint64_t &Hash) {
   return true;
 }
 
-//===-- Records ------------------------------------------------------------===//
+//===-- Records
+//------------------------------------------------------------===//
 
 Event callRecord(const CallInfo &CI, uint64_t End) {
   Event E;
@@ -567,9 +571,8 @@ void collectiveBytes(const CallInfo &CI, uint64_t &Sent, uint64_t &Received,
     uint64_t Size = typeSize(CI.SendType);
     Sent = sumOf(CI.RecvCounts, N) * Size;
     int Me = localRank(CI.Comm);
-    Received = CI.RecvCounts && CI.RecvCounts[Me] > 0
-                   ? CI.RecvCounts[Me] * Size
-                   : 0;
+    Received =
+        CI.RecvCounts && CI.RecvCounts[Me] > 0 ? CI.RecvCounts[Me] * Size : 0;
     break;
   }
   case CollectiveKind::ReduceScatterBlock:
@@ -711,12 +714,13 @@ void afterCall(CallInfo &CI, int RC) {
 } // namespace rt
 } // namespace mpilift
 
-using mpilift::rt::CallInfo;
 using mpilift::mpi::FunctionId;
+using mpilift::rt::CallInfo;
 
 #include "Wrappers.inc"
 
-//===-- Hand-written wrappers ----------------------------------------------===//
+//===-- Hand-written wrappers
+//----------------------------------------------===//
 
 namespace {
 

@@ -153,15 +153,15 @@ void flushAllBuffers() {
     uint32_t N = B->Count.load(std::memory_order_acquire);
     if (N == 0)
       continue;
-    if (writeChunk(ChunkType::Events, B->Thread, B->Events,
-                   N * sizeof(Event)))
+    if (writeChunk(ChunkType::Events, B->Thread, B->Events, N * sizeof(Event)))
       B->Count.store(0);
     else
       DroppedEvents += N;
   }
 }
 
-//===-- Modules ------------------------------------------------------------===//
+//===-- Modules
+//------------------------------------------------------------===//
 
 struct ModuleSnapshot {
   std::vector<char> Payload;
@@ -193,8 +193,8 @@ int collectModule(dl_phdr_info *Info, size_t, void *Data) {
   }
   if (Path.find("linux-vdso") != std::string::npos)
     return 0;
-  ModuleEntry E{Info->dlpi_addr, Low, High,
-                static_cast<uint32_t>(Path.size()), 0};
+  ModuleEntry E{Info->dlpi_addr, Low, High, static_cast<uint32_t>(Path.size()),
+                0};
   const char *Raw = reinterpret_cast<const char *>(&E);
   S.Payload.insert(S.Payload.end(), Raw, Raw + sizeof(E));
   S.Payload.insert(S.Payload.end(), Path.begin(), Path.end());
@@ -217,7 +217,8 @@ void writeModulesIfChanged() {
                      static_cast<uint32_t>(S.Payload.size()));
 }
 
-//===-- Communicators ------------------------------------------------------===//
+//===-- Communicators
+//------------------------------------------------------===//
 
 std::mutex CommMutex;
 std::unordered_map<MPI_Comm, uint32_t> CommIds;
@@ -229,8 +230,8 @@ struct CommCache {
   uint32_t Id;
   uint64_t Generation;
 };
-thread_local CommCache LastComm __attribute__((tls_model("initial-exec"))) = {
-    MPI_COMM_NULL, CommNone, 0};
+thread_local CommCache LastComm
+    __attribute__((tls_model("initial-exec"))) = {MPI_COMM_NULL, CommNone, 0};
 
 std::vector<int32_t> worldRanksOf(MPI_Group G) {
   int Size = 0;
@@ -284,7 +285,8 @@ uint32_t registerCommLocked(MPI_Comm C) {
   return Id;
 }
 
-//===-- Trace directory ----------------------------------------------------===//
+//===-- Trace directory
+//----------------------------------------------------===//
 
 int removeEntry(const char *Path, const struct stat *, int, FTW *) {
   return remove(Path);
@@ -374,9 +376,10 @@ bool envIsOne(const char *Name) {
   return V && strcmp(V, "1") == 0;
 }
 
-//===-- Abnormal ends ------------------------------------------------------===//
+//===-- Abnormal ends
+//------------------------------------------------------===//
 
-constexpr int HandledSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+constexpr int HandledSignals[] = {SIGSEGV, SIGBUS,  SIGFPE, SIGILL,
                                   SIGABRT, SIGTERM, SIGINT, SIGQUIT};
 struct sigaction PreviousActions[std::size(HandledSignals)];
 
@@ -452,7 +455,8 @@ void describeAbnormalEnd(EndReason Reason, int Detail) {
 
 } // namespace
 
-//===-- Public entry points ------------------------------------------------===//
+//===-- Public entry points
+//------------------------------------------------===//
 
 ThreadBuffer *createThreadBuffer() {
   auto *B = new ThreadBuffer;
@@ -601,8 +605,7 @@ void finalize() {
   flushAllBuffers();
   writeModulesIfChanged();
   writeCalibration();
-  Footer F{static_cast<uint32_t>(EndReason::Finalize), 0,
-           DroppedEvents.load()};
+  Footer F{static_cast<uint32_t>(EndReason::Finalize), 0, DroppedEvents.load()};
   bool Written = writeChunk(ChunkType::Footer, 0, &F, sizeof(F));
   int Fd = SpillFd.exchange(-1);
   if (Fd >= 0 && close(Fd) != 0)

@@ -1,4 +1,5 @@
-//===- Runtime.h - State of the MPI trace runtime ----------------*- C++ -*-===//
+//===- Runtime.h - State of the MPI trace runtime ----------------*- C++
+//-*-===//
 //
 // Part of mpilift.
 //

@@ -42,7 +42,9 @@ public:
   void field(llvm::StringRef Key, const std::string &Value) {
     OS << ' ' << Key << '=' << Value;
   }
-  void number(llvm::StringRef Key, uint64_t V) { field(Key, std::to_string(V)); }
+  void number(llvm::StringRef Key, uint64_t V) {
+    field(Key, std::to_string(V));
+  }
   void hex(llvm::StringRef Key, uint64_t V) {
     OS << ' ' << Key << '=' << llvm::format_hex(V, 2);
   }
@@ -73,7 +75,9 @@ void printSendSide(LinePrinter &P, const Event &E) {
 
 void printRequests(LinePrinter &P, const Trace &T, int Rank, const Event &E) {
   for (const RequestRecord &R : T.requestsOf(Rank, E)) {
-    P.OS << (R.Started ? " starts" : R.Cancelled ? " cancels" : " completes")
+    P.OS << (R.Started     ? " starts"
+             : R.Cancelled ? " cancels"
+                           : " completes")
          << " req=" << R.Request;
     if (R.PostedBy != NoEvent)
       P.OS << " (#" << R.PostedBy << ")";

@@ -38,7 +38,8 @@ namespace {
 
 namespace tf = traceformat;
 
-//===-- OTF2 error capture --------------------------------------------------===//
+//===-- OTF2 error capture
+//--------------------------------------------------===//
 
 /// OTF2 prints its errors to stderr by default; collect them instead so the
 /// caller gets one message that names the file.
@@ -61,7 +62,8 @@ struct ErrorCapture {
   ~ErrorCapture() { OTF2_Error_RegisterCallback(Previous, nullptr); }
 };
 
-//===-- Definitions ---------------------------------------------------------===//
+//===-- Definitions
+//---------------------------------------------------------===//
 
 struct GroupDef {
   OTF2_GroupType Type;
@@ -175,7 +177,8 @@ OTF2_CallbackCode onAttribute(void *D, OTF2_AttributeRef Self,
   return OTF2_CALLBACK_SUCCESS;
 }
 
-//===-- Events --------------------------------------------------------------===//
+//===-- Events
+//--------------------------------------------------------------===//
 
 /// The facts mpilift attributes carry, read from one attribute list.
 struct Attrs {
@@ -234,8 +237,8 @@ Attrs Reader::attributes(OTF2_AttributeList *List) {
     OTF2_AttributeRef Ref;
     OTF2_Type Type;
     OTF2_AttributeValue Value;
-    if (OTF2_AttributeList_GetAttributeByIndex(List, I, &Ref, &Type,
-                                                &Value) != OTF2_SUCCESS)
+    if (OTF2_AttributeList_GetAttributeByIndex(List, I, &Ref, &Type, &Value) !=
+        OTF2_SUCCESS)
       continue;
     auto It = Defs.Attributes.find(Ref);
     if (It == Defs.Attributes.end())
@@ -280,7 +283,7 @@ int32_t Reader::worldRank(uint32_t Comm, uint32_t CommRank, int Self) const {
   const std::vector<int32_t> *Group = &C.Members;
   if (C.IsInter) // Peers are in the group this rank is not in.
     Group = std::count(C.Members.begin(), C.Members.end(), Self) ? &C.Remote
-                                                                  : &C.Members;
+                                                                 : &C.Members;
   if (CommRank >= Group->size())
     return NoPeer;
   return (*Group)[CommRank];
@@ -365,8 +368,7 @@ OTF2_CallbackCode onEnter(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
     E.Request = A.get(tf::AttrRequest);
   if (A.has(tf::AttrPeer)) {
     int32_t P = A.getInt(tf::AttrPeer, NoPeer);
-    E.Peer = P >= 0 ? R.worldRank(E.Comm == NoComm ? 0 : E.Comm, P, L.Rank)
-                    : P;
+    E.Peer = P >= 0 ? R.worldRank(E.Comm == NoComm ? 0 : E.Comm, P, L.Rank) : P;
   }
   return OTF2_CALLBACK_SUCCESS;
 }
@@ -409,10 +411,10 @@ OTF2_CallbackCode onSend(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
   return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode onIsend(OTF2_LocationRef Loc, OTF2_TimeStamp Ts,
-                          uint64_t Pos, void *Data, OTF2_AttributeList *List,
-                          uint32_t Peer, OTF2_CommRef Comm, uint32_t Tag,
-                          uint64_t Bytes, uint64_t Request) {
+OTF2_CallbackCode onIsend(OTF2_LocationRef Loc, OTF2_TimeStamp Ts, uint64_t Pos,
+                          void *Data, OTF2_AttributeList *List, uint32_t Peer,
+                          OTF2_CommRef Comm, uint32_t Tag, uint64_t Bytes,
+                          uint64_t Request) {
   Reader &R = *readerOf(Data);
   LocationState &L = *R.Current;
   if (L.InCall && L.Current.Function == mpi::FunctionId::Startall) {
@@ -436,9 +438,9 @@ OTF2_CallbackCode onIsend(OTF2_LocationRef Loc, OTF2_TimeStamp Ts,
   return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode onIrecvRequest(OTF2_LocationRef, OTF2_TimeStamp Ts,
-                                 uint64_t, void *Data,
-                                 OTF2_AttributeList *List, uint64_t Request) {
+OTF2_CallbackCode onIrecvRequest(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
+                                 void *Data, OTF2_AttributeList *List,
+                                 uint64_t Request) {
   Reader &R = *readerOf(Data);
   LocationState &L = *R.Current;
   if (L.InCall && L.Current.Function == mpi::FunctionId::Startall) {
@@ -524,8 +526,8 @@ OTF2_CallbackCode onIrecv(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
   return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode onIsendComplete(OTF2_LocationRef, OTF2_TimeStamp Ts,
-                                  uint64_t, void *Data, OTF2_AttributeList *,
+OTF2_CallbackCode onIsendComplete(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
+                                  void *Data, OTF2_AttributeList *,
                                   uint64_t Request) {
   Reader &R = *readerOf(Data);
   LocationState &L = *R.Current;
@@ -548,8 +550,8 @@ OTF2_CallbackCode onCancelled(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
   return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode onCollectiveEnd(OTF2_LocationRef, OTF2_TimeStamp Ts,
-                                  uint64_t, void *Data, OTF2_AttributeList *,
+OTF2_CallbackCode onCollectiveEnd(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
+                                  void *Data, OTF2_AttributeList *,
                                   OTF2_CollectiveOp, OTF2_CommRef Comm,
                                   uint32_t Root, uint64_t Sent,
                                   uint64_t Received) {
@@ -598,7 +600,8 @@ OTF2_CallbackCode onCollectiveComplete(OTF2_LocationRef, OTF2_TimeStamp Ts,
   return OTF2_CALLBACK_SUCCESS;
 }
 
-//===-- Putting it together -------------------------------------------------===//
+//===-- Putting it together
+//-------------------------------------------------===//
 
 llvm::Error archiveError(llvm::StringRef Path, const std::string &Detail) {
   return llvm::createStringError(
@@ -608,8 +611,7 @@ llvm::Error archiveError(llvm::StringRef Path, const std::string &Detail) {
 
 /// Resolves DIR/traces.otf2 (or an anchor file given directly); converts
 /// spill files left by an abnormal end first.
-llvm::Expected<std::string> findAnchor(llvm::StringRef Input,
-                                       bool *Recovered) {
+llvm::Expected<std::string> findAnchor(llvm::StringRef Input, bool *Recovered) {
   if (!llvm::sys::fs::exists(Input))
     return archiveError(Input, "no such file or directory");
   if (!llvm::sys::fs::is_directory(Input)) {
@@ -729,8 +731,8 @@ void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
   std::vector<Ref> Order;
   for (size_t L = 0; L < Locations.size(); ++L)
     for (size_t I = 0; I < Locations[L]->Events.size(); ++I)
-      Order.push_back({Locations[L]->Events[I].Begin, Locations[L]->Thread, L,
-                       I});
+      Order.push_back(
+          {Locations[L]->Events[I].Begin, Locations[L]->Thread, L, I});
   std::stable_sort(Order.begin(), Order.end(), [](const Ref &A, const Ref &B) {
     return std::tie(A.Begin, A.Thread) < std::tie(B.Begin, B.Thread);
   });
@@ -743,7 +745,8 @@ void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
       Out.Requests.push_back(L.Requests[E.FirstRequestRecord + K]);
     E.FirstRequestRecord = First;
     uint32_t Index = static_cast<uint32_t>(Out.Events.size());
-    if (E.Request && mpi::info(E.Function).TheFamily != mpi::Family::RequestFree &&
+    if (E.Request &&
+        mpi::info(E.Function).TheFamily != mpi::Family::RequestFree &&
         mpi::info(E.Function).TheFamily != mpi::Family::Cancel)
       PostedBy[E.Request] = Index;
     for (uint32_t K = 0; K < E.NumRequestRecords; ++K) {
@@ -856,9 +859,8 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered) {
     OTF2_EvtReader *E = OTF2_Reader_GetEvtReader(R, Loc);
     if (!E) {
       OTF2_EvtReaderCallbacks_Delete(EC);
-      return fail("cannot open the events of location " +
-                  std::to_string(Loc) + " (rank " + std::to_string(Rank) +
-                  ")");
+      return fail("cannot open the events of location " + std::to_string(Loc) +
+                  " (rank " + std::to_string(Rank) + ")");
     }
     Rd.Current = &L;
     OTF2_EvtReader_SetCallbacks(E, EC, &Rd);
@@ -884,7 +886,7 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered) {
     T.Ranks[Rank].Rank = Rank;
     finishRank(T.Ranks[Rank], ByRank[Rank]);
   }
-  return std::move(T);
+  return T;
 }
 
 } // namespace trace

@@ -66,7 +66,8 @@ int recover(const std::string &Dir) {
   }
   if (!tracert::hasSpillFiles(Dir)) {
     if (llvm::sys::fs::exists(Dir + "/traces.otf2")) {
-      llvm::outs() << "'" << Dir << "' holds a converted trace; nothing to do\n";
+      llvm::outs() << "'" << Dir
+                   << "' holds a converted trace; nothing to do\n";
       return ExitClean;
     }
     error() << "'" << Dir << "': not a trace directory (no spill files)\n";
@@ -79,8 +80,8 @@ int recover(const std::string &Dir) {
     error() << R.Error << "\n";
     return ExitBadInput;
   }
-  llvm::outs() << "wrote '" << Dir << "/traces.otf2': " << R.Ranks
-               << " ranks, " << R.Events << " records, "
+  llvm::outs() << "wrote '" << Dir << "/traces.otf2': " << R.Ranks << " ranks, "
+               << R.Events << " records, "
                << (R.Complete ? "complete" : "incomplete") << "\n";
   return ExitClean;
 }
@@ -103,10 +104,9 @@ int runTraceCommand(int Argc, const char **Argv) {
                                   cl::sub(RecoverCommand));
   std::vector<const char *> Args = {"mpilift trace"};
   Args.insert(Args.end(), Argv + 1, Argv + Argc);
-  if (Args.size() < 2 ||
-      (llvm::StringRef(Args[1]) != "dump" &&
-       llvm::StringRef(Args[1]) != "recover" &&
-       !llvm::StringRef(Args[1]).starts_with("-"))) {
+  if (Args.size() < 2 || (llvm::StringRef(Args[1]) != "dump" &&
+                          llvm::StringRef(Args[1]) != "recover" &&
+                          !llvm::StringRef(Args[1]).starts_with("-"))) {
     error() << "expected 'mpilift trace dump DIR' or 'mpilift trace recover "
                "DIR'\n";
     return ExitBadInput;

@@ -89,12 +89,12 @@ TEST(VocabularyTest, TableIsConsistent) {
     EXPECT_EQ(lookup(F->Name), F);
     // Every operation that moves data names its communicator (MPI_Mrecv
     // and MPI_Imrecv take it from the message).
-    bool MovesData = isPointToPoint(F->TheFamily) ||
-                     isCollective(F->TheFamily);
+    bool MovesData = isPointToPoint(F->TheFamily) || isCollective(F->TheFamily);
     if (MovesData && !F->hasRole(Role::Message))
       EXPECT_TRUE(F->hasRole(Role::Comm)) << F->Name;
     if (isNonblocking(F->TheFamily) && F->TheFamily != Family::Test &&
-        F->TheFamily != Family::NonblockingProbe && F->TheFamily != Family::Start)
+        F->TheFamily != Family::NonblockingProbe &&
+        F->TheFamily != Family::Start)
       EXPECT_TRUE(F->hasRole(Role::Request)) << F->Name;
     if (sendsPointToPoint(F->TheFamily))
       EXPECT_TRUE(F->hasRole(Role::Dest)) << F->Name;

@@ -146,14 +146,13 @@ protected:
     {
       SpillWriter R0(Dir, 0, 2);
       R0.comm(1, {1, 0}); // Comm rank 0 is world rank 1.
-      R0.events({call(mpi::FunctionId::Send, 2000, 1, 5, 0, 8),
-                 call(mpi::FunctionId::Isend, 3000, 0, 6, 1, 4, 0xaaa),
-                 call(mpi::FunctionId::Irecv, 4000, PeerAnySource, 9, 0, 16,
-                      0xbbb),
-                 call(mpi::FunctionId::Waitall, 5000, PeerNone, TagNone,
-                      CommNone, 0),
-                 part(EventKind::Completion, 0xaaa),
-                 part(EventKind::Completion, 0xbbb, 1, 9, 16)});
+      R0.events(
+          {call(mpi::FunctionId::Send, 2000, 1, 5, 0, 8),
+           call(mpi::FunctionId::Isend, 3000, 0, 6, 1, 4, 0xaaa),
+           call(mpi::FunctionId::Irecv, 4000, PeerAnySource, 9, 0, 16, 0xbbb),
+           call(mpi::FunctionId::Waitall, 5000, PeerNone, TagNone, CommNone, 0),
+           part(EventKind::Completion, 0xaaa),
+           part(EventKind::Completion, 0xbbb, 1, 9, 16)});
       R0.footer(EndReason::Finalize);
     }
     SpillWriter R1(Dir, 1, 2);
@@ -291,7 +290,8 @@ TEST_F(RoundTripTest, GarbageSpillFileIsSkippedNotFatal) {
                part(EventKind::RecvPart, 0)});
     R0.footer(EndReason::Finalize);
   }
-  FILE *F = fopen((Dir + "/" + SpillDirName + "/rank-000009.raw").c_str(), "wb");
+  FILE *F =
+      fopen((Dir + "/" + SpillDirName + "/rank-000009.raw").c_str(), "wb");
   fputs("not a spill file at all", F);
   fclose(F);
   tracert::ConvertResult C = tracert::convertSpillFiles(Dir);

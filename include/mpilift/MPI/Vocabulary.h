@@ -1,4 +1,5 @@
-//===- Vocabulary.h - The MPI functions and their argument roles -*- C++ -*-===//
+//===- Vocabulary.h - The MPI functions and their argument roles -*- C++
+//-*-===//
 //
 // Part of mpilift.
 //
@@ -103,8 +104,8 @@ enum class Role : uint8_t {
   Color,
   Key,
   Group,
-  RankOut,  ///< Output of MPI_Comm_rank.
-  SizeOut,  ///< Output of MPI_Comm_size.
+  RankOut, ///< Output of MPI_Comm_rank.
+  SizeOut, ///< Output of MPI_Comm_size.
   ErrorCode,
   Info,
   Level, ///< MPI_Pcontrol's level.

@@ -1,4 +1,5 @@
-//===- Dump.h - Print a trace for people -------------------------*- C++ -*-===//
+//===- Dump.h - Print a trace for people -------------------------*- C++
+//-*-===//
 //
 // Part of mpilift.
 //

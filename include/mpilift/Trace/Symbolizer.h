@@ -1,4 +1,5 @@
-//===- Symbolizer.h - Call sites to source locations -------------*- C++ -*-===//
+//===- Symbolizer.h - Call sites to source locations -------------*- C++
+//-*-===//
 //
 // Part of mpilift.
 //

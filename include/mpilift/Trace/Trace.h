@@ -1,4 +1,5 @@
-//===- Trace.h - Per-rank MPI event arrays read from OTF2 --------*- C++ -*-===//
+//===- Trace.h - Per-rank MPI event arrays read from OTF2 --------*- C++
+//-*-===//
 //
 // Part of mpilift.
 //
@@ -48,9 +49,9 @@ struct CallSite {
 
 /// A request that a wait or test completed, or that MPI_Startall started.
 struct RequestRecord {
-  uint64_t Request = 0;       ///< Rank-unique request id.
+  uint64_t Request = 0;        ///< Rank-unique request id.
   uint32_t PostedBy = NoEvent; ///< Index of the event that posted it.
-  bool Started = false;       ///< Started (MPI_Startall), not completed.
+  bool Started = false;        ///< Started (MPI_Startall), not completed.
   bool Cancelled = false;
   int32_t Peer = NoPeer; ///< Receives: world rank of the sender.
   int32_t Tag = NoTag;

@@ -1,4 +1,5 @@
-//===- Convert.h - Turn spill files into an OTF2 archive ---------*- C++ -*-===//
+//===- Convert.h - Turn spill files into an OTF2 archive ---------*- C++
+//-*-===//
 //
 // Part of mpilift.
 //

@@ -1,4 +1,5 @@
-//===- TraceFormat.h - Names mpilift adds to OTF2 archives -------*- C++ -*-===//
+//===- TraceFormat.h - Names mpilift adds to OTF2 archives -------*- C++
+//-*-===//
 //
 // Part of mpilift.
 //
@@ -37,14 +38,19 @@ enum Attribute : unsigned {
 
 /// The attribute names, indexed by Attribute.
 inline const char *attributeName(Attribute A) {
-  static const char *const Names[NumAttributes] = {
-      "mpilift::callsite_module", "mpilift::callsite_offset",
-      "mpilift::buffer",          "mpilift::recv_buffer",
-      "mpilift::payload_hash",    "mpilift::peer",
-      "mpilift::tag",             "mpilift::comm",
-      "mpilift::bytes",           "mpilift::request",
-      "mpilift::new_comm",        "mpilift::flags",
-      "mpilift::recv_bytes"};
+  static const char *const Names[NumAttributes] = {"mpilift::callsite_module",
+                                                   "mpilift::callsite_offset",
+                                                   "mpilift::buffer",
+                                                   "mpilift::recv_buffer",
+                                                   "mpilift::payload_hash",
+                                                   "mpilift::peer",
+                                                   "mpilift::tag",
+                                                   "mpilift::comm",
+                                                   "mpilift::bytes",
+                                                   "mpilift::request",
+                                                   "mpilift::new_comm",
+                                                   "mpilift::flags",
+                                                   "mpilift::recv_bytes"};
   return Names[A];
 }
 
