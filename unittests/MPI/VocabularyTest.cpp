@@ -90,18 +90,23 @@ TEST(VocabularyTest, TableIsConsistent) {
     // Every operation that moves data names its communicator (MPI_Mrecv
     // and MPI_Imrecv take it from the message).
     bool MovesData = isPointToPoint(F->TheFamily) || isCollective(F->TheFamily);
-    if (MovesData && !F->hasRole(Role::Message))
+    if (MovesData && !F->hasRole(Role::Message)) {
       EXPECT_TRUE(F->hasRole(Role::Comm)) << F->Name;
+    }
     if (isNonblocking(F->TheFamily) && F->TheFamily != Family::Test &&
         F->TheFamily != Family::NonblockingProbe &&
-        F->TheFamily != Family::Start)
+        F->TheFamily != Family::Start) {
       EXPECT_TRUE(F->hasRole(Role::Request)) << F->Name;
-    if (sendsPointToPoint(F->TheFamily))
+    }
+    if (sendsPointToPoint(F->TheFamily)) {
       EXPECT_TRUE(F->hasRole(Role::Dest)) << F->Name;
-    if (receivesPointToPoint(F->TheFamily) && !F->hasRole(Role::Message))
+    }
+    if (receivesPointToPoint(F->TheFamily) && !F->hasRole(Role::Message)) {
       EXPECT_TRUE(F->hasRole(Role::Source)) << F->Name;
-    if (isRooted(F->Collective))
+    }
+    if (isRooted(F->Collective)) {
       EXPECT_TRUE(F->hasRole(Role::Root)) << F->Name;
+    }
     for (unsigned I = 0; I < F->NumArgs; ++I)
       EXPECT_STRNE(F->Args[I].Name, "") << F->Name;
   }
