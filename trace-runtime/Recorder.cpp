@@ -6,7 +6,7 @@
 ///
 /// \file
 /// The generated wrappers (Wrappers.inc) fill a CallInfo by argument role and
-/// call beforeCall()/afterCall(); this file turns a CallInfo into records by
+/// call beforeCall<F>()/afterCall<F>(); this file turns a CallInfo into records by
 /// the function's family. MPI_Init, MPI_Finalize, MPI_Abort, MPI_Pcontrol and
 /// MPI_Comm_free are written by hand at the end.
 ///
@@ -98,7 +98,7 @@ struct CallInfo {
   int *Flag = nullptr;
   MPI_Message *Message = nullptr;
 
-  // Captured by beforeCall().
+  // Captured by beforeCall<F>().
   RequestSnapshot Handles;
   uint64_t MessageBefore = 0;
   uint64_t SendHash = 0;
@@ -423,9 +423,8 @@ void pushAllTested(const Event &Call, const RequestSnapshot &H) {
       pushTested(Call, H[I]);
 }
 
-void recordCompletion(const CallInfo &CI, Event &E) {
+void recordCompletion(const CallInfo &CI, Event &E, bool Test) {
   const RequestSnapshot &H = CI.Handles;
-  bool Test = mpi::info(CI.Function).TheFamily == Family::Test;
   bool Succeeded = !Test || (CI.Flag && *CI.Flag);
   if (CI.OutCount) // Waitsome, Testsome.
     Succeeded = *CI.OutCount != MPI_UNDEFINED && *CI.OutCount > 0;
@@ -464,7 +463,7 @@ void recordCompletion(const CallInfo &CI, Event &E) {
     pushCompletion(E, H[0], CI.Status);
 }
 
-void recordRequestCall(const CallInfo &CI, Event &E) {
+void recordRequestCall(const CallInfo &CI, Event &E, bool Free) {
   const RequestSnapshot &H = CI.Handles;
   if (CI.Requests) { // MPI_Startall.
     pushEvent(E);
@@ -479,8 +478,7 @@ void recordRequestCall(const CallInfo &CI, Event &E) {
   E.Handle = H.size() ? handleBits(H[0]) : 0;
   E.Comm = rawtrace::CommNone;
   pushEvent(E);
-  if (mpi::info(CI.Function).TheFamily == Family::RequestFree &&
-      hashingPayloads() && H.size())
+  if (Free && hashingPayloads() && H.size())
     forgetReceive(H[0]);
 }
 
@@ -624,38 +622,35 @@ void recordCommCreate(const CallInfo &CI, Event &E) {
 
 } // namespace
 
-void beforeCall(CallInfo &CI) {
-  switch (mpi::info(CI.Function).TheFamily) {
-  case Family::Wait:
-  case Family::Test:
-  case Family::RequestFree:
-  case Family::Cancel:
-  case Family::Start:
+/// Captures what the call will overwrite, then its begin time. \p F is a
+/// template argument so that each wrapper keeps only its own family's code.
+template <FunctionId F> inline void beforeCall(CallInfo &CI) {
+  constexpr Family Fam = mpi::familyOf(F);
+  if constexpr (Fam == Family::Wait || Fam == Family::Test ||
+                Fam == Family::RequestFree || Fam == Family::Cancel ||
+                Fam == Family::Start) {
     if (CI.Requests)
       CI.Handles.take(CI.Requests, CI.ArrayLength);
     else if (CI.Request)
       CI.Handles.take(CI.Request, 1);
-    break;
-  case Family::BlockingRecv:
-  case Family::NonblockingRecv:
+  } else if constexpr (Fam == Family::BlockingRecv ||
+                       Fam == Family::NonblockingRecv) {
     if (CI.Message)
       CI.MessageBefore = handleBits(*CI.Message);
-    break;
-  case Family::BlockingSend:
-  case Family::NonblockingSend:
-  case Family::PersistentSendInit:
-  case Family::SendRecv:
+  } else if constexpr (Fam == Family::BlockingSend ||
+                       Fam == Family::NonblockingSend ||
+                       Fam == Family::PersistentSendInit ||
+                       Fam == Family::SendRecv) {
     // Before the call: MPI_Sendrecv_replace overwrites what it sends.
     if (hashingPayloads())
       CI.SendHash = hashMessage(CI.SendBuffer, CI.SendCount, CI.SendType);
-    break;
-  default:
-    break;
   }
   CI.Begin = timestamp();
 }
 
-void afterCall(CallInfo &CI, int RC) {
+/// Records the call \p F once it returned \p RC.
+template <FunctionId F> inline void afterCall(CallInfo &CI, int RC) {
+  constexpr Family Fam = mpi::familyOf(F);
   uint64_t End = timestamp();
   Event E = callRecord(CI, End);
   if (RC != MPI_SUCCESS) {
@@ -663,52 +658,34 @@ void afterCall(CallInfo &CI, int RC) {
     pushEvent(E);
     return;
   }
-  switch (mpi::info(CI.Function).TheFamily) {
-  case Family::BlockingSend:
-  case Family::NonblockingSend:
-  case Family::PersistentSendInit:
+  if constexpr (Fam == Family::BlockingSend ||
+                Fam == Family::NonblockingSend ||
+                Fam == Family::PersistentSendInit)
     recordSend(CI, E);
-    return;
-  case Family::BlockingRecv:
+  else if constexpr (Fam == Family::BlockingRecv)
     recordBlockingReceive(CI, E);
-    return;
-  case Family::NonblockingRecv:
+  else if constexpr (Fam == Family::NonblockingRecv)
     recordPostedReceive(CI, E, /*Persistent=*/false);
-    return;
-  case Family::PersistentRecvInit:
+  else if constexpr (Fam == Family::PersistentRecvInit)
     recordPostedReceive(CI, E, /*Persistent=*/true);
-    return;
-  case Family::SendRecv:
+  else if constexpr (Fam == Family::SendRecv)
     recordSendRecv(CI, E);
-    return;
-  case Family::BlockingProbe:
+  else if constexpr (Fam == Family::BlockingProbe)
     recordProbe(CI, E, /*Blocking=*/true);
-    return;
-  case Family::NonblockingProbe:
+  else if constexpr (Fam == Family::NonblockingProbe)
     recordProbe(CI, E, /*Blocking=*/false);
-    return;
-  case Family::Wait:
-  case Family::Test:
-    recordCompletion(CI, E);
-    return;
-  case Family::RequestFree:
-  case Family::Cancel:
-  case Family::Start:
-    recordRequestCall(CI, E);
-    return;
-  case Family::BlockingCollective:
-  case Family::NonblockingCollective:
+  else if constexpr (Fam == Family::Wait || Fam == Family::Test)
+    recordCompletion(CI, E, /*Test=*/Fam == Family::Test);
+  else if constexpr (Fam == Family::RequestFree || Fam == Family::Cancel ||
+                     Fam == Family::Start)
+    recordRequestCall(CI, E, /*Free=*/Fam == Family::RequestFree);
+  else if constexpr (Fam == Family::BlockingCollective ||
+                     Fam == Family::NonblockingCollective)
     recordCollective(CI, E);
-    return;
-  case Family::CommCreate:
+  else if constexpr (Fam == Family::CommCreate)
     recordCommCreate(CI, E);
-    return;
-  case Family::CommQuery:
-  case Family::CommFree:
-  case Family::Environment:
+  else
     pushEvent(E);
-    return;
-  }
 }
 
 } // namespace rt

@@ -31,6 +31,7 @@ namespace mpilift {
 namespace rt {
 
 std::atomic<bool> TracingOn{false};
+bool HashPayloads = false;
 thread_local ThreadBuffer *CurrentBuffer
     __attribute__((tls_model("initial-exec"))) = nullptr;
 
@@ -42,7 +43,6 @@ constexpr uint32_t DefaultBufferEvents = 16384; // 1 MiB per thread.
 
 // Set once in initialize(), read-only afterwards.
 bool Active = false;
-bool HashPayloads = false;
 int WorldRank = 0;
 int WorldSize = 1;
 uint32_t BufferEvents = DefaultBufferEvents;
@@ -509,8 +509,6 @@ void forgetComm(MPI_Comm C) {
   CommIds.erase(C);
   CommGeneration.fetch_add(1, std::memory_order_acq_rel);
 }
-
-bool hashingPayloads() { return HashPayloads; }
 
 bool active() { return Active; }
 

@@ -85,8 +85,11 @@ uint32_t registerNewComm(MPI_Comm C);
 /// Forgets a communicator before MPI_Comm_free releases its handle.
 void forgetComm(MPI_Comm C);
 
-/// Whether payload hashes are recorded (MPILIFT_TRACE_HASH=1).
-bool hashingPayloads();
+/// Set once at MPI_Init from MPILIFT_TRACE_HASH=1.
+extern bool HashPayloads;
+
+/// Whether payload hashes are recorded.
+inline bool hashingPayloads() { return HashPayloads; }
 
 /// Setup after PMPI_Init succeeded; decides whether this run is traced.
 void initialize(int ThreadLevel);

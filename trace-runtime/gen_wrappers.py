@@ -112,9 +112,9 @@ def wrapper(fn):
         else:
             for stmt in SIMPLE_ROLES.get(role, []):
                 out.append("  " + stmt.format(p=p))
-    out.append("  mpilift::rt::beforeCall(CI);")
+    out.append(f"  mpilift::rt::beforeCall<mpilift::mpi::FunctionId::{name}>(CI);")
     out.append(f"  int RC = PMPI_{name}({names});")
-    out.append("  mpilift::rt::afterCall(CI, RC);")
+    out.append(f"  mpilift::rt::afterCall<mpilift::mpi::FunctionId::{name}>(CI, RC);")
     out.append("  return RC;")
     out.append("}")
     return "\n".join(out)

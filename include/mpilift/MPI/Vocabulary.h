@@ -63,6 +63,19 @@ enum class Family : uint8_t {
   Environment,           ///< MPI_Init, MPI_Finalize, MPI_Abort, MPI_Pcontrol.
 };
 
+namespace detail {
+inline constexpr Family FunctionFamilies[] = {
+#define MPILIFT_MPI_FUNCTION(Name, TheFamily) Family::TheFamily,
+#include "mpilift/MPI/MPIFunctions.def"
+};
+} // namespace detail
+
+/// The family of \p Id, usable in constant expressions (the trace runtime
+/// dispatches on it at compile time).
+constexpr Family familyOf(FunctionId Id) {
+  return detail::FunctionFamilies[static_cast<unsigned>(Id)];
+}
+
 /// The role an argument plays in its call.
 enum class Role : uint8_t {
   SendBuffer,  ///< Data that is sent (read only).
