@@ -449,6 +449,7 @@ struct PersistentRequest {
   uint32_t Comm;
   int32_t Peer, Tag;
   uint64_t Bytes;
+  uint64_t Id; ///< Written on the init and on every activation.
 };
 
 struct ActiveRequest {
@@ -621,8 +622,7 @@ void RankWriter::writeSend(const Group &G, OTF2_EvtWriter *W, uint64_t Begin) {
   uint32_t Comm = globalComm(E.Comm);
   const Event *Hash = hashAfter(G, G.Call);
   if (F == Family::PersistentSendInit) {
-    Persistent[E.Handle] = {RequestKind::Send, Comm, E.Peer, E.Tag, E.Bytes};
-    return;
+    return; // Defined when its Enter was written.
   }
   bool Real = E.Peer >= 0 && Comm != UINT32_MAX;
   if (Hash)
@@ -674,8 +674,7 @@ void RankWriter::writePostedReceive(const Group &G, OTF2_EvtWriter *W,
     }
   }
   if (F == Family::PersistentRecvInit) {
-    Persistent[E.Handle] = {RequestKind::Recv, Comm, E.Peer, E.Tag, E.Bytes};
-    return;
+    return; // Defined when its Enter was written.
   }
   ActiveRequest R{
       0, RequestKind::Recv, Comm, false, true, CollectiveKind::None, 0, 0, 0};
@@ -695,11 +694,14 @@ void RankWriter::writeStart(uint64_t Handle, OTF2_EvtWriter *W,
   const PersistentRequest &P = It->second;
   bool Real =
       P.Kind == RequestKind::Recv || (P.Peer >= 0 && P.Comm != UINT32_MAX);
-  ActiveRequest R{0, P.Kind, P.Comm, true, Real, CollectiveKind::None, 0, 0, 0};
+  ActiveRequest R{0, P.Kind, P.Comm, true, Real, CollectiveKind::None, 0, 0,
+                  0};
   uint64_t Id = newRequest(Handle, R);
+  // Each activation names the persistent request it belongs to.
+  addU64(traceformat::AttrRequest, P.Id);
   if (P.Kind == RequestKind::Send && Real) {
-    OTF2_EvtWriter_MpiIsend(W, nullptr, Begin, P.Peer, P.Comm, P.Tag, P.Bytes,
-                            Id);
+    OTF2_EvtWriter_MpiIsend(W, Attributes, Begin, P.Peer, P.Comm, P.Tag,
+                            P.Bytes, Id);
   } else if (P.Kind == RequestKind::Recv) {
     addI32(traceformat::AttrPeer, P.Peer);
     addI32(traceformat::AttrTag, P.Tag);
@@ -707,6 +709,7 @@ void RankWriter::writeStart(uint64_t Handle, OTF2_EvtWriter *W,
     addU64(traceformat::AttrBytes, P.Bytes);
     OTF2_EvtWriter_MpiIrecvRequest(W, Attributes, Begin, Id);
   }
+  OTF2_AttributeList_RemoveAllAttributes(Attributes);
 }
 
 void RankWriter::writeCompletions(const Group &G, OTF2_EvtWriter *W,
@@ -823,7 +826,19 @@ void RankWriter::writeGroup(const Group &G) {
       addI32(traceformat::AttrPeer, E.Peer);
     break;
   case Family::PersistentSendInit:
-  case Family::PersistentRecvInit:
+  case Family::PersistentRecvInit: {
+    RequestKind Kind = Info.TheFamily == Family::PersistentSendInit
+                           ? RequestKind::Send
+                           : RequestKind::Recv;
+    uint64_t Id = NextRequestId++;
+    Persistent[E.Handle] = {Kind, Comm, E.Peer, E.Tag, E.Bytes, Id};
+    addU64(traceformat::AttrRequest, Id);
+    addI32(traceformat::AttrPeer, E.Peer);
+    addI32(traceformat::AttrTag, E.Tag);
+    addComm(traceformat::AttrComm, Comm);
+    addU64(traceformat::AttrBytes, E.Bytes);
+    break;
+  }
   case Family::BlockingProbe:
   case Family::NonblockingProbe:
     addI32(traceformat::AttrPeer, E.Peer);
@@ -833,15 +848,19 @@ void RankWriter::writeGroup(const Group &G) {
     break;
   case Family::BlockingCollective:
   case Family::NonblockingCollective: {
+    // OTF2 says nothing about a collective without an operation code, nor
+    // about a nonblocking one until it completes: keep the facts here.
     bool Known;
     collectiveOp(Info.Collective, Known);
-    if (!Known) {
-      addComm(traceformat::AttrComm, Comm);
-      addU64(traceformat::AttrBytes, E.Bytes);
-      for (const Event *P = G.PartsBegin; P < G.PartsEnd; ++P)
-        if (P->Kind == uint8_t(EventKind::RecvPart))
-          addU64(traceformat::AttrRecvBytes, P->Bytes);
-    }
+    if (Known && Info.TheFamily == Family::BlockingCollective)
+      break;
+    addComm(traceformat::AttrComm, Comm);
+    addU64(traceformat::AttrBytes, E.Bytes);
+    for (const Event *P = G.PartsBegin; P < G.PartsEnd; ++P)
+      if (P->Kind == uint8_t(EventKind::RecvPart))
+        addU64(traceformat::AttrRecvBytes, P->Bytes);
+    if (mpi::isRooted(Info.Collective))
+      addI32(traceformat::AttrPeer, E.Peer);
     break;
   }
   case Family::CommCreate:
@@ -859,9 +878,13 @@ void RankWriter::writeGroup(const Group &G) {
     break;
   case Family::RequestFree:
   case Family::Cancel: {
+    // An active request by its id; an inactive persistent one by its init's.
     auto It = Requests.find(E.Handle);
+    auto P = Persistent.find(E.Handle);
     if (It != Requests.end())
       addU64(traceformat::AttrRequest, It->second.Id);
+    else if (P != Persistent.end())
+      addU64(traceformat::AttrRequest, P->second.Id);
     break;
   }
   case Family::Environment:

@@ -367,8 +367,11 @@ OTF2_CallbackCode onEnter(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
   if (A.has(tf::AttrRequest))
     E.Request = A.get(tf::AttrRequest);
   if (A.has(tf::AttrPeer)) {
+    // A collective's peer attribute is its root.
     int32_t P = A.getInt(tf::AttrPeer, NoPeer);
-    E.Peer = P >= 0 ? R.worldRank(E.Comm == NoComm ? 0 : E.Comm, P, L.Rank) : P;
+    int32_t &Target = mpi::isCollective(F->TheFamily) ? E.Root : E.Peer;
+    Target =
+        P >= 0 ? R.worldRank(E.Comm == NoComm ? 0 : E.Comm, P, L.Rank) : P;
   }
   return OTF2_CALLBACK_SUCCESS;
 }
@@ -394,6 +397,21 @@ void applyHash(const Attrs &A, bool &Has, uint64_t &Hash) {
   }
 }
 
+/// Whether the current call starts persistent requests: their MPI records
+/// become started request records of the call.
+bool inStart(const LocationState &L) {
+  return L.InCall && mpi::familyOf(L.Current.Function) == mpi::Family::Start;
+}
+
+RequestRecord &addRequestRecord(LocationState &L, Event &E, uint64_t Request);
+
+void addStarted(Reader &R, LocationState &L, OTF2_AttributeList *List,
+                uint64_t Request) {
+  RequestRecord &Rec = addRequestRecord(L, L.Current, Request);
+  Rec.Started = true;
+  Rec.Persistent = R.attributes(List).get(tf::AttrRequest);
+}
+
 OTF2_CallbackCode onSend(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
                          void *Data, OTF2_AttributeList *List, uint32_t Peer,
                          OTF2_CommRef Comm, uint32_t Tag, uint64_t Bytes) {
@@ -417,12 +435,8 @@ OTF2_CallbackCode onIsend(OTF2_LocationRef Loc, OTF2_TimeStamp Ts, uint64_t Pos,
                           uint64_t Request) {
   Reader &R = *readerOf(Data);
   LocationState &L = *R.Current;
-  if (L.InCall && L.Current.Function == mpi::FunctionId::Startall) {
-    RequestRecord Rec;
-    Rec.Request = Request;
-    Rec.Started = true;
-    L.Requests.push_back(Rec);
-    ++L.Current.NumRequestRecords;
+  if (inStart(L)) {
+    addStarted(R, L, List, Request);
     return OTF2_CALLBACK_SUCCESS;
   }
   bool Standalone = !L.InCall;
@@ -443,12 +457,8 @@ OTF2_CallbackCode onIrecvRequest(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
                                  uint64_t Request) {
   Reader &R = *readerOf(Data);
   LocationState &L = *R.Current;
-  if (L.InCall && L.Current.Function == mpi::FunctionId::Startall) {
-    RequestRecord Rec;
-    Rec.Request = Request;
-    Rec.Started = true;
-    L.Requests.push_back(Rec);
-    ++L.Current.NumRequestRecords;
+  if (inStart(L)) {
+    addStarted(R, L, List, Request);
     return OTF2_CALLBACK_SUCCESS;
   }
   bool Standalone = !L.InCall;
@@ -497,16 +507,21 @@ OTF2_CallbackCode onRecv(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
   return OTF2_CALLBACK_SUCCESS;
 }
 
-/// Adds a completion to the current (wait or test) call.
-RequestRecord &addCompletion(Reader &R, LocationState &L, uint64_t Time,
-                             uint64_t Request) {
-  Event &E = R.callFor(L, mpi::FunctionId::Wait, Time);
+/// Appends a request record to call \p E of location \p L.
+RequestRecord &addRequestRecord(LocationState &L, Event &E, uint64_t Request) {
   if (E.NumRequestRecords == 0)
     E.FirstRequestRecord = static_cast<uint32_t>(L.Requests.size());
   ++E.NumRequestRecords;
   L.Requests.emplace_back();
   L.Requests.back().Request = Request;
   return L.Requests.back();
+}
+
+/// Adds a completion to the current (wait or test) call.
+RequestRecord &addCompletion(Reader &R, LocationState &L, uint64_t Time,
+                             uint64_t Request) {
+  return addRequestRecord(L, R.callFor(L, mpi::FunctionId::Wait, Time),
+                          Request);
 }
 
 OTF2_CallbackCode onIrecv(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
@@ -752,7 +767,10 @@ void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
     for (uint32_t K = 0; K < E.NumRequestRecords; ++K) {
       RequestRecord &Rec = Out.Requests[First + K];
       if (Rec.Started) {
-        PostedBy[Rec.Request] = Index;
+        PostedBy[Rec.Request] = Index; // Its completion links to the start.
+        auto Init = PostedBy.find(Rec.Persistent);
+        if (Rec.Persistent && Init != PostedBy.end())
+          Rec.PostedBy = Init->second;
         continue;
       }
       auto It = PostedBy.find(Rec.Request);

@@ -49,9 +49,12 @@ struct CallSite {
 
 /// A request that a wait or test completed, or that MPI_Startall started.
 struct RequestRecord {
-  uint64_t Request = 0;        ///< Rank-unique request id.
-  uint32_t PostedBy = NoEvent; ///< Index of the event that posted it.
-  bool Started = false;        ///< Started (MPI_Startall), not completed.
+  uint64_t Request = 0; ///< Rank-unique request id.
+  /// Completions: the event that posted or started the request. Started
+  /// records: the persistent init (MPI_Send_init, ...) they activate.
+  uint32_t PostedBy = NoEvent;
+  bool Started = false;    ///< Started (MPI_Start, MPI_Startall).
+  uint64_t Persistent = 0; ///< Started records: the init's request id.
   bool Cancelled = false;
   int32_t Peer = NoPeer; ///< Receives: world rank of the sender.
   int32_t Tag = NoTag;
