@@ -37,8 +37,14 @@ config.substitutions.append(("%mpilift-run", os.path.join(bin_dir, "mpilift-run"
 config.substitutions.append(("%mpilift", os.path.join(bin_dir, "mpilift")))
 config.substitutions.append(
     ("%tracelib", os.path.join(lib_dir, "libmpilift-trace.so")))
+config.substitutions.append(("%libdir", lib_dir))
+config.substitutions.append(
+    ("%readelf", os.path.join(config.llvm_tools_dir, "llvm-readelf")))
 config.substitutions.append(("%otf2-print", config.otf2_print or "otf2-print"))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+
+config.substitutions.append(("%src_root", config.mpilift_src_root))
+config.substitutions.append(("%obj_root", config.mpilift_obj_root))
 
 if config.mpicc and os.path.exists(config.mpicc) and config.mpiexec:
     config.available_features.add("mpi")
@@ -60,3 +66,9 @@ def can_mount_tmpfs():
 
 if can_mount_tmpfs():
     config.available_features.add("tmpfs")
+
+# The fuzz smoke test needs clang 19 with its libFuzzer runtime
+# (libclang-rt-19-dev, which scripts/install-deps.sh installs).
+if os.path.exists("/usr/lib/llvm-19/bin/clang++") and os.path.exists(
+        "/usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a"):
+    config.available_features.add("clang-fuzzer")

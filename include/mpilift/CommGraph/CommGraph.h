@@ -1,0 +1,241 @@
+//===- CommGraph.h - Communication DAGs, matching, SST, detection -*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The cDAG core (Hoefler and Schneider, PACT 2012). A communication DAG has,
+/// per process, send, receive and local operations and local dependencies
+/// between them. From the graphs of all processes this library computes
+///
+///  - the matching of sends to receives (Algorithm 1), with MPI's ordering
+///    rule: same source, destination and tag match in order;
+///  - the dataflow into Static Single Transfer form (Algorithms 3 and 4):
+///    for every byte a process holds at the end that came from another
+///    process, the original (process, address) it came from, following
+///    forwarded data through any number of hops and splitting partially
+///    forwarded buffers;
+///  - wait sets (section 2.3);
+///  - the collective operations the transfers form (Algorithm 5, section
+///    4.2 for process subsets, section 2.4 for vector variants).
+///
+/// Plain C++17 with no other dependency: libcdag links it into user
+/// programs.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_COMMGRAPH_COMMGRAPH_H
+#define MPILIFT_COMMGRAPH_COMMGRAPH_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mpilift {
+namespace commgraph {
+
+using Rank = int32_t;
+using Address = uint64_t;
+using OpId = uint32_t; ///< Index into Graph::ops().
+constexpr OpId NoOp = UINT32_MAX;
+
+enum class OpKind : uint8_t { Send, Recv, Local };
+
+/// One operation of one process.
+struct Operation {
+  OpKind Kind = OpKind::Local;
+  Rank Owner = 0;
+  uint32_t LocalIndex = 0; ///< Position in the owner's LocalGraph.
+  /// Send: the data sent. Recv: where it lands. Local: the region the
+  /// operation overwrites with data of its own (Size 0: none).
+  Address Start = 0;
+  uint64_t Size = 0;
+  Rank Peer = -1; ///< Send: destination. Recv: source.
+  int32_t Tag = 0;
+};
+
+/// What a failed analysis says; empty Message means success.
+struct Status {
+  std::string Message;
+  bool ok() const { return Message.empty(); }
+  static Status error(std::string M) { return Status{std::move(M)}; }
+};
+
+/// The graph one process builds.
+class LocalGraph {
+public:
+  explicit LocalGraph(Rank Owner) : Owner(Owner) {}
+
+  /// Each returns the operation's index in this graph.
+  uint32_t addSend(Address Buffer, uint64_t Size, Rank Dest, int32_t Tag);
+  uint32_t addRecv(Address Buffer, uint64_t Size, Rank Source, int32_t Tag);
+  /// A local operation; it overwrites [Written, Written + Size) if Size > 0.
+  uint32_t addLocal(Address Written = 0, uint64_t Size = 0);
+  /// \p After may start only once \p Before completed.
+  void addDependency(uint32_t Before, uint32_t After);
+  /// A region whose content at the end does not matter (a temporary buffer
+  /// of a tree algorithm): transfers into it are not part of the result.
+  void addScratch(Address Buffer, uint64_t Size);
+
+  Rank owner() const { return Owner; }
+  const std::vector<Operation> &ops() const { return Ops; }
+  const std::vector<std::pair<uint32_t, uint32_t>> &dependencies() const {
+    return Deps;
+  }
+  const std::vector<std::pair<Address, uint64_t>> &scratch() const {
+    return Scratch;
+  }
+
+  /// A flat encoding for sending the graph to another process, and back.
+  std::vector<uint64_t> serialize() const;
+  static Status deserialize(const uint64_t *Data, size_t Words,
+                            LocalGraph &Out);
+
+private:
+  Rank Owner;
+  std::vector<Operation> Ops;
+  std::vector<std::pair<uint32_t, uint32_t>> Deps;
+  std::vector<std::pair<Address, uint64_t>> Scratch;
+};
+
+/// The global graph of all processes.
+class Graph {
+public:
+  explicit Graph(Rank NumProcs);
+
+  /// Adds one process's graph. Fails on a bad peer, a dependency on a
+  /// missing operation, or a process added twice.
+  Status add(const LocalGraph &G);
+
+  Rank numProcs() const { return NumProcs; }
+  const std::vector<Operation> &ops() const { return Ops; }
+  /// The global id of operation \p LocalIndex of process \p Owner.
+  OpId id(Rank Owner, uint32_t LocalIndex) const {
+    return First[Owner] + LocalIndex;
+  }
+  /// Operations that must complete before / may start after \p Op.
+  const std::vector<OpId> &successors(OpId Op) const { return Out[Op]; }
+  uint32_t numPredecessors(OpId Op) const { return InDegree[Op]; }
+  const std::vector<std::pair<Address, uint64_t>> &scratch(Rank R) const {
+    return Scratch[R];
+  }
+  /// "send 3 of process 0 (to 2, tag 7, 40 bytes)", for messages.
+  std::string describe(OpId Op) const;
+
+private:
+  Rank NumProcs;
+  std::vector<Operation> Ops;
+  std::vector<OpId> First;
+  std::vector<bool> Added;
+  std::vector<std::vector<OpId>> Out;
+  std::vector<uint32_t> InDegree;
+  std::vector<std::vector<std::pair<Address, uint64_t>>> Scratch;
+};
+
+/// The matching set M: for every send and receive, the operation it
+/// matched.
+struct Matching {
+  std::vector<OpId> PeerOf;
+};
+
+/// Algorithm 1. Fails, naming the operations, if some send or receive has
+/// no partner, sizes of a matched pair differ, or dependencies form a cycle.
+Status match(const Graph &G, Matching &M);
+
+/// One SST assignment: Size bytes at SrcAddr of process Src end up at
+/// DstAddr of process Dst. (The paper's tuple (owner, start, size, peer,
+/// peer start) of a final receive.)
+struct Transfer {
+  Rank Dst = 0;
+  Address DstAddr = 0;
+  uint64_t Size = 0;
+  Rank Src = 0;
+  Address SrcAddr = 0;
+
+  bool operator==(const Transfer &O) const {
+    return Dst == O.Dst && DstAddr == O.DstAddr && Size == O.Size &&
+           Src == O.Src && SrcAddr == O.SrcAddr;
+  }
+};
+
+/// Counts the dataflow reports besides its result.
+struct DataflowStats {
+  uint64_t Splits = 0; ///< Sends split into several flows (Algorithm 4).
+};
+
+/// Algorithms 3 and 4: the final receives of every process in SST form,
+/// sorted by (Dst, DstAddr). Memory a process received and later forwarded
+/// still counts (it holds the data at the end); scratch regions and data
+/// overwritten later do not. Transfers of a process's own data back to the
+/// same place are dropped.
+Status propagate(const Graph &G, const Matching &M,
+                 std::vector<Transfer> &Out, DataflowStats *Stats = nullptr);
+
+/// Section 2.3: the processes each process waits for, sorted; the process
+/// itself is not listed.
+std::vector<std::vector<Rank>> waitSets(const Graph &G, const Matching &M);
+
+/// Whether every process waits for every other one (barrier semantics).
+bool hasBarrierSemantics(const std::vector<std::vector<Rank>> &WaitSets);
+
+enum class CollectiveKind : uint8_t {
+  Allgather,
+  Alltoall,
+  Bcast,
+  Gather,
+  Scatter,
+  Allgatherv,
+  Alltoallv,
+  Gatherv,
+  Scatterv,
+};
+
+const char *name(CollectiveKind K);
+
+/// A detected collective: the transfers it replaces, over a process group.
+struct Collective {
+  CollectiveKind Kind = CollectiveKind::Bcast;
+  Rank Root = -1;          ///< Rooted collectives; -1 otherwise.
+  std::vector<Rank> Group; ///< Sorted; all processes unless a subset.
+  uint64_t BlockSize = 0;  ///< Bytes per block; 0 for vector variants.
+  /// Blocks of one part: Blocks.size() / Parts transfers each.
+  std::vector<Transfer> Blocks;
+  /// Collectives of the same shape (kind, root, group) on noncontiguous
+  /// blocks are combined into one with several parts.
+  uint32_t Parts = 1;
+  bool onAllProcesses(Rank P) const {
+    return static_cast<Rank>(Group.size()) == P;
+  }
+};
+
+struct DetectionOptions {
+  /// Section 2.4: share of the pairs a vector collective must cover (1.0:
+  /// every pair; lower values accept sparser patterns).
+  double Density = 1.0;
+  /// Section 4.2: also find rooted collectives on the largest subsets.
+  bool Subsets = true;
+  /// Smallest subset worth a collective (root included).
+  Rank MinSubset = 3;
+  /// Combine collectives of the same shape into one.
+  bool Combine = true;
+  /// Look for vector variants (scatterv, gatherv, allgatherv, alltoallv).
+  bool Vectors = true;
+};
+
+struct Detection {
+  std::vector<Collective> Collectives;
+  std::vector<Transfer> Residual; ///< Transfers no collective covers.
+};
+
+/// Algorithm 5 on SST transfers, in the abstraction order allgather >
+/// alltoall > bcast > gather, scatter; then rooted collectives on the
+/// largest subsets; then vector variants.
+Detection detect(const std::vector<Transfer> &Transfers, Rank NumProcs,
+                 const DetectionOptions &Options = DetectionOptions());
+
+} // namespace commgraph
+} // namespace mpilift
+
+#endif // MPILIFT_COMMGRAPH_COMMGRAPH_H
