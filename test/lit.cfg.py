@@ -44,6 +44,9 @@ config.substitutions.append(("%otf2-print", config.otf2_print or "otf2-print"))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 
 config.substitutions.append(("%src_root", config.mpilift_src_root))
+config.substitutions.append(
+    ("%cdag_flags", "-I{0}/include -L{1} -lcdag -Wl,-rpath,{1}".format(
+        config.mpilift_src_root, lib_dir)))
 config.substitutions.append(("%obj_root", config.mpilift_obj_root))
 
 if config.mpicc and os.path.exists(config.mpicc) and config.mpiexec:

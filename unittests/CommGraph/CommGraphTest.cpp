@@ -214,18 +214,20 @@ void allgatherRing(Builder &B) {
 
 /// Recursive doubling, the butterfly of the paper's Figure 1 (P = 2^k):
 /// exchange everything gathered so far with the partner at distance d.
+/// A step forwards what every earlier step received: its send depends on
+/// all earlier receives.
 void allgatherButterfly(Builder &B, uint64_t Block) {
   Rank P = B.P;
   for (Rank R = 0; R < P; ++R) {
-    uint32_t LastRecv = UINT32_MAX;
+    std::vector<uint32_t> Received;
     for (Rank D = 1; D < P; D *= 2) {
       Rank Partner = R ^ D;
       Address Mine = AllBuf + (R & ~(D - 1)) * Block;
       Address Theirs = AllBuf + (Partner & ~(D - 1)) * Block;
       uint32_t S = B.send(R, Mine, D * Block, Partner);
-      if (LastRecv != UINT32_MAX)
-        B.dep(R, LastRecv, S);
-      LastRecv = B.recv(R, Theirs, D * Block, Partner);
+      for (uint32_t Rc : Received)
+        B.dep(R, Rc, S);
+      Received.push_back(B.recv(R, Theirs, D * Block, Partner));
     }
   }
 }
@@ -235,13 +237,13 @@ void allgatherButterfly(Builder &B, uint64_t Block) {
 void allgatherBruck(Builder &B) {
   Rank P = B.P;
   for (Rank R = 0; R < P; ++R) {
-    uint32_t LastRecv = UINT32_MAX;
+    std::vector<uint32_t> Received;
     for (Rank D = 1; D < P; D *= 2) {
       Rank Count = std::min(D, P - D);
       uint32_t S = B.send(R, AllBuf, Count * L, (R - D + P) % P);
-      if (LastRecv != UINT32_MAX)
-        B.dep(R, LastRecv, S);
-      LastRecv = B.recv(R, AllBuf + D * L, Count * L, (R + D) % P);
+      for (uint32_t Rc : Received)
+        B.dep(R, Rc, S);
+      Received.push_back(B.recv(R, AllBuf + D * L, Count * L, (R + D) % P));
     }
   }
 }
