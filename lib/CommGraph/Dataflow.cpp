@@ -24,50 +24,72 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <unordered_map>
 
 namespace mpilift {
 namespace commgraph {
 namespace {
 
-/// A received region [key, End) holding data from (Src, SrcAddr).
+/// A received region [Start, End) of one process holding data that came
+/// from (Src, SrcAddr). One map for all processes, keyed by (owner, start):
+/// no per-process overhead when millions of processes receive one block.
+struct Key {
+  Rank Owner;
+  Address Start;
+  bool operator<(const Key &O) const {
+    return Owner != O.Owner ? Owner < O.Owner : Start < O.Start;
+  }
+};
 struct Segment {
   Address End;
-  Rank Src;
   Address SrcAddr;
+  Rank Src;
 };
-using Memory = std::map<Address, Segment>;
+using Memory = std::map<Key, Segment>;
 
 /// Part of a send's buffer: Size bytes at Offset came from (Src, SrcAddr).
 struct Piece {
   uint64_t Offset;
   uint64_t Size;
-  Rank Src;
   Address SrcAddr;
+  Rank Src;
 };
 
-/// Removes [Start, End) from the received regions (it is overwritten).
-void eraseRegion(Memory &Mem, Address Start, Address End) {
+/// The segment of \p Owner that starts at or before \p Addr and covers it.
+Memory::iterator segmentCovering(Memory &Mem, Rank Owner, Address Addr) {
+  auto It = Mem.upper_bound(Key{Owner, Addr});
+  if (It == Mem.begin())
+    return Mem.end();
+  --It;
+  if (It->first.Owner != Owner || It->second.End <= Addr)
+    return Mem.end();
+  return It;
+}
+
+/// Removes [Start, End) of \p Owner from the received regions.
+void eraseRegion(Memory &Mem, Rank Owner, Address Start, Address End) {
   if (Start >= End)
     return;
-  auto It = Mem.lower_bound(Start);
-  if (It != Mem.begin()) {
-    auto Before = std::prev(It);
-    if (Before->second.End > Start) {
-      Segment S = Before->second;
-      Address SegStart = Before->first;
-      Before->second.End = Start;
-      if (S.End > End) { // The region lies inside one segment: keep its tail.
-        Mem.emplace(End, Segment{S.End, S.Src, S.SrcAddr + (End - SegStart)});
-        return;
-      }
+  auto Cover = segmentCovering(Mem, Owner, Start);
+  if (Cover != Mem.end() && Cover->first.Start < Start) {
+    Segment S = Cover->second;
+    Address SegStart = Cover->first.Start;
+    Cover->second.End = Start; // Keep the head.
+    if (S.End > End) {         // The region lies inside: keep the tail too.
+      Mem.emplace(Key{Owner, End},
+                  Segment{S.End, S.SrcAddr + (End - SegStart), S.Src});
+      return;
     }
   }
-  while (It != Mem.end() && It->first < End) {
+  auto It = Mem.lower_bound(Key{Owner, Start});
+  while (It != Mem.end() && It->first.Owner == Owner &&
+         It->first.Start < End) {
     if (It->second.End > End) {
       Segment S = It->second;
-      Address SegStart = It->first;
+      Address SegStart = It->first.Start;
       Mem.erase(It);
-      Mem.emplace(End, Segment{S.End, S.Src, S.SrcAddr + (End - SegStart)});
+      Mem.emplace(Key{Owner, End},
+                  Segment{S.End, S.SrcAddr + (End - SegStart), S.Src});
       return;
     }
     It = Mem.erase(It);
@@ -75,53 +97,54 @@ void eraseRegion(Memory &Mem, Address Start, Address End) {
 }
 
 /// The origins of the bytes in [Start, Start + Size) of process \p Owner.
-void readRegion(const Memory &Mem, Rank Owner, Address Start, uint64_t Size,
+void readRegion(Memory &Mem, Rank Owner, Address Start, uint64_t Size,
                 std::vector<Piece> &Out) {
   Out.clear();
   Address End = Start + Size, Pos = Start;
-  auto It = Mem.upper_bound(Start);
-  if (It != Mem.begin() && std::prev(It)->second.End > Start)
-    --It;
-  for (; It != Mem.end() && It->first < End && Pos < End; ++It) {
-    Address SegStart = It->first, SegEnd = It->second.End;
+  auto It = segmentCovering(Mem, Owner, Start);
+  if (It == Mem.end())
+    It = Mem.lower_bound(Key{Owner, Start});
+  for (; It != Mem.end() && It->first.Owner == Owner &&
+         It->first.Start < End && Pos < End;
+       ++It) {
+    Address SegStart = It->first.Start, SegEnd = It->second.End;
     if (SegStart > Pos) { // A gap: the owner's own data.
-      Out.push_back({Pos - Start, SegStart - Pos, Owner, Pos});
+      Out.push_back({Pos - Start, SegStart - Pos, Pos, Owner});
       Pos = SegStart;
     }
     Address PieceEnd = SegEnd < End ? SegEnd : End;
     if (PieceEnd > Pos)
-      Out.push_back({Pos - Start, PieceEnd - Pos, It->second.Src,
-                     It->second.SrcAddr + (Pos - SegStart)});
+      Out.push_back({Pos - Start, PieceEnd - Pos,
+                     It->second.SrcAddr + (Pos - SegStart), It->second.Src});
     Pos = PieceEnd > Pos ? PieceEnd : Pos;
   }
   if (Pos < End)
-    Out.push_back({Pos - Start, End - Pos, Owner, Pos});
+    Out.push_back({Pos - Start, End - Pos, Pos, Owner});
 }
 
-void writeRegion(Memory &Mem, Address Start, uint64_t Size,
+void writeRegion(Memory &Mem, Rank Owner, Address Start, uint64_t Size,
                  const std::vector<Piece> &Pieces) {
-  eraseRegion(Mem, Start, Start + Size);
+  eraseRegion(Mem, Owner, Start, Start + Size);
   for (const Piece &P : Pieces)
-    Mem.emplace(Start + P.Offset,
-                Segment{Start + P.Offset + P.Size, P.Src, P.SrcAddr});
+    Mem.emplace(Key{Owner, Start + P.Offset},
+                Segment{Start + P.Offset + P.Size, P.SrcAddr, P.Src});
 }
 
-/// Appends the regions of \p Mem as transfers, merging neighbours that
-/// continue each other and dropping data that is back where it started.
-void emitTransfers(const Memory &Mem, Rank Dst, std::vector<Transfer> &Out) {
-  size_t First = Out.size();
-  for (const auto &[Start, S] : Mem) {
-    if (S.Src == Dst && S.SrcAddr == Start)
+/// The regions of \p Mem as transfers, merging neighbours that continue
+/// each other and dropping data that is back where it started.
+void emitTransfers(const Memory &Mem, std::vector<Transfer> &Out) {
+  for (const auto &[K, S] : Mem) {
+    if (S.Src == K.Owner && S.SrcAddr == K.Start)
       continue;
-    if (Out.size() > First) {
+    if (!Out.empty()) {
       Transfer &Last = Out.back();
-      if (Last.DstAddr + Last.Size == Start && Last.Src == S.Src &&
-          Last.SrcAddr + Last.Size == S.SrcAddr) {
-        Last.Size += S.End - Start;
+      if (Last.Dst == K.Owner && Last.DstAddr + Last.Size == K.Start &&
+          Last.Src == S.Src && Last.SrcAddr + Last.Size == S.SrcAddr) {
+        Last.Size += S.End - K.Start;
         continue;
       }
     }
-    Out.push_back({Dst, Start, S.End - Start, S.Src, S.SrcAddr});
+    Out.emplace_back(K.Owner, K.Start, S.End - K.Start, S.Src, S.SrcAddr);
   }
 }
 
@@ -140,9 +163,10 @@ Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
     if (Left[I] == 0)
       Ready.push_back(I);
   }
-  std::vector<Memory> Mem(G.numProcs());
-  std::vector<std::vector<Piece>> InFlight(Ops.size());
-  std::vector<Piece> Scratch;
+  Memory Mem;
+  // Flows of sends whose receive was not visited yet.
+  std::unordered_map<OpId, std::vector<Piece>> InFlight;
+  std::vector<Piece> Pieces;
   size_t Visited = 0;
   while (!Ready.empty()) {
     OpId A = Ready.front();
@@ -151,24 +175,25 @@ Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
     const Operation &Op = Ops[A];
     switch (Op.Kind) {
     case OpKind::Send: {
-      readRegion(Mem[Op.Owner], Op.Owner, Op.Start, Op.Size, Scratch);
-      if (Stats && Scratch.size() > 1)
+      readRegion(Mem, Op.Owner, Op.Start, Op.Size, Pieces);
+      if (Stats && Pieces.size() > 1)
         ++Stats->Splits;
       OpId R = M.PeerOf[A];
       if (R == NoOp)
         return Status::error("unmatched " + G.describe(A));
-      InFlight[R] = Scratch;
+      InFlight[R] = Pieces;
       if (--Left[R] == 0)
         Ready.push_back(R);
       break;
     }
-    case OpKind::Recv:
-      writeRegion(Mem[Op.Owner], Op.Start, Op.Size, InFlight[A]);
-      InFlight[A].clear();
-      InFlight[A].shrink_to_fit();
+    case OpKind::Recv: {
+      auto It = InFlight.find(A);
+      writeRegion(Mem, Op.Owner, Op.Start, Op.Size, It->second);
+      InFlight.erase(It);
       break;
+    }
     case OpKind::Local:
-      eraseRegion(Mem[Op.Owner], Op.Start, Op.Start + Op.Size);
+      eraseRegion(Mem, Op.Owner, Op.Start, Op.Start + Op.Size);
       break;
     }
     for (OpId S : G.successors(A))
@@ -179,12 +204,10 @@ Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
     return Status::error("unmatched operations or a dependency cycle: " +
                          std::to_string(Ops.size() - Visited) +
                          " operations never became ready");
+  for (const ScratchRegion &R : G.scratch())
+    eraseRegion(Mem, R.Owner, R.Start, R.Start + R.Size);
   Out.clear();
-  for (Rank P = 0; P < G.numProcs(); ++P) {
-    for (const auto &[Start, Size] : G.scratch(P))
-      eraseRegion(Mem[P], Start, Start + Size);
-    emitTransfers(Mem[P], P, Out);
-  }
+  emitTransfers(Mem, Out);
   return Status();
 }
 

@@ -40,32 +40,43 @@ namespace mpilift {
 namespace commgraph {
 namespace {
 
-/// The transfers still available, grouped by (source, destination).
+/// The transfers still available, grouped by (source, destination): runs of
+/// an index array sorted by pair, found by binary search. Four bytes per
+/// transfer and twenty per pair, no hashing.
 class PairQueues {
 public:
-  PairQueues(Rank P) : OutPeers(P, 0), InPeers(P, 0) {}
-
-  void add(size_t Index, const Transfer &T) {
-    Queue &Q = Queues[key(T.Src, T.Dst)];
-    if (Q.Head == Q.Items.size()) {
-      ++OutPeers[T.Src];
-      ++InPeers[T.Dst];
+  PairQueues(const std::vector<Transfer> &T, std::vector<uint32_t> Indices,
+             Rank P)
+      : OutPeers(P, 0), InPeers(P, 0) {
+    // Stable: within a pair the caller's order (by addresses) is kept.
+    std::stable_sort(Indices.begin(), Indices.end(),
+                     [&](uint32_t A, uint32_t B) {
+                       return std::tie(T[A].Src, T[A].Dst) <
+                              std::tie(T[B].Src, T[B].Dst);
+                     });
+    Items = std::move(Indices);
+    for (uint32_t I = 0; I < Items.size();) {
+      Run R{T[Items[I]].Src, T[Items[I]].Dst, I, I, I};
+      while (R.End < Items.size() && T[Items[R.End]].Src == R.Src &&
+             T[Items[R.End]].Dst == R.Dst)
+        ++R.End;
+      ++OutPeers[R.Src];
+      ++InPeers[R.Dst];
       ++Pairs;
+      Runs.push_back(R);
+      I = R.End;
     }
-    Q.Items.push_back(Index);
   }
+
   bool has(Rank Src, Rank Dst) const {
-    auto It = Queues.find(key(Src, Dst));
-    return It != Queues.end() && It->second.Head < It->second.Items.size();
+    const Run *R = find(Src, Dst);
+    return R && R->Head < R->End;
   }
-  size_t front(Rank Src, Rank Dst) const {
-    const Queue &Q = Queues.at(key(Src, Dst));
-    return Q.Items[Q.Head];
-  }
-  size_t take(Rank Src, Rank Dst) {
-    Queue &Q = Queues.at(key(Src, Dst));
-    size_t Index = Q.Items[Q.Head++];
-    if (Q.Head == Q.Items.size()) {
+  uint32_t front(Rank Src, Rank Dst) const { return Items[find(Src, Dst)->Head]; }
+  uint32_t take(Rank Src, Rank Dst) {
+    Run *R = const_cast<Run *>(find(Src, Dst));
+    uint32_t Index = Items[R->Head++];
+    if (R->Head == R->End) {
       --OutPeers[Src];
       --InPeers[Dst];
       --Pairs;
@@ -78,15 +89,21 @@ public:
   uint64_t pairs() const { return Pairs; }
 
 private:
-  struct Queue {
-    std::vector<size_t> Items;
-    size_t Head = 0;
+  struct Run {
+    Rank Src, Dst;
+    uint32_t Begin, End, Head;
   };
-  static uint64_t key(Rank Src, Rank Dst) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(Src)) << 32) |
-           static_cast<uint32_t>(Dst);
+  const Run *find(Rank Src, Rank Dst) const {
+    auto It = std::lower_bound(Runs.begin(), Runs.end(), std::make_pair(Src, Dst),
+                               [](const Run &R, std::pair<Rank, Rank> K) {
+                                 return std::make_pair(R.Src, R.Dst) < K;
+                               });
+    if (It == Runs.end() || It->Src != Src || It->Dst != Dst)
+      return nullptr;
+    return &*It;
   }
-  std::unordered_map<uint64_t, Queue> Queues;
+  std::vector<uint32_t> Items;
+  std::vector<Run> Runs;
   std::vector<Rank> OutPeers, InPeers;
   uint64_t Pairs = 0;
 };
@@ -97,9 +114,9 @@ public:
       : T(In), Used(In.size(), false), P(P), Options(O) {
     // Deterministic order: by size, then source, destination and addresses.
     Order.resize(T.size());
-    for (size_t I = 0; I < T.size(); ++I)
+    for (uint32_t I = 0; I < T.size(); ++I)
       Order[I] = I;
-    std::sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    std::sort(Order.begin(), Order.end(), [&](uint32_t A, uint32_t B) {
       const Transfer &X = T[A], &Y = T[B];
       return std::tie(X.Size, X.Src, X.Dst, X.DstAddr, X.SrcAddr) <
              std::tie(Y.Size, Y.Src, Y.Dst, Y.DstAddr, Y.SrcAddr);
@@ -116,7 +133,7 @@ public:
     }
     Detection D;
     D.Collectives = std::move(Found);
-    for (size_t I : Order)
+    for (uint32_t I : Order)
       if (!Used[I])
         D.Residual.push_back(T[I]);
     std::sort(D.Residual.begin(), D.Residual.end(),
@@ -134,12 +151,14 @@ private:
     size_t I = 0;
     while (I < Order.size()) {
       uint64_t Size = T[Order[I]].Size;
-      PairQueues Q(P);
+      std::vector<uint32_t> Group;
       for (; I < Order.size() && T[Order[I]].Size == Size; ++I)
         if (!Used[Order[I]] && T[Order[I]].Src != T[Order[I]].Dst)
-          Q.add(Order[I], T[Order[I]]);
-      if (Q.pairs())
-        F(Q, Size);
+          Group.push_back(Order[I]);
+      if (Group.empty())
+        continue;
+      PairQueues Q(T, std::move(Group), P);
+      F(Q, Size);
     }
   }
 
@@ -151,13 +170,13 @@ private:
   }
 
   Collective &record(CollectiveKind K, Rank Root, std::vector<Rank> Group,
-                     uint64_t Size, const std::vector<size_t> &Taken) {
+                     uint64_t Size, const std::vector<uint32_t> &Taken) {
     Collective C;
     C.Kind = K;
     C.Root = Root;
     C.Group = std::move(Group);
     C.BlockSize = Size;
-    for (size_t I : Taken) {
+    for (uint32_t I : Taken) {
       Used[I] = true;
       C.Blocks.push_back(T[I]);
     }
@@ -166,9 +185,9 @@ private:
   }
 
   /// Whether the chosen transfers of each source read one and the same block.
-  bool sameBlockPerSource(const std::vector<size_t> &Taken) const {
+  bool sameBlockPerSource(const std::vector<uint32_t> &Taken) const {
     std::unordered_map<Rank, std::pair<Address, uint64_t>> Block;
-    for (size_t I : Taken) {
+    for (uint32_t I : Taken) {
       auto [It, New] = Block.emplace(T[I].Src,
                                      std::make_pair(T[I].SrcAddr, T[I].Size));
       if (!New && It->second != std::make_pair(T[I].SrcAddr, T[I].Size))
@@ -181,7 +200,7 @@ private:
   void fullSet(PairQueues &Q, uint64_t Size) {
     const uint64_t AllPairs = static_cast<uint64_t>(P) * (P - 1);
     while (Q.pairs() == AllPairs) {
-      std::vector<size_t> Taken;
+      std::vector<uint32_t> Taken;
       for (Rank Src = 0; Src < P; ++Src)
         for (Rank Dst = 0; Dst < P; ++Dst)
           if (Src != Dst)
@@ -194,7 +213,7 @@ private:
     // processes one message is both, and bcast is the more abstract.
     for (Rank Root = 0; Root < P; ++Root) {
       while (Q.outPeers(Root) == P - 1) {
-        std::vector<size_t> Taken;
+        std::vector<uint32_t> Taken;
         for (Rank Dst = 0; Dst < P; ++Dst)
           if (Dst != Root)
             Taken.push_back(Q.take(Root, Dst));
@@ -205,7 +224,7 @@ private:
     }
     for (Rank Root = 0; Root < P; ++Root) {
       while (Q.inPeers(Root) == P - 1) {
-        std::vector<size_t> Taken;
+        std::vector<uint32_t> Taken;
         for (Rank Src = 0; Src < P; ++Src)
           if (Src != Root)
             Taken.push_back(Q.take(Src, Root));
@@ -230,7 +249,7 @@ private:
       Rank Peers = Out ? Q.outPeers(Root) : Q.inPeers(Root);
       if (Peers + 1 < Options.MinSubset || Peers == 0)
         return;
-      std::vector<size_t> Taken;
+      std::vector<uint32_t> Taken;
       std::vector<Rank> Group{Root};
       for (Rank Other = 0; Other < P; ++Other) {
         if (Other == Root)
@@ -250,31 +269,32 @@ private:
 
   /// Section 2.4: blocks of differing sizes between enough pairs.
   void vectors() {
-    PairQueues Q(P);
-    for (size_t I : Order)
+    std::vector<uint32_t> Unused;
+    for (uint32_t I : Order)
       if (!Used[I] && T[I].Src != T[I].Dst)
-        Q.add(I, T[I]);
+        Unused.push_back(I);
+    PairQueues Q(T, std::move(Unused), P);
     auto enough = [&](uint64_t Have, uint64_t Of) {
       return Have > 0 &&
              static_cast<double>(Have) >=
                  std::ceil(Options.Density * static_cast<double>(Of)) - 1e-9;
     };
-    auto varying = [&](const std::vector<size_t> &Taken) {
-      for (size_t I : Taken)
+    auto varying = [&](const std::vector<uint32_t> &Taken) {
+      for (uint32_t I : Taken)
         if (T[I].Size != T[Taken[0]].Size)
           return true;
       return false;
     };
     const uint64_t AllPairs = static_cast<uint64_t>(P) * (P - 1);
     while (enough(Q.pairs(), AllPairs)) {
-      std::vector<size_t> Taken;
+      std::vector<uint32_t> Taken;
       for (Rank Src = 0; Src < P; ++Src)
         for (Rank Dst = 0; Dst < P; ++Dst)
           if (Src != Dst && Q.has(Src, Dst))
             Taken.push_back(Q.front(Src, Dst));
       if (!varying(Taken))
         break; // Equal blocks: an exact collective or a subset, not a vector.
-      for (size_t I : Taken)
+      for (uint32_t I : Taken)
         Q.take(T[I].Src, T[I].Dst);
       record(sameBlockPerSource(Taken) ? CollectiveKind::Allgatherv
                                        : CollectiveKind::Alltoallv,
@@ -283,7 +303,7 @@ private:
     for (Rank Root = 0; Root < P; ++Root) {
       for (bool Out : {true, false}) {
         while (enough(Out ? Q.outPeers(Root) : Q.inPeers(Root), P - 1)) {
-          std::vector<size_t> Taken;
+          std::vector<uint32_t> Taken;
           for (Rank Other = 0; Other < P; ++Other)
             if (Other != Root &&
                 (Out ? Q.has(Root, Other) : Q.has(Other, Root)))
@@ -291,7 +311,7 @@ private:
                                   : Q.front(Other, Root));
           if (!varying(Taken))
             break;
-          for (size_t I : Taken)
+          for (uint32_t I : Taken)
             Q.take(T[I].Src, T[I].Dst);
           record(Out ? CollectiveKind::Scatterv : CollectiveKind::Gatherv,
                  Root, allProcesses(), 0, Taken);
@@ -323,7 +343,7 @@ private:
 
   const std::vector<Transfer> &T;
   std::vector<bool> Used;
-  std::vector<size_t> Order;
+  std::vector<uint32_t> Order;
   Rank P;
   DetectionOptions Options;
   std::vector<Collective> Found;

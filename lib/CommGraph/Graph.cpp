@@ -14,13 +14,12 @@ uint32_t LocalGraph::addSend(Address Buffer, uint64_t Size, Rank Dest,
   Operation Op;
   Op.Kind = OpKind::Send;
   Op.Owner = Owner;
-  Op.LocalIndex = static_cast<uint32_t>(Ops.size());
   Op.Start = Buffer;
   Op.Size = Size;
   Op.Peer = Dest;
   Op.Tag = Tag;
   Ops.push_back(Op);
-  return Op.LocalIndex;
+  return static_cast<uint32_t>(Ops.size() - 1);
 }
 
 uint32_t LocalGraph::addRecv(Address Buffer, uint64_t Size, Rank Source,
@@ -97,8 +96,7 @@ Status LocalGraph::deserialize(const uint64_t *Data, size_t Words,
 }
 
 Graph::Graph(Rank NumProcs)
-    : NumProcs(NumProcs), First(NumProcs, 0), Added(NumProcs, false),
-      Scratch(NumProcs) {}
+    : NumProcs(NumProcs), First(NumProcs, 0), Added(NumProcs, false) {}
 
 Status Graph::add(const LocalGraph &G) {
   Rank R = G.owner();
@@ -109,27 +107,57 @@ Status Graph::add(const LocalGraph &G) {
   if (Added[R])
     return Status::error("the graph of process " + std::to_string(R) +
                          " was added twice");
-  Added[R] = true;
-  First[R] = static_cast<OpId>(Ops.size());
-  for (const Operation &Op : G.ops()) {
+  const std::vector<Operation> &Local = G.ops();
+  for (size_t I = 0; I < Local.size(); ++I) {
+    const Operation &Op = Local[I];
     if (Op.Kind != OpKind::Local && (Op.Peer < 0 || Op.Peer >= NumProcs))
       return Status::error(
           std::string(Op.Kind == OpKind::Send ? "send " : "receive ") +
-          std::to_string(Op.LocalIndex) + " of process " + std::to_string(R) +
+          std::to_string(I) + " of process " + std::to_string(R) +
           " names process " + std::to_string(Op.Peer) + ", which does not exist");
-    Ops.push_back(Op);
   }
-  Out.resize(Ops.size());
-  InDegree.resize(Ops.size(), 0);
-  for (const auto &[Before, After] : G.dependencies()) {
-    if (Before >= G.ops().size() || After >= G.ops().size())
+  for (const auto &[Before, After] : G.dependencies())
+    if (Before >= Local.size() || After >= Local.size())
       return Status::error("a dependency of process " + std::to_string(R) +
                            " names an operation it does not have");
-    Out[First[R] + Before].push_back(First[R] + After);
-    ++InDegree[First[R] + After];
+  Added[R] = true;
+  First[R] = static_cast<OpId>(Ops.size());
+  for (const Operation &Op : Local) {
+    Ops.push_back(Op);
+    Ops.back().Owner = R;
   }
-  Scratch[R] = G.scratch();
+  for (const auto &[Before, After] : G.dependencies())
+    Edges.emplace_back(First[R] + Before, First[R] + After);
+  for (const auto &[Start, Size] : G.scratch())
+    Scratch.push_back({R, Start, Size});
+  Built = false;
   return Status();
+}
+
+void Graph::buildAdjacency() const {
+  if (Built)
+    return;
+  // Rows of the edges added since the last build, merged with earlier ones.
+  std::vector<std::pair<OpId, OpId>> All;
+  All.reserve(Targets.size() + Edges.size());
+  for (OpId Op = 0; Op + 1 < Offsets.size(); ++Op)
+    for (uint32_t I = Offsets[Op]; I < Offsets[Op + 1]; ++I)
+      All.emplace_back(Op, Targets[I]);
+  All.insert(All.end(), Edges.begin(), Edges.end());
+  std::vector<std::pair<OpId, OpId>>().swap(Edges);
+  Offsets.assign(Ops.size() + 1, 0);
+  InDegree.assign(Ops.size(), 0);
+  for (const auto &[From, To] : All) {
+    ++Offsets[From + 1];
+    ++InDegree[To];
+  }
+  for (size_t I = 1; I < Offsets.size(); ++I)
+    Offsets[I] += Offsets[I - 1];
+  Targets.assign(All.size(), 0);
+  std::vector<uint32_t> Fill(Offsets.begin(), Offsets.end() - 1);
+  for (const auto &[From, To] : All)
+    Targets[Fill[From]++] = To;
+  Built = true;
 }
 
 std::string Graph::describe(OpId Op) const {
@@ -137,7 +165,8 @@ std::string Graph::describe(OpId Op) const {
   std::string S = O.Kind == OpKind::Send   ? "send "
                   : O.Kind == OpKind::Recv ? "receive "
                                            : "local operation ";
-  S += std::to_string(O.LocalIndex) + " of process " + std::to_string(O.Owner);
+  S += std::to_string(localIndex(Op)) + " of process " +
+       std::to_string(O.Owner);
   if (O.Kind != OpKind::Local)
     S += " (" + std::string(O.Kind == OpKind::Send ? "to " : "from ") +
          std::to_string(O.Peer) + ", tag " + std::to_string(O.Tag) + ", " +

@@ -69,13 +69,13 @@ std::vector<OpId> findCycle(const Graph &G, const std::vector<uint32_t> &Left) {
     Color[Start] = Grey;
     while (!Stack.empty()) {
       auto &[Node, Next] = Stack.back();
-      const std::vector<OpId> &Succ = G.successors(Node);
+      OpRange Succ = G.successors(Node);
       if (Next == Succ.size()) {
         Color[Node] = Black;
         Stack.pop_back();
         continue;
       }
-      OpId S = Succ[Next++];
+      OpId S = Succ.First[Next++];
       if (Left[S] == 0)
         continue;
       if (Color[S] == Grey) {
@@ -111,7 +111,10 @@ Status match(const Graph &G, Matching &M) {
       if (--Left[S] == 0)
         Ready.push_back(S);
   };
-  std::unordered_map<QueueKey, std::deque<OpId>, QueueKeyHash> Waiting;
+  // Operations waiting for a partner: one FIFO per key, linked through Next;
+  // a key disappears as soon as its queue is empty.
+  std::unordered_map<QueueKey, std::pair<OpId, OpId>, QueueKeyHash> Waiting;
+  std::vector<OpId> Next(Ops.size(), NoOp);
   std::vector<OpId> SizeMismatch;
   while (!Ready.empty()) {
     OpId A = Ready.front();
@@ -123,12 +126,20 @@ Status match(const Graph &G, Matching &M) {
     }
     OpKind Other = Op.Kind == OpKind::Send ? OpKind::Recv : OpKind::Send;
     auto It = Waiting.find(QueueKey{Op.Peer, Op.Owner, Op.Tag, Other});
-    if (It == Waiting.end() || It->second.empty()) {
-      Waiting[QueueKey{Op.Owner, Op.Peer, Op.Tag, Op.Kind}].push_back(A);
+    if (It == Waiting.end()) {
+      auto [Mine, New] = Waiting.try_emplace(
+          QueueKey{Op.Owner, Op.Peer, Op.Tag, Op.Kind}, A, A);
+      if (!New) {
+        Next[Mine->second.second] = A;
+        Mine->second.second = A;
+      }
       continue;
     }
-    OpId B = It->second.front();
-    It->second.pop_front();
+    OpId B = It->second.first;
+    if (B == It->second.second)
+      Waiting.erase(It);
+    else
+      It->second.first = Next[B];
     M.PeerOf[A] = B;
     M.PeerOf[B] = A;
     if (Op.Size != Ops[B].Size) {

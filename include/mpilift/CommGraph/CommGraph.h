@@ -43,17 +43,31 @@ constexpr OpId NoOp = UINT32_MAX;
 
 enum class OpKind : uint8_t { Send, Recv, Local };
 
-/// One operation of one process.
+/// One operation of one process (32 bytes: graphs have millions).
 struct Operation {
-  OpKind Kind = OpKind::Local;
-  Rank Owner = 0;
-  uint32_t LocalIndex = 0; ///< Position in the owner's LocalGraph.
   /// Send: the data sent. Recv: where it lands. Local: the region the
   /// operation overwrites with data of its own (Size 0: none).
   Address Start = 0;
   uint64_t Size = 0;
+  Rank Owner = 0;
   Rank Peer = -1; ///< Send: destination. Recv: source.
   int32_t Tag = 0;
+  OpKind Kind = OpKind::Local;
+};
+
+/// A region of one process whose final content does not matter.
+struct ScratchRegion {
+  Rank Owner;
+  Address Start;
+  uint64_t Size;
+};
+
+/// The successors of an operation.
+struct OpRange {
+  const OpId *First, *Last;
+  const OpId *begin() const { return First; }
+  const OpId *end() const { return Last; }
+  size_t size() const { return static_cast<size_t>(Last - First); }
 };
 
 /// What a failed analysis says; empty Message means success.
@@ -115,23 +129,34 @@ public:
   OpId id(Rank Owner, uint32_t LocalIndex) const {
     return First[Owner] + LocalIndex;
   }
-  /// Operations that must complete before / may start after \p Op.
-  const std::vector<OpId> &successors(OpId Op) const { return Out[Op]; }
-  uint32_t numPredecessors(OpId Op) const { return InDegree[Op]; }
-  const std::vector<std::pair<Address, uint64_t>> &scratch(Rank R) const {
-    return Scratch[R];
+  /// The position of \p Op in its owner's LocalGraph.
+  uint32_t localIndex(OpId Op) const { return Op - First[Ops[Op].Owner]; }
+  /// Operations that may start only after \p Op completed.
+  OpRange successors(OpId Op) const {
+    buildAdjacency();
+    return {Targets.data() + Offsets[Op], Targets.data() + Offsets[Op + 1]};
   }
+  uint32_t numPredecessors(OpId Op) const {
+    buildAdjacency();
+    return InDegree[Op];
+  }
+  const std::vector<ScratchRegion> &scratch() const { return Scratch; }
   /// "send 3 of process 0 (to 2, tag 7, 40 bytes)", for messages.
   std::string describe(OpId Op) const;
 
 private:
+  /// Turns the dependency list into compressed rows, once.
+  void buildAdjacency() const;
+
   Rank NumProcs;
   std::vector<Operation> Ops;
   std::vector<OpId> First;
   std::vector<bool> Added;
-  std::vector<std::vector<OpId>> Out;
-  std::vector<uint32_t> InDegree;
-  std::vector<std::vector<std::pair<Address, uint64_t>>> Scratch;
+  std::vector<ScratchRegion> Scratch;
+  mutable std::vector<std::pair<OpId, OpId>> Edges;
+  mutable std::vector<uint32_t> Offsets, InDegree;
+  mutable std::vector<OpId> Targets;
+  mutable bool Built = false;
 };
 
 /// The matching set M: for every send and receive, the operation it
@@ -148,11 +173,17 @@ Status match(const Graph &G, Matching &M);
 /// DstAddr of process Dst. (The paper's tuple (owner, start, size, peer,
 /// peer start) of a final receive.)
 struct Transfer {
-  Rank Dst = 0;
+  Transfer() = default;
+  Transfer(Rank Dst, Address DstAddr, uint64_t Size, Rank Src,
+           Address SrcAddr)
+      : DstAddr(DstAddr), Size(Size), SrcAddr(SrcAddr), Dst(Dst), Src(Src) {}
+
+  // 32 bytes: addresses first.
   Address DstAddr = 0;
   uint64_t Size = 0;
-  Rank Src = 0;
   Address SrcAddr = 0;
+  Rank Dst = 0;
+  Rank Src = 0;
 
   bool operator==(const Transfer &O) const {
     return Dst == O.Dst && DstAddr == O.DstAddr && Size == O.Size &&
