@@ -32,7 +32,7 @@ namespace rt {
 
 std::atomic<bool> TracingOn{false};
 bool HashPayloads = false;
-thread_local ThreadBuffer *CurrentBuffer
+__thread ThreadBuffer *CurrentBuffer
     __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
