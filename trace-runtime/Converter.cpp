@@ -694,8 +694,7 @@ void RankWriter::writeStart(uint64_t Handle, OTF2_EvtWriter *W,
   const PersistentRequest &P = It->second;
   bool Real =
       P.Kind == RequestKind::Recv || (P.Peer >= 0 && P.Comm != UINT32_MAX);
-  ActiveRequest R{0, P.Kind, P.Comm, true, Real, CollectiveKind::None, 0, 0,
-                  0};
+  ActiveRequest R{0, P.Kind, P.Comm, true, Real, CollectiveKind::None, 0, 0, 0};
   uint64_t Id = newRequest(Handle, R);
   // Each activation names the persistent request it belongs to.
   addU64(traceformat::AttrRequest, P.Id);
@@ -1189,6 +1188,15 @@ void writeGlobalDefinitions(
 
 } // namespace
 
+void removeArchive(const std::string &TraceDir, bool AndSpillFiles) {
+  std::string Base = TraceDir + "/" + ArchiveName;
+  removeTree(Base);
+  remove((Base + ".otf2").c_str());
+  remove((Base + ".def").c_str());
+  if (AndSpillFiles)
+    removeTree(TraceDir + "/" + SpillDirName);
+}
+
 bool hasSpillFiles(const std::string &TraceDir) {
   return !listSpillFiles(TraceDir + "/" + SpillDirName).empty();
 }
@@ -1252,11 +1260,7 @@ ConvertResult convertSpillFiles(const std::string &TraceDir) {
   }
   std::vector<GlobalComm> Comms = unifyComms(Files);
 
-  // Replace whatever a previous attempt left.
-  std::string Base = TraceDir + "/" + ArchiveName;
-  removeTree(Base);
-  remove((Base + ".otf2").c_str());
-  remove((Base + ".def").c_str());
+  removeArchive(TraceDir, /*AndSpillFiles=*/false); // A previous attempt's.
 
   OTF2_Archive *Archive = OTF2_Archive_Open(
       TraceDir.c_str(), ArchiveName, OTF2_FILEMODE_WRITE, 1024 * 1024,

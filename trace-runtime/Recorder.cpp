@@ -6,9 +6,9 @@
 ///
 /// \file
 /// The generated wrappers (Wrappers.inc) fill a CallInfo by argument role and
-/// call beforeCall<F>()/afterCall<F>(); this file turns a CallInfo into records by
-/// the function's family. MPI_Init, MPI_Finalize, MPI_Abort, MPI_Pcontrol and
-/// MPI_Comm_free are written by hand at the end.
+/// call beforeCall<F>()/afterCall<F>(); this file turns a CallInfo into records
+/// by the function's family. MPI_Init, MPI_Finalize, MPI_Abort, MPI_Pcontrol
+/// and MPI_Comm_free are written by hand at the end.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -658,8 +658,7 @@ template <FunctionId F> inline void afterCall(CallInfo &CI, int RC) {
     pushEvent(E);
     return;
   }
-  if constexpr (Fam == Family::BlockingSend ||
-                Fam == Family::NonblockingSend ||
+  if constexpr (Fam == Family::BlockingSend || Fam == Family::NonblockingSend ||
                 Fam == Family::PersistentSendInit)
     recordSend(CI, E);
   else if constexpr (Fam == Family::BlockingRecv)

@@ -17,7 +17,6 @@
 #include <ctime>
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <link.h>
 #include <mutex>
 #include <string>
@@ -288,14 +287,6 @@ uint32_t registerCommLocked(MPI_Comm C) {
 //===-- Trace directory
 //----------------------------------------------------===//
 
-int removeEntry(const char *Path, const struct stat *, int, FTW *) {
-  return remove(Path);
-}
-
-void removeTree(const std::string &Path) {
-  nftw(Path.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 bool isEmptyDirectory(const std::string &Path) {
   DIR *D = opendir(Path.c_str());
   if (!D)
@@ -348,11 +339,7 @@ DirectoryDecision prepareTraceDirectory(bool Force, std::string &Message) {
                 "run (set MPILIFT_TRACE_FORCE=1 to replace it)\n";
       return DirectoryDecision::Refuse;
     }
-    std::string Base = TraceDir + "/" + ArchiveName;
-    removeTree(Base);
-    remove((Base + ".otf2").c_str());
-    remove((Base + ".def").c_str());
-    removeTree(TraceDir + "/" + SpillDirName);
+    tracert::removeArchive(TraceDir, /*AndSpillFiles=*/true);
   }
   if (!makeDirectories(TraceDir + "/" + SpillDirName)) {
     Message = "mpilift-trace: cannot create trace directory '" + TraceDir +

@@ -151,7 +151,8 @@ int main(int Argc, char **Argv) {
                  SumDetect / SumX2 / 1000};
   const double Paper[3] = {0.19, 0.59, 0.15}; // us, Cray XE6 (Hopper)
   const char *Names[3] = {"matching", "dataflow", "detection"};
-  printf("\nfit t = a * p * log2(p) over p = 2^%d..2^%d:\n", MaxLog - 4, MaxLog);
+  printf("\nfit t = a * p * log2(p) over p = 2^%d..2^%d:\n", MaxLog - 4,
+         MaxLog);
   for (int I = 0; I < 3; ++I)
     printf("  a(%s) = %.4f us   paper %.2f us   ratio %.2f\n", Names[I], A[I],
            Paper[I], A[I] / Paper[I]);

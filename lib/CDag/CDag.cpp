@@ -71,7 +71,8 @@ void *pointer(uint64_t Address) {
   return reinterpret_cast<void *>(static_cast<uintptr_t>(Address));
 }
 
-//===-- The plan: the same on every process ---------------------------------===//
+//===-- The plan: the same on every process
+//---------------------------------===//
 
 /// How a detected collective runs.
 enum class Method : uint8_t {
@@ -358,7 +359,8 @@ cg::Detection decode(const std::vector<uint64_t> &W) {
 
 } // namespace
 
-//===-- Handles ------------------------------------------------------------===//
+//===-- Handles
+//------------------------------------------------------------===//
 
 struct cDAG_Graph_s {
   MPI_Comm Comm;
@@ -371,12 +373,12 @@ namespace {
 /// One process's part of a collective.
 struct LocalCollective {
   Method M;
-  MPI_Comm Comm;    ///< The schedule's communicator or a sub-communicator.
-  bool OwnsComm;    ///< A sub-communicator this schedule created.
-  int Root = 0;     ///< In Comm.
+  MPI_Comm Comm; ///< The schedule's communicator or a sub-communicator.
+  bool OwnsComm; ///< A sub-communicator this schedule created.
+  int Root = 0;  ///< In Comm.
   bool IsRoot = false;
   void *SendBuf = nullptr, *RecvBuf = nullptr;
-  int Count = 0;    ///< Bytes per block.
+  int Count = 0; ///< Bytes per block.
   std::vector<int> SendCounts, SendDispls, RecvCounts, RecvDispls;
   MPI_Datatype Type = MPI_DATATYPE_NULL; ///< BcastParts.
 };
@@ -417,7 +419,8 @@ struct cDAG_Schedule_s {
 
 namespace {
 
-//===-- Building this process's part ---------------------------------------===//
+//===-- Building this process's part
+//---------------------------------------===//
 
 /// Maps source addresses into staging copies where the run overwrites them.
 class Stager {
@@ -525,8 +528,8 @@ int buildCollective(cDAG_Schedule_s &S, const Planned &PC, Stager &St) {
       for (size_t K = 0; K < PerPart; ++K) {
         const cg::Transfer &T = C.Blocks[Part * PerPart + K];
         if (L.IsRoot) {
-          Where.push_back(static_cast<MPI_Aint>(
-              reinterpret_cast<uintptr_t>(src(T))));
+          Where.push_back(
+              static_cast<MPI_Aint>(reinterpret_cast<uintptr_t>(src(T))));
           break;
         }
         if (T.Dst == S.Rank)
@@ -581,16 +584,16 @@ int buildCollective(cDAG_Schedule_s &S, const Planned &PC, Stager &St) {
     uint64_t SendLow = UINT64_MAX, RecvLow = UINT64_MAX;
     for (const cg::Transfer *T : Mine) {
       if (T->Src == S.Rank)
-        SendLow = std::min<uint64_t>(SendLow,
-                                     reinterpret_cast<uintptr_t>(src(*T)));
+        SendLow =
+            std::min<uint64_t>(SendLow, reinterpret_cast<uintptr_t>(src(*T)));
       if (T->Dst == S.Rank)
         RecvLow = std::min(RecvLow, T->DstAddr);
     }
     for (const cg::Transfer *T : Mine) {
       if (T->Src == S.Rank) {
         L.SendCounts[Index[T->Dst]] = static_cast<int>(T->Size);
-        L.SendDispls[Index[T->Dst]] = static_cast<int>(
-            reinterpret_cast<uintptr_t>(src(*T)) - SendLow);
+        L.SendDispls[Index[T->Dst]] =
+            static_cast<int>(reinterpret_cast<uintptr_t>(src(*T)) - SendLow);
       }
       if (T->Dst == S.Rank) {
         L.RecvCounts[Index[T->Src]] = static_cast<int>(T->Size);
@@ -625,15 +628,18 @@ int buildSchedule(cDAG_Schedule_s &S, const Plan &P) {
       S.Copies.push_back({pointer(T.DstAddr), pointer(M[T.SrcAddr]), T.Size});
     } else if (T.Src == S.Rank) {
       std::map<uint64_t, uint64_t> M = St.stage({T});
-      S.Sends.push_back({pointer(M[T.SrcAddr]), static_cast<int>(T.Size), T.Dst});
+      S.Sends.push_back(
+          {pointer(M[T.SrcAddr]), static_cast<int>(T.Size), T.Dst});
     } else if (T.Dst == S.Rank) {
-      S.Receives.push_back({pointer(T.DstAddr), static_cast<int>(T.Size), T.Src});
+      S.Receives.push_back(
+          {pointer(T.DstAddr), static_cast<int>(T.Size), T.Src});
     }
   }
   return CDAG_SUCCESS;
 }
 
-//===-- Running ------------------------------------------------------------===//
+//===-- Running
+//------------------------------------------------------------===//
 
 int runCollective(const LocalCollective &L) {
   if (L.Comm == MPI_COMM_NULL)
@@ -647,8 +653,8 @@ int runCollective(const LocalCollective &L) {
     break;
   case Method::Scatter:
     CDAG_MPI(MPI_Scatter(L.SendBuf, L.Count, MPI_BYTE,
-                         L.IsRoot ? MPI_IN_PLACE : L.RecvBuf, L.Count,
-                         MPI_BYTE, L.Root, L.Comm));
+                         L.IsRoot ? MPI_IN_PLACE : L.RecvBuf, L.Count, MPI_BYTE,
+                         L.Root, L.Comm));
     break;
   case Method::Gather:
     CDAG_MPI(MPI_Gather(L.IsRoot ? MPI_IN_PLACE : L.SendBuf, L.Count, MPI_BYTE,
@@ -660,9 +666,9 @@ int runCollective(const LocalCollective &L) {
                           L.Count, MPI_BYTE, L.Root, L.Comm));
     break;
   case Method::Gatherv:
-    CDAG_MPI(MPI_Gatherv(L.IsRoot ? MPI_IN_PLACE : L.SendBuf, L.Count,
-                         MPI_BYTE, L.RecvBuf, L.RecvCounts.data(),
-                         L.RecvDispls.data(), MPI_BYTE, L.Root, L.Comm));
+    CDAG_MPI(MPI_Gatherv(L.IsRoot ? MPI_IN_PLACE : L.SendBuf, L.Count, MPI_BYTE,
+                         L.RecvBuf, L.RecvCounts.data(), L.RecvDispls.data(),
+                         MPI_BYTE, L.Root, L.Comm));
     break;
   case Method::AllgatherInPlace:
     CDAG_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, L.RecvBuf,
@@ -759,8 +765,8 @@ int runOriginal(cDAG_Schedule_s &S) {
     if (Active.empty())
       break;
     int Which;
-    CDAG_MPI(MPI_Waitany(static_cast<int>(Active.size()), Active.data(),
-                         &Which, MPI_STATUS_IGNORE));
+    CDAG_MPI(MPI_Waitany(static_cast<int>(Active.size()), Active.data(), &Which,
+                         MPI_STATUS_IGNORE));
     uint32_t Op = ActiveOp[Which];
     Active.erase(Active.begin() + Which);
     ActiveOp.erase(ActiveOp.begin() + Which);
@@ -771,7 +777,8 @@ int runOriginal(cDAG_Schedule_s &S) {
   return CDAG_SUCCESS;
 }
 
-//===-- Compiling ----------------------------------------------------------===//
+//===-- Compiling
+//----------------------------------------------------------===//
 
 /// Rank 0's part: analyze all graphs. Returns the encoded detection result.
 std::string analyze(const std::vector<uint64_t> &All,
@@ -781,8 +788,8 @@ std::string analyze(const std::vector<uint64_t> &All,
   size_t Offset = 0;
   for (int R = 0; R < P; ++R) {
     cg::LocalGraph L(R);
-    cg::Status S = cg::LocalGraph::deserialize(All.data() + Offset,
-                                               static_cast<size_t>(Counts[R]), L);
+    cg::Status S = cg::LocalGraph::deserialize(
+        All.data() + Offset, static_cast<size_t>(Counts[R]), L);
     Offset += static_cast<size_t>(Counts[R]);
     if (!S.ok())
       return "the graph of process " + std::to_string(R) + ": " + S.Message;
@@ -829,8 +836,8 @@ int compile(cDAG_Graph_s &G, cDAG_Schedule_s &S) {
     return fail(CDAG_ERR_ARG, "the graph of this process is too large");
   int MyCount = static_cast<int>(Mine.size());
   std::vector<int> Counts(S.Rank == 0 ? S.Size : 0), Displs;
-  CDAG_MPI(MPI_Gather(&MyCount, 1, MPI_INT, Counts.data(), 1, MPI_INT, 0,
-                      S.Comm));
+  CDAG_MPI(
+      MPI_Gather(&MyCount, 1, MPI_INT, Counts.data(), 1, MPI_INT, 0, S.Comm));
   std::vector<uint64_t> All;
   if (S.Rank == 0) {
     uint64_t Total = 0;
@@ -896,7 +903,8 @@ void freeSchedule(cDAG_Schedule_s *S) {
 
 } // namespace
 
-//===-- The C API ----------------------------------------------------------===//
+//===-- The C API
+//----------------------------------------------------------===//
 
 // The library is built with hidden visibility; its C API is what it exports.
 #pragma GCC visibility push(default)

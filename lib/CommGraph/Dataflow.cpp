@@ -82,8 +82,7 @@ void eraseRegion(Memory &Mem, Rank Owner, Address Start, Address End) {
     }
   }
   auto It = Mem.lower_bound(Key{Owner, Start});
-  while (It != Mem.end() && It->first.Owner == Owner &&
-         It->first.Start < End) {
+  while (It != Mem.end() && It->first.Owner == Owner && It->first.Start < End) {
     if (It->second.End > End) {
       Segment S = It->second;
       Address SegStart = It->first.Start;
@@ -104,8 +103,8 @@ void readRegion(Memory &Mem, Rank Owner, Address Start, uint64_t Size,
   auto It = segmentCovering(Mem, Owner, Start);
   if (It == Mem.end())
     It = Mem.lower_bound(Key{Owner, Start});
-  for (; It != Mem.end() && It->first.Owner == Owner &&
-         It->first.Start < End && Pos < End;
+  for (; It != Mem.end() && It->first.Owner == Owner && It->first.Start < End &&
+         Pos < End;
        ++It) {
     Address SegStart = It->first.Start, SegEnd = It->second.End;
     if (SegStart > Pos) { // A gap: the owner's own data.

@@ -49,11 +49,10 @@ public:
              Rank P)
       : OutPeers(P, 0), InPeers(P, 0) {
     // Stable: within a pair the caller's order (by addresses) is kept.
-    std::stable_sort(Indices.begin(), Indices.end(),
-                     [&](uint32_t A, uint32_t B) {
-                       return std::tie(T[A].Src, T[A].Dst) <
-                              std::tie(T[B].Src, T[B].Dst);
-                     });
+    std::stable_sort(
+        Indices.begin(), Indices.end(), [&](uint32_t A, uint32_t B) {
+          return std::tie(T[A].Src, T[A].Dst) < std::tie(T[B].Src, T[B].Dst);
+        });
     Items = std::move(Indices);
     for (uint32_t I = 0; I < Items.size();) {
       Run R{T[Items[I]].Src, T[Items[I]].Dst, I, I, I};
@@ -72,7 +71,9 @@ public:
     const Run *R = find(Src, Dst);
     return R && R->Head < R->End;
   }
-  uint32_t front(Rank Src, Rank Dst) const { return Items[find(Src, Dst)->Head]; }
+  uint32_t front(Rank Src, Rank Dst) const {
+    return Items[find(Src, Dst)->Head];
+  }
   uint32_t take(Rank Src, Rank Dst) {
     Run *R = const_cast<Run *>(find(Src, Dst));
     uint32_t Index = Items[R->Head++];
@@ -94,10 +95,11 @@ private:
     uint32_t Begin, End, Head;
   };
   const Run *find(Rank Src, Rank Dst) const {
-    auto It = std::lower_bound(Runs.begin(), Runs.end(), std::make_pair(Src, Dst),
-                               [](const Run &R, std::pair<Rank, Rank> K) {
-                                 return std::make_pair(R.Src, R.Dst) < K;
-                               });
+    auto It =
+        std::lower_bound(Runs.begin(), Runs.end(), std::make_pair(Src, Dst),
+                         [](const Run &R, std::pair<Rank, Rank> K) {
+                           return std::make_pair(R.Src, R.Dst) < K;
+                         });
     if (It == Runs.end() || It->Src != Src || It->Dst != Dst)
       return nullptr;
     return &*It;
@@ -188,8 +190,8 @@ private:
   bool sameBlockPerSource(const std::vector<uint32_t> &Taken) const {
     std::unordered_map<Rank, std::pair<Address, uint64_t>> Block;
     for (uint32_t I : Taken) {
-      auto [It, New] = Block.emplace(T[I].Src,
-                                     std::make_pair(T[I].SrcAddr, T[I].Size));
+      auto [It, New] =
+          Block.emplace(T[I].Src, std::make_pair(T[I].SrcAddr, T[I].Size));
       if (!New && It->second != std::make_pair(T[I].SrcAddr, T[I].Size))
         return false;
     }
@@ -260,7 +262,7 @@ private:
         }
       }
       std::sort(Group.begin(), Group.end());
-      CollectiveKind K = !Out ? CollectiveKind::Gather
+      CollectiveKind K = !Out                        ? CollectiveKind::Gather
                          : sameBlockPerSource(Taken) ? CollectiveKind::Bcast
                                                      : CollectiveKind::Scatter;
       record(K, Root, std::move(Group), Size, Taken);
@@ -313,8 +315,8 @@ private:
             break;
           for (uint32_t I : Taken)
             Q.take(T[I].Src, T[I].Dst);
-          record(Out ? CollectiveKind::Scatterv : CollectiveKind::Gatherv,
-                 Root, allProcesses(), 0, Taken);
+          record(Out ? CollectiveKind::Scatterv : CollectiveKind::Gatherv, Root,
+                 allProcesses(), 0, Taken);
         }
       }
     }

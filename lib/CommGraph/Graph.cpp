@@ -83,9 +83,9 @@ Status LocalGraph::deserialize(const uint64_t *Data, size_t Words,
   for (uint64_t I = 0; I < NumOps; ++I, P += 5) {
     if (P[0] > static_cast<uint64_t>(OpKind::Local))
       return Status::error("graph encoding has an unknown operation kind");
-    uint32_t Index = Out.addSend(P[1], P[2],
-                                 static_cast<Rank>(static_cast<uint32_t>(P[3])),
-                                 static_cast<int32_t>(static_cast<uint32_t>(P[4])));
+    uint32_t Index =
+        Out.addSend(P[1], P[2], static_cast<Rank>(static_cast<uint32_t>(P[3])),
+                    static_cast<int32_t>(static_cast<uint32_t>(P[4])));
     Out.Ops[Index].Kind = static_cast<OpKind>(P[0]);
   }
   for (uint64_t I = 0; I < NumDeps; ++I, P += 2)
@@ -114,7 +114,8 @@ Status Graph::add(const LocalGraph &G) {
       return Status::error(
           std::string(Op.Kind == OpKind::Send ? "send " : "receive ") +
           std::to_string(I) + " of process " + std::to_string(R) +
-          " names process " + std::to_string(Op.Peer) + ", which does not exist");
+          " names process " + std::to_string(Op.Peer) +
+          ", which does not exist");
   }
   for (const auto &[Before, After] : G.dependencies())
     if (Before >= Local.size() || After >= Local.size())
@@ -165,8 +166,8 @@ std::string Graph::describe(OpId Op) const {
   std::string S = O.Kind == OpKind::Send   ? "send "
                   : O.Kind == OpKind::Recv ? "receive "
                                            : "local operation ";
-  S += std::to_string(localIndex(Op)) + " of process " +
-       std::to_string(O.Owner);
+  S +=
+      std::to_string(localIndex(Op)) + " of process " + std::to_string(O.Owner);
   if (O.Kind != OpKind::Local)
     S += " (" + std::string(O.Kind == OpKind::Send ? "to " : "from ") +
          std::to_string(O.Peer) + ", tag " + std::to_string(O.Tag) + ", " +

@@ -30,8 +30,7 @@ struct QueueKey {
   int32_t Tag;
   OpKind Kind;
   bool operator==(const QueueKey &O) const {
-    return Owner == O.Owner && Peer == O.Peer && Tag == O.Tag &&
-           Kind == O.Kind;
+    return Owner == O.Owner && Peer == O.Peer && Tag == O.Tag && Kind == O.Kind;
   }
 };
 

@@ -370,8 +370,7 @@ OTF2_CallbackCode onEnter(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
     // A collective's peer attribute is its root.
     int32_t P = A.getInt(tf::AttrPeer, NoPeer);
     int32_t &Target = mpi::isCollective(F->TheFamily) ? E.Root : E.Peer;
-    Target =
-        P >= 0 ? R.worldRank(E.Comm == NoComm ? 0 : E.Comm, P, L.Rank) : P;
+    Target = P >= 0 ? R.worldRank(E.Comm == NoComm ? 0 : E.Comm, P, L.Rank) : P;
   }
   return OTF2_CALLBACK_SUCCESS;
 }
@@ -397,116 +396,6 @@ void applyHash(const Attrs &A, bool &Has, uint64_t &Hash) {
   }
 }
 
-/// Whether the current call starts persistent requests: their MPI records
-/// become started request records of the call.
-bool inStart(const LocationState &L) {
-  return L.InCall && mpi::familyOf(L.Current.Function) == mpi::Family::Start;
-}
-
-RequestRecord &addRequestRecord(LocationState &L, Event &E, uint64_t Request);
-
-void addStarted(Reader &R, LocationState &L, OTF2_AttributeList *List,
-                uint64_t Request) {
-  RequestRecord &Rec = addRequestRecord(L, L.Current, Request);
-  Rec.Started = true;
-  Rec.Persistent = R.attributes(List).get(tf::AttrRequest);
-}
-
-OTF2_CallbackCode onSend(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
-                         void *Data, OTF2_AttributeList *List, uint32_t Peer,
-                         OTF2_CommRef Comm, uint32_t Tag, uint64_t Bytes) {
-  Reader &R = *readerOf(Data);
-  LocationState &L = *R.Current;
-  bool Standalone = !L.InCall;
-  Event &E = R.callFor(L, mpi::FunctionId::Send, R.time(Ts));
-  E.Comm = R.commIndex(Comm);
-  E.Peer = R.worldRank(E.Comm, Peer, L.Rank);
-  E.Tag = static_cast<int32_t>(Tag);
-  E.Bytes = Bytes;
-  applyHash(R.attributes(List), E.HasHash, E.Hash);
-  if (Standalone)
-    R.finishCall(L, R.time(Ts));
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-OTF2_CallbackCode onIsend(OTF2_LocationRef Loc, OTF2_TimeStamp Ts, uint64_t Pos,
-                          void *Data, OTF2_AttributeList *List, uint32_t Peer,
-                          OTF2_CommRef Comm, uint32_t Tag, uint64_t Bytes,
-                          uint64_t Request) {
-  Reader &R = *readerOf(Data);
-  LocationState &L = *R.Current;
-  if (inStart(L)) {
-    addStarted(R, L, List, Request);
-    return OTF2_CALLBACK_SUCCESS;
-  }
-  bool Standalone = !L.InCall;
-  Event &E = R.callFor(L, mpi::FunctionId::Isend, R.time(Ts));
-  E.Comm = R.commIndex(Comm);
-  E.Peer = R.worldRank(E.Comm, Peer, L.Rank);
-  E.Tag = static_cast<int32_t>(Tag);
-  E.Bytes = Bytes;
-  E.Request = Request;
-  applyHash(R.attributes(List), E.HasHash, E.Hash);
-  if (Standalone)
-    R.finishCall(L, R.time(Ts));
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-OTF2_CallbackCode onIrecvRequest(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
-                                 void *Data, OTF2_AttributeList *List,
-                                 uint64_t Request) {
-  Reader &R = *readerOf(Data);
-  LocationState &L = *R.Current;
-  if (inStart(L)) {
-    addStarted(R, L, List, Request);
-    return OTF2_CALLBACK_SUCCESS;
-  }
-  bool Standalone = !L.InCall;
-  Event &E = R.callFor(L, mpi::FunctionId::Irecv, R.time(Ts));
-  E.Request = Request;
-  Attrs A = R.attributes(List);
-  if (A.has(tf::AttrComm))
-    E.Comm = R.commIndex(static_cast<uint32_t>(A.get(tf::AttrComm)));
-  if (A.has(tf::AttrTag))
-    E.Tag = A.getInt(tf::AttrTag, NoTag);
-  if (A.has(tf::AttrBytes))
-    E.Bytes = A.get(tf::AttrBytes);
-  if (A.has(tf::AttrPeer)) {
-    int32_t P = A.getInt(tf::AttrPeer, NoPeer);
-    E.Peer = P >= 0 ? R.worldRank(E.Comm, P, L.Rank) : P;
-  }
-  if (Standalone)
-    R.finishCall(L, R.time(Ts));
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-OTF2_CallbackCode onRecv(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
-                         void *Data, OTF2_AttributeList *List, uint32_t Peer,
-                         OTF2_CommRef Comm, uint32_t Tag, uint64_t Bytes) {
-  Reader &R = *readerOf(Data);
-  LocationState &L = *R.Current;
-  bool Standalone = !L.InCall;
-  Event &E = R.callFor(L, mpi::FunctionId::Recv, R.time(Ts));
-  Attrs A = R.attributes(List);
-  uint32_t C = R.commIndex(Comm);
-  int32_t World = R.worldRank(C, Peer, L.Rank);
-  if (mpi::info(E.Function).TheFamily == mpi::Family::SendRecv) {
-    E.RecvPeer = World;
-    E.RecvTag = static_cast<int32_t>(Tag);
-    E.RecvBytes = Bytes;
-    applyHash(A, E.HasRecvHash, E.RecvHash);
-  } else {
-    E.Comm = C;
-    E.Peer = World;
-    E.Tag = static_cast<int32_t>(Tag);
-    E.Bytes = Bytes;
-    applyHash(A, E.HasHash, E.Hash);
-  }
-  if (Standalone)
-    R.finishCall(L, R.time(Ts));
-  return OTF2_CALLBACK_SUCCESS;
-}
-
 /// Appends a request record to call \p E of location \p L.
 RequestRecord &addRequestRecord(LocationState &L, Event &E, uint64_t Request) {
   if (E.NumRequestRecords == 0)
@@ -517,52 +406,154 @@ RequestRecord &addRequestRecord(LocationState &L, Event &E, uint64_t Request) {
   return L.Requests.back();
 }
 
-/// Adds a completion to the current (wait or test) call.
-RequestRecord &addCompletion(Reader &R, LocationState &L, uint64_t Time,
-                             uint64_t Request) {
-  return addRequestRecord(L, R.callFor(L, mpi::FunctionId::Wait, Time),
-                          Request);
+/// Runs \p Fill(Reader, Location, Call) on the call an MPI record belongs
+/// to: the one whose region is open, or, for a record outside any MPI region
+/// (some tracers write those), a call of \p Standalone made for it alone.
+template <typename Fn>
+OTF2_CallbackCode onRecord(void *Data, OTF2_TimeStamp Ts,
+                           mpi::FunctionId Standalone, Fn Fill) {
+  Reader &R = *readerOf(Data);
+  LocationState &L = *R.Current;
+  bool Alone = !L.InCall;
+  uint64_t Time = R.time(Ts);
+  Fill(R, L, R.callFor(L, Standalone, Time));
+  if (Alone)
+    R.finishCall(L, Time);
+  return OTF2_CALLBACK_SUCCESS;
 }
+
+/// Whether \p E starts persistent requests: the MPI records inside it
+/// become its started request records.
+bool isStart(const Event &E) {
+  return mpi::familyOf(E.Function) == mpi::Family::Start;
+}
+
+void addStarted(Reader &R, LocationState &L, Event &E, OTF2_AttributeList *List,
+                uint64_t Request) {
+  RequestRecord &Rec = addRequestRecord(L, E, Request);
+  Rec.Started = true;
+  Rec.Persistent = R.attributes(List).get(tf::AttrRequest);
+}
+
+OTF2_CallbackCode onSend(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
+                         void *Data, OTF2_AttributeList *List, uint32_t Peer,
+                         OTF2_CommRef Comm, uint32_t Tag, uint64_t Bytes) {
+  return onRecord(Data, Ts, mpi::FunctionId::Send,
+                  [&](Reader &R, LocationState &L, Event &E) {
+                    E.Comm = R.commIndex(Comm);
+                    E.Peer = R.worldRank(E.Comm, Peer, L.Rank);
+                    E.Tag = static_cast<int32_t>(Tag);
+                    E.Bytes = Bytes;
+                    applyHash(R.attributes(List), E.HasHash, E.Hash);
+                  });
+}
+
+OTF2_CallbackCode onIsend(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
+                          void *Data, OTF2_AttributeList *List, uint32_t Peer,
+                          OTF2_CommRef Comm, uint32_t Tag, uint64_t Bytes,
+                          uint64_t Request) {
+  return onRecord(Data, Ts, mpi::FunctionId::Isend,
+                  [&](Reader &R, LocationState &L, Event &E) {
+                    if (isStart(E))
+                      return addStarted(R, L, E, List, Request);
+                    E.Comm = R.commIndex(Comm);
+                    E.Peer = R.worldRank(E.Comm, Peer, L.Rank);
+                    E.Tag = static_cast<int32_t>(Tag);
+                    E.Bytes = Bytes;
+                    E.Request = Request;
+                    applyHash(R.attributes(List), E.HasHash, E.Hash);
+                  });
+}
+
+OTF2_CallbackCode onIrecvRequest(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
+                                 void *Data, OTF2_AttributeList *List,
+                                 uint64_t Request) {
+  return onRecord(Data, Ts, mpi::FunctionId::Irecv,
+                  [&](Reader &R, LocationState &L, Event &E) {
+                    if (isStart(E))
+                      return addStarted(R, L, E, List, Request);
+                    E.Request = Request;
+                    Attrs A = R.attributes(List);
+                    if (A.has(tf::AttrComm))
+                      E.Comm = R.commIndex(
+                          static_cast<uint32_t>(A.get(tf::AttrComm)));
+                    if (A.has(tf::AttrTag))
+                      E.Tag = A.getInt(tf::AttrTag, NoTag);
+                    if (A.has(tf::AttrBytes))
+                      E.Bytes = A.get(tf::AttrBytes);
+                    if (A.has(tf::AttrPeer)) {
+                      int32_t P = A.getInt(tf::AttrPeer, NoPeer);
+                      E.Peer = P >= 0 ? R.worldRank(E.Comm, P, L.Rank) : P;
+                    }
+                  });
+}
+
+OTF2_CallbackCode onRecv(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
+                         void *Data, OTF2_AttributeList *List, uint32_t Peer,
+                         OTF2_CommRef Comm, uint32_t Tag, uint64_t Bytes) {
+  return onRecord(Data, Ts, mpi::FunctionId::Recv,
+                  [&](Reader &R, LocationState &L, Event &E) {
+                    Attrs A = R.attributes(List);
+                    uint32_t C = R.commIndex(Comm);
+                    int32_t World = R.worldRank(C, Peer, L.Rank);
+                    if (mpi::familyOf(E.Function) == mpi::Family::SendRecv) {
+                      E.RecvPeer = World;
+                      E.RecvTag = static_cast<int32_t>(Tag);
+                      E.RecvBytes = Bytes;
+                      applyHash(A, E.HasRecvHash, E.RecvHash);
+                      return;
+                    }
+                    E.Comm = C;
+                    E.Peer = World;
+                    E.Tag = static_cast<int32_t>(Tag);
+                    E.Bytes = Bytes;
+                    applyHash(A, E.HasHash, E.Hash);
+                  });
+}
+
+// Completions belong to the enclosing wait or test.
 
 OTF2_CallbackCode onIrecv(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
                           void *Data, OTF2_AttributeList *List, uint32_t Peer,
                           OTF2_CommRef Comm, uint32_t Tag, uint64_t Bytes,
                           uint64_t Request) {
-  Reader &R = *readerOf(Data);
-  LocationState &L = *R.Current;
-  bool Standalone = !L.InCall;
-  RequestRecord &Rec = addCompletion(R, L, R.time(Ts), Request);
-  Rec.Peer = R.worldRank(R.commIndex(Comm), Peer, L.Rank);
-  Rec.Tag = static_cast<int32_t>(Tag);
-  Rec.Bytes = Bytes;
-  applyHash(R.attributes(List), Rec.HasHash, Rec.Hash);
-  if (Standalone)
-    R.finishCall(L, R.time(Ts));
-  return OTF2_CALLBACK_SUCCESS;
+  return onRecord(Data, Ts, mpi::FunctionId::Wait,
+                  [&](Reader &R, LocationState &L, Event &E) {
+                    RequestRecord &Rec = addRequestRecord(L, E, Request);
+                    Rec.Peer = R.worldRank(R.commIndex(Comm), Peer, L.Rank);
+                    Rec.Tag = static_cast<int32_t>(Tag);
+                    Rec.Bytes = Bytes;
+                    applyHash(R.attributes(List), Rec.HasHash, Rec.Hash);
+                  });
 }
 
 OTF2_CallbackCode onIsendComplete(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
                                   void *Data, OTF2_AttributeList *,
                                   uint64_t Request) {
-  Reader &R = *readerOf(Data);
-  LocationState &L = *R.Current;
-  bool Standalone = !L.InCall;
-  addCompletion(R, L, R.time(Ts), Request);
-  if (Standalone)
-    R.finishCall(L, R.time(Ts));
-  return OTF2_CALLBACK_SUCCESS;
+  return onRecord(Data, Ts, mpi::FunctionId::Wait,
+                  [&](Reader &, LocationState &L, Event &E) {
+                    addRequestRecord(L, E, Request);
+                  });
 }
 
 OTF2_CallbackCode onCancelled(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
                               void *Data, OTF2_AttributeList *,
                               uint64_t Request) {
-  Reader &R = *readerOf(Data);
-  LocationState &L = *R.Current;
-  bool Standalone = !L.InCall;
-  addCompletion(R, L, R.time(Ts), Request).Cancelled = true;
-  if (Standalone)
-    R.finishCall(L, R.time(Ts));
-  return OTF2_CALLBACK_SUCCESS;
+  return onRecord(Data, Ts, mpi::FunctionId::Wait,
+                  [&](Reader &, LocationState &L, Event &E) {
+                    addRequestRecord(L, E, Request).Cancelled = true;
+                  });
+}
+
+OTF2_CallbackCode onCollectiveComplete(OTF2_LocationRef, OTF2_TimeStamp Ts,
+                                       uint64_t, void *Data,
+                                       OTF2_AttributeList *, OTF2_CollectiveOp,
+                                       OTF2_CommRef, uint32_t, uint64_t,
+                                       uint64_t Received, uint64_t Request) {
+  return onRecord(Data, Ts, mpi::FunctionId::Wait,
+                  [&](Reader &, LocationState &L, Event &E) {
+                    addRequestRecord(L, E, Request).Bytes = Received;
+                  });
 }
 
 OTF2_CallbackCode onCollectiveEnd(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
@@ -570,49 +561,22 @@ OTF2_CallbackCode onCollectiveEnd(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
                                   OTF2_CollectiveOp, OTF2_CommRef Comm,
                                   uint32_t Root, uint64_t Sent,
                                   uint64_t Received) {
-  Reader &R = *readerOf(Data);
-  LocationState &L = *R.Current;
-  bool Standalone = !L.InCall;
-  Event &E = R.callFor(L, mpi::FunctionId::Barrier, R.time(Ts));
-  E.Comm = R.commIndex(Comm);
-  if (Root != OTF2_UNDEFINED_UINT32)
-    E.Root = R.worldRank(E.Comm, Root, L.Rank);
-  E.Bytes = Sent;
-  E.RecvBytes = Received;
-  if (Standalone)
-    R.finishCall(L, R.time(Ts));
-  return OTF2_CALLBACK_SUCCESS;
+  return onRecord(Data, Ts, mpi::FunctionId::Barrier,
+                  [&](Reader &R, LocationState &L, Event &E) {
+                    E.Comm = R.commIndex(Comm);
+                    if (Root != OTF2_UNDEFINED_UINT32)
+                      E.Root = R.worldRank(E.Comm, Root, L.Rank);
+                    E.Bytes = Sent;
+                    E.RecvBytes = Received;
+                  });
 }
 
 OTF2_CallbackCode onCollectiveRequest(OTF2_LocationRef, OTF2_TimeStamp Ts,
                                       uint64_t, void *Data,
                                       OTF2_AttributeList *, uint64_t Request) {
-  Reader &R = *readerOf(Data);
-  LocationState &L = *R.Current;
-  bool Standalone = !L.InCall;
-  R.callFor(L, mpi::FunctionId::Ibarrier, R.time(Ts)).Request = Request;
-  if (Standalone)
-    R.finishCall(L, R.time(Ts));
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-OTF2_CallbackCode onCollectiveComplete(OTF2_LocationRef, OTF2_TimeStamp Ts,
-                                       uint64_t, void *Data,
-                                       OTF2_AttributeList *, OTF2_CollectiveOp,
-                                       OTF2_CommRef Comm, uint32_t Root,
-                                       uint64_t Sent, uint64_t Received,
-                                       uint64_t Request) {
-  Reader &R = *readerOf(Data);
-  LocationState &L = *R.Current;
-  bool Standalone = !L.InCall;
-  RequestRecord &Rec = addCompletion(R, L, R.time(Ts), Request);
-  Rec.Bytes = Received;
-  (void)Comm;
-  (void)Root;
-  (void)Sent;
-  if (Standalone)
-    R.finishCall(L, R.time(Ts));
-  return OTF2_CALLBACK_SUCCESS;
+  return onRecord(
+      Data, Ts, mpi::FunctionId::Ibarrier,
+      [&](Reader &, LocationState &, Event &E) { E.Request = Request; });
 }
 
 //===-- Putting it together
@@ -833,7 +797,7 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered) {
 
   std::map<uint64_t, int> RankOfLocation;
   if (llvm::Error E = buildCommunicators(Defs, Rd, RankOfLocation, *Anchor))
-    return std::move(E);
+    return E;
 
   for (const auto &[Loc, Rank] : RankOfLocation)
     OTF2_Reader_SelectLocation(R, Loc);

@@ -63,7 +63,9 @@ Analysis analyze(const Builder &B, DetectionOptions O = DetectionOptions()) {
   return A;
 }
 
-Rank absolute(Rank Relative, Rank Root, Rank P) { return (Relative + Root) % P; }
+Rank absolute(Rank Relative, Rank Root, Rank P) {
+  return (Relative + Root) % P;
+}
 Rank relative(Rank R, Rank Root, Rank P) { return (R - Root + P) % P; }
 uint64_t lowBit(uint64_t V) { return V & (~V + 1); }
 uint64_t highestPowerBelow(uint64_t P) {
@@ -73,7 +75,8 @@ uint64_t highestPowerBelow(uint64_t P) {
   return M;
 }
 
-//===-- Broadcast ----------------------------------------------------------===//
+//===-- Broadcast
+//----------------------------------------------------------===//
 
 constexpr Address BcastBuf = 0x1000;
 
@@ -124,7 +127,8 @@ void bcastChain(Builder &B, Rank Root, unsigned Segments) {
   }
 }
 
-//===-- Scatter and gather -------------------------------------------------===//
+//===-- Scatter and gather
+//-------------------------------------------------===//
 
 constexpr Address RootBuf = 0x2000, Temp = 0x8000, Own = 0x3000;
 
@@ -180,8 +184,8 @@ void gatherBinomial(Builder &B, Rank Root) {
     std::vector<uint32_t> Recvs;
     for (uint64_t Mask = 1; Mask < Limit && V + Mask < P; Mask *= 2) {
       uint64_t Blocks = std::min(Mask, P - (V + Mask));
-      Recvs.push_back(B.recv(R, Buf + Mask * L, Blocks * L,
-                             absolute(V + Mask, Root, B.P)));
+      Recvs.push_back(
+          B.recv(R, Buf + Mask * L, Blocks * L, absolute(V + Mask, Root, B.P)));
     }
     if (!V)
       continue;
@@ -193,7 +197,8 @@ void gatherBinomial(Builder &B, Rank Root) {
   }
 }
 
-//===-- Allgather ----------------------------------------------------------===//
+//===-- Allgather
+//----------------------------------------------------------===//
 
 constexpr Address AllBuf = 0x4000;
 
@@ -248,7 +253,8 @@ void allgatherBruck(Builder &B) {
   }
 }
 
-//===-- Alltoall -----------------------------------------------------------===//
+//===-- Alltoall
+//-----------------------------------------------------------===//
 
 constexpr Address SendBuf = 0x5000, RecvBuf = 0x6000;
 
@@ -320,7 +326,8 @@ size_t addRandomMessages(Builder &B, unsigned Seed) {
   return B.P;
 }
 
-//===-- Checks -------------------------------------------------------------===//
+//===-- Checks
+//-------------------------------------------------------------===//
 
 /// Exactly one collective of kind \p K over all processes (with \p Root),
 /// covering every transfer of block size \p L.
@@ -335,14 +342,17 @@ void expectCollective(const Analysis &A, CollectiveKind K, Rank Root, Rank P,
   EXPECT_EQ(C.Root, Root) << "P=" << P;
   EXPECT_TRUE(C.onAllProcesses(P));
   EXPECT_EQ(C.BlockSize, L);
-  bool AllPairs = K == CollectiveKind::Allgather || K == CollectiveKind::Alltoall;
-  EXPECT_EQ(C.Blocks.size(), static_cast<size_t>(AllPairs ? P * (P - 1) : P - 1));
+  bool AllPairs =
+      K == CollectiveKind::Allgather || K == CollectiveKind::Alltoall;
+  EXPECT_EQ(C.Blocks.size(),
+            static_cast<size_t>(AllPairs ? P * (P - 1) : P - 1));
   EXPECT_EQ(A.D.Residual.size(), ExtraResidual) << "P=" << P;
   for (const Transfer &T : A.D.Residual)
     EXPECT_EQ(T.Size, 7u) << "a collective transfer was left residual";
 }
 
-const std::vector<Rank> ProcessCounts = {2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 31, 32};
+const std::vector<Rank> ProcessCounts = {2, 3,  4,  5,  6,  7,  8,
+                                         9, 12, 13, 16, 17, 31, 32};
 
 std::vector<Rank> rootsFor(Rank P) {
   std::set<Rank> Roots{0, P - 1, P / 2};
@@ -446,9 +456,9 @@ TEST(CommGraphTest, ScattersAndGathers) {
                              Scatter ? Root : 1 - Root, P, NumExtra);
             continue;
           }
-          expectCollective(A, Scatter ? CollectiveKind::Scatter
-                                      : CollectiveKind::Gather,
-                           Root, P, NumExtra);
+          expectCollective(
+              A, Scatter ? CollectiveKind::Scatter : CollectiveKind::Gather,
+              Root, P, NumExtra);
           std::set<Address> Sources;
           for (const Transfer &T : A.D.Collectives[0].Blocks)
             Sources.insert(Scatter ? T.SrcAddr : T.DstAddr);
@@ -521,7 +531,8 @@ TEST(CommGraphTest, ExtraMessagesStayResidualExactly) {
   EXPECT_EQ(Senders.size(), 6u);
 }
 
-//===-- Negative graphs ----------------------------------------------------===//
+//===-- Negative graphs
+//----------------------------------------------------===//
 
 TEST(CommGraphTest, OneReceiverMissingIsNoFullBroadcast) {
   Builder B(6);
@@ -604,7 +615,8 @@ TEST(CommGraphTest, DifferentBuffersAtTheRootAreAScatter) {
   EXPECT_EQ(A.D.Collectives[0].Kind, CollectiveKind::Scatter);
 }
 
-//===-- Errors -------------------------------------------------------------===//
+//===-- Errors
+//-------------------------------------------------------------===//
 
 TEST(CommGraphTest, UnmatchedSendIsNamed) {
   Builder B(3);
@@ -699,7 +711,8 @@ TEST(CommGraphTest, SerializationRoundTrips) {
   }
 }
 
-//===-- Wait sets ----------------------------------------------------------===//
+//===-- Wait sets
+//----------------------------------------------------------===//
 
 TEST(CommGraphTest, WaitSets) {
   {
@@ -744,7 +757,8 @@ TEST(CommGraphTest, WaitSets) {
   }
 }
 
-//===-- Vectors and combining ----------------------------------------------===//
+//===-- Vectors and combining
+//----------------------------------------------===//
 
 TEST(CommGraphTest, VectorAndCombinedCollectives) {
   // Gatherv: process i sends i + 1 bytes to the root.

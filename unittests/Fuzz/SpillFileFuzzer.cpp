@@ -59,8 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   }();
   llvm::sys::fs::remove_directories(Dir);
   llvm::sys::fs::create_directories(Dir + "/" + SpillDirName);
-  FILE *F = fopen((Dir + "/" + SpillDirName + "/rank-000000.raw").c_str(),
-                  "wb");
+  FILE *F =
+      fopen((Dir + "/" + SpillDirName + "/rank-000000.raw").c_str(), "wb");
   if (!F)
     abort();
   writePrologue(F);

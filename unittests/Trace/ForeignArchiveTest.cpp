@@ -21,25 +21,31 @@ using namespace mpilift;
 
 namespace {
 
-OTF2_FlushType preFlush(void *, OTF2_FileType, OTF2_LocationRef, void *,
-                        bool) {
+OTF2_FlushType preFlush(void *, OTF2_FileType, OTF2_LocationRef, void *, bool) {
   return OTF2_FLUSH;
 }
 OTF2_TimeStamp postFlush(void *, OTF2_FileType, OTF2_LocationRef) { return 0; }
 const OTF2_FlushCallbacks Flush = {preFlush, postFlush};
 
 // Strings, regions and the communicator of the archive.
-enum : uint32_t { StrEmpty, StrMain, StrSend, StrRecv, StrWorld, StrRank0,
-                  StrRank1, StrMachine };
+enum : uint32_t {
+  StrEmpty,
+  StrMain,
+  StrSend,
+  StrRecv,
+  StrWorld,
+  StrRank0,
+  StrRank1,
+  StrMachine
+};
 enum : uint32_t { RegionMain, RegionSend, RegionRecv };
 // Location ids as a tool might number them: not the ranks.
 constexpr OTF2_LocationRef Loc0 = 100, Loc1 = 7;
 
 void writeForeignArchive(const std::string &Dir) {
-  OTF2_Archive *A =
-      OTF2_Archive_Open(Dir.c_str(), "foreign", OTF2_FILEMODE_WRITE,
-                        1024 * 1024, 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
-                        OTF2_COMPRESSION_NONE);
+  OTF2_Archive *A = OTF2_Archive_Open(
+      Dir.c_str(), "foreign", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   OTF2_Archive_SetFlushCallbacks(A, &Flush, nullptr);
   OTF2_Archive_SetSerialCollectiveCallbacks(A);
   OTF2_Archive_OpenEvtFiles(A);
@@ -64,8 +70,9 @@ void writeForeignArchive(const std::string &Dir) {
 
   OTF2_GlobalDefWriter *G = OTF2_Archive_GetGlobalDefWriter(A);
   OTF2_GlobalDefWriter_WriteClockProperties(G, 1000000000, 10, 40, 0);
-  const char *Strings[] = {"", "main", "MPI_Send", "MPI_Recv",
-                           "MPI_COMM_WORLD", "proc 0", "proc 1", "machine"};
+  const char *Strings[] = {"",         "main",           "MPI_Send",
+                           "MPI_Recv", "MPI_COMM_WORLD", "proc 0",
+                           "proc 1",   "machine"};
   for (uint32_t I = 0; I < 8; ++I)
     OTF2_GlobalDefWriter_WriteString(G, I, Strings[I]);
   OTF2_GlobalDefWriter_WriteSystemTreeNode(G, 0, StrMachine, StrMachine,
@@ -80,23 +87,19 @@ void writeForeignArchive(const std::string &Dir) {
                                      OTF2_LOCATION_TYPE_CPU_THREAD, 5, 1);
   OTF2_GlobalDefWriter_WriteLocation(G, Loc0, StrRank0,
                                      OTF2_LOCATION_TYPE_CPU_THREAD, 5, 0);
-  OTF2_GlobalDefWriter_WriteRegion(G, RegionMain, StrMain, StrMain, StrEmpty,
-                                   OTF2_REGION_ROLE_FUNCTION,
-                                   OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE,
-                                   StrEmpty, 0, 0);
-  OTF2_GlobalDefWriter_WriteRegion(G, RegionSend, StrSend, StrSend, StrEmpty,
-                                   OTF2_REGION_ROLE_POINT2POINT,
-                                   OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE,
-                                   StrEmpty, 0, 0);
-  OTF2_GlobalDefWriter_WriteRegion(G, RegionRecv, StrRecv, StrRecv, StrEmpty,
-                                   OTF2_REGION_ROLE_POINT2POINT,
-                                   OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE,
-                                   StrEmpty, 0, 0);
+  OTF2_GlobalDefWriter_WriteRegion(
+      G, RegionMain, StrMain, StrMain, StrEmpty, OTF2_REGION_ROLE_FUNCTION,
+      OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, StrEmpty, 0, 0);
+  OTF2_GlobalDefWriter_WriteRegion(
+      G, RegionSend, StrSend, StrSend, StrEmpty, OTF2_REGION_ROLE_POINT2POINT,
+      OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, StrEmpty, 0, 0);
+  OTF2_GlobalDefWriter_WriteRegion(
+      G, RegionRecv, StrRecv, StrRecv, StrEmpty, OTF2_REGION_ROLE_POINT2POINT,
+      OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, StrEmpty, 0, 0);
   uint64_t WorldLocations[] = {Loc0, Loc1};
-  OTF2_GlobalDefWriter_WriteGroup(G, 0, StrWorld,
-                                  OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2,
-                                  WorldLocations);
+  OTF2_GlobalDefWriter_WriteGroup(
+      G, 0, StrWorld, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+      OTF2_GROUP_FLAG_NONE, 2, WorldLocations);
   uint64_t Members[] = {0, 1};
   OTF2_GlobalDefWriter_WriteGroup(G, 1, StrWorld, OTF2_GROUP_TYPE_COMM_GROUP,
                                   OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2,

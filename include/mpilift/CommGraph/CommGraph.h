@@ -1,4 +1,5 @@
-//===- CommGraph.h - Communication DAGs, matching, SST, detection -*- C++ -*-===//
+//===- CommGraph.h - Communication DAGs, matching, SST, detection -*- C++
+//-*-===//
 //
 // Part of mpilift.
 //
@@ -174,8 +175,7 @@ Status match(const Graph &G, Matching &M);
 /// peer start) of a final receive.)
 struct Transfer {
   Transfer() = default;
-  Transfer(Rank Dst, Address DstAddr, uint64_t Size, Rank Src,
-           Address SrcAddr)
+  Transfer(Rank Dst, Address DstAddr, uint64_t Size, Rank Src, Address SrcAddr)
       : DstAddr(DstAddr), Size(Size), SrcAddr(SrcAddr), Dst(Dst), Src(Src) {}
 
   // 32 bytes: addresses first.
@@ -201,8 +201,8 @@ struct DataflowStats {
 /// still counts (it holds the data at the end); scratch regions and data
 /// overwritten later do not. Transfers of a process's own data back to the
 /// same place are dropped.
-Status propagate(const Graph &G, const Matching &M,
-                 std::vector<Transfer> &Out, DataflowStats *Stats = nullptr);
+Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
+                 DataflowStats *Stats = nullptr);
 
 /// Section 2.3: the processes each process waits for, sorted; the process
 /// itself is not listed.

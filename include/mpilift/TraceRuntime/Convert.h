@@ -45,6 +45,10 @@ bool hasSpillFiles(const std::string &TraceDir);
 /// previous (partial) archive there. On success the spill files are removed.
 ConvertResult convertSpillFiles(const std::string &TraceDir);
 
+/// Removes the OTF2 archive of \p TraceDir (traces.otf2, traces.def and
+/// traces/) and, with \p AndSpillFiles, the spill files; nothing else.
+void removeArchive(const std::string &TraceDir, bool AndSpillFiles);
+
 } // namespace tracert
 } // namespace mpilift
 
