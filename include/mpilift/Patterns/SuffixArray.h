@@ -1,0 +1,86 @@
+//===- SuffixArray.h - Enhanced suffix arrays over event codes ---*- C++
+//-*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The suffix structure each rank's trace is condensed with: an enhanced
+/// suffix array (suffix array built by SA-IS in linear time for integer
+/// alphabets, LCP array by Kasai et al.), whose LCP-interval tree is the
+/// suffix tree. Traces have alphabets of thousands of symbols (operation x
+/// peer x call site), for which Ukkonen's tree with list children is far too
+/// slow; this uses 4 bytes per symbol for each of text, SA and LCP.
+///
+/// Plain C++17.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_PATTERNS_SUFFIXARRAY_H
+#define MPILIFT_PATTERNS_SUFFIXARRAY_H
+
+#include <cstdint>
+#include <vector>
+
+namespace mpilift {
+namespace patterns {
+
+using Symbol = uint32_t;
+using Index = uint32_t;
+
+/// The suffix array of \p Text: the start positions of its suffixes in
+/// lexicographic order. Symbols must be below \p AlphabetSize. Linear time
+/// (SA-IS, Nong, Zhang and Chan 2009). Texts up to 2^32 - 2 symbols.
+std::vector<Index> buildSuffixArray(const std::vector<Symbol> &Text,
+                                    Symbol AlphabetSize);
+
+/// LCP[i] = length of the longest common prefix of the suffixes SA[i-1] and
+/// SA[i]; LCP[0] = 0. Linear time (Kasai et al. 2001).
+std::vector<Index> buildLcpArray(const std::vector<Symbol> &Text,
+                                 const std::vector<Index> &SA);
+
+/// A maximal repeat: a string occurring at least twice that can be extended
+/// neither to the left nor to the right without losing an occurrence. It is
+/// the LCP interval [First, Last] of the suffix array: it occurs at
+/// SA[First..Last].
+struct Repeat {
+  Index Length;
+  Index First, Last;
+  Index count() const { return Last - First + 1; }
+};
+
+/// The suffix array, LCP array and what they answer.
+class EnhancedSuffixArray {
+public:
+  EnhancedSuffixArray(std::vector<Symbol> Text, Symbol AlphabetSize);
+
+  const std::vector<Symbol> &text() const { return Text; }
+  const std::vector<Index> &suffixArray() const { return SA; }
+  const std::vector<Index> &lcp() const { return LCP; }
+
+  /// Every maximal repeat of at least \p MinLength symbols occurring at
+  /// least \p MinCount times, by (length descending, first occurrence).
+  std::vector<Repeat> maximalRepeats(Index MinLength = 1,
+                                     Index MinCount = 2) const;
+
+  /// Start positions of \p R in the text, ascending.
+  std::vector<Index> occurrences(const Repeat &R) const;
+
+private:
+  /// Whether the suffixes SA[First..Last] are preceded by different
+  /// symbols (or one starts the text): the left-maximality test.
+  bool leftDiverse(Index First, Index Last) const {
+    return BwtChanges[Last] != BwtChanges[First];
+  }
+
+  std::vector<Symbol> Text;
+  std::vector<Index> SA, LCP;
+  /// Prefix counts of positions k with BWT[k] != BWT[k-1].
+  std::vector<Index> BwtChanges;
+};
+
+} // namespace patterns
+} // namespace mpilift
+
+#endif // MPILIFT_PATTERNS_SUFFIXARRAY_H

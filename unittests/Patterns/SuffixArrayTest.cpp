@@ -1,0 +1,136 @@
+//===- SuffixArrayTest.cpp - SA-IS, LCP and maximal repeats vs brute force
+//-===//
+
+#include "mpilift/Patterns/SuffixArray.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+using namespace mpilift::patterns;
+
+namespace {
+
+std::vector<Index> naiveSuffixArray(const std::vector<Symbol> &T) {
+  std::vector<Index> SA(T.size());
+  for (Index I = 0; I < SA.size(); ++I)
+    SA[I] = I;
+  std::sort(SA.begin(), SA.end(), [&](Index A, Index B) {
+    return std::lexicographical_compare(T.begin() + A, T.end(), T.begin() + B,
+                                        T.end());
+  });
+  return SA;
+}
+
+/// All maximal repeats by definition: substrings occurring at least twice
+/// whose occurrences are neither all preceded by one symbol nor all
+/// followed by one symbol.
+std::map<std::vector<Symbol>, std::vector<Index>>
+naiveMaximalRepeats(const std::vector<Symbol> &T) {
+  std::map<std::vector<Symbol>, std::set<Index>> Occ;
+  for (Index I = 0; I < T.size(); ++I)
+    for (Index J = I + 1; J <= T.size(); ++J)
+      Occ[std::vector<Symbol>(T.begin() + I, T.begin() + J)].insert(I);
+  std::map<std::vector<Symbol>, std::vector<Index>> Out;
+  for (const auto &[S, Positions] : Occ) {
+    if (Positions.size() < 2)
+      continue;
+    std::set<long> Left, Right;
+    for (Index P : Positions) {
+      Left.insert(P == 0 ? -1 - long(P) : long(T[P - 1]));
+      Right.insert(P + S.size() == T.size() ? -1 - long(P)
+                                            : long(T[P + S.size()]));
+    }
+    if (Left.size() > 1 && Right.size() > 1)
+      Out[S] = std::vector<Index>(Positions.begin(), Positions.end());
+  }
+  return Out;
+}
+
+std::vector<Symbol> randomText(std::mt19937 &Rng, Index N, Symbol K) {
+  std::vector<Symbol> T(N);
+  for (Symbol &S : T)
+    S = Rng() % K;
+  return T;
+}
+
+void expectMatchesBruteForce(const std::vector<Symbol> &T, Symbol K) {
+  std::vector<Index> SA = buildSuffixArray(T, K);
+  ASSERT_EQ(SA, naiveSuffixArray(T));
+  std::vector<Index> LCP = buildLcpArray(T, SA);
+  for (Index I = 1; I < T.size(); ++I) {
+    Index H = 0;
+    while (SA[I] + H < T.size() && SA[I - 1] + H < T.size() &&
+           T[SA[I] + H] == T[SA[I - 1] + H])
+      ++H;
+    ASSERT_EQ(LCP[I], H) << "at " << I;
+  }
+  if (T.size() > 80)
+    return; // The brute-force repeat finder is cubic.
+  EnhancedSuffixArray ESA(T, K);
+  std::map<std::vector<Symbol>, std::vector<Index>> Got;
+  for (const Repeat &R : ESA.maximalRepeats()) {
+    Index P = ESA.suffixArray()[R.First];
+    Got[std::vector<Symbol>(T.begin() + P, T.begin() + P + R.Length)] =
+        ESA.occurrences(R);
+  }
+  EXPECT_EQ(Got, naiveMaximalRepeats(T));
+}
+
+TEST(SuffixArrayTest, SmallAndDegenerateTexts) {
+  expectMatchesBruteForce({}, 1);
+  expectMatchesBruteForce({0}, 1);
+  expectMatchesBruteForce({3, 3}, 4);
+  expectMatchesBruteForce(std::vector<Symbol>(50, 0), 1);  // aaaa...
+  expectMatchesBruteForce({1, 0, 1, 0, 1, 0, 1, 0, 1}, 2); // periodic
+  expectMatchesBruteForce({2, 1, 0, 2, 1, 0, 2, 1, 0, 1}, 3);
+  // "mississippi"
+  expectMatchesBruteForce({12, 8, 18, 18, 8, 18, 18, 8, 15, 15, 8}, 26);
+}
+
+TEST(SuffixArrayTest, RandomTextsAgreeWithBruteForce) {
+  std::mt19937 Rng(42);
+  for (Symbol K : {2u, 3u, 4u, 26u, 5000u})
+    for (int Round = 0; Round < 40; ++Round) {
+      Index N = 1 + Rng() % (Round < 30 ? 60 : 2000);
+      SCOPED_TRACE("K " + std::to_string(K) + " N " + std::to_string(N));
+      expectMatchesBruteForce(randomText(Rng, N, K), K);
+    }
+}
+
+TEST(SuffixArrayTest, LoopTracesGiveTheirBodies) {
+  // A trace shaped like a program: a prologue, a loop body of 5 events run
+  // 40 times, an epilogue. The body (and its rotations) is a repeat
+  // occurring once per iteration.
+  std::vector<Symbol> T{100, 101};
+  for (int I = 0; I < 40; ++I)
+    for (Symbol S : {7u, 8u, 9u, 8u, 10u})
+      T.push_back(S);
+  T.push_back(102);
+  EnhancedSuffixArray ESA(T, 200);
+  std::vector<Repeat> Rs = ESA.maximalRepeats(5);
+  ASSERT_FALSE(Rs.empty());
+  // The longest maximal repeat is the loop minus one iteration.
+  EXPECT_EQ(Rs.front().Length, 39u * 5);
+  EXPECT_EQ(Rs.front().count(), 2u);
+  // The body as the first iteration starts it is maximal (the prologue
+  // precedes it once, the body's last event otherwise; the epilogue follows
+  // it once): one occurrence per iteration, 5 apart.
+  bool Found = false;
+  for (const Repeat &R : ESA.maximalRepeats(1))
+    if (R.Length == 5) {
+      std::vector<Index> P = ESA.occurrences(R);
+      if (P.front() == 2) {
+        Found = true;
+        EXPECT_EQ(P.size(), 40u);
+        for (Index I = 1; I < P.size(); ++I)
+          EXPECT_EQ(P[I] - P[I - 1], 5u);
+      }
+    }
+  EXPECT_TRUE(Found) << "the loop body is not a maximal repeat";
+}
+
+} // namespace
