@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job, end to end, on the bundled example: build mpilift, build the
 # example with debug information, run it under mpirun with every MPI call
-# traced, and print the trace with source locations.
+# traced, print the trace with source locations, and find the collectives
+# it implements by hand.
 # Usage: bash scripts/demo.sh        (as root on Debian 12; installs deps)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,3 +29,7 @@ echo "== otf2-print reads it ($(otf2-print "$out/traces/traces.otf2" | wc -l) li
 echo "== mpilift trace dump (ranks 0 and 1)"
 "$build/bin/mpilift" trace dump "$out/traces" --rank 0 --times
 "$build/bin/mpilift" trace dump "$out/traces" --rank 1 | tail -n +5
+echo "== mpilift detect: the hand-written collectives in it"
+"$build/bin/mpilift" detect "$out/traces"
+"$build/bin/mpilift" detect "$out/traces" --format json -o "$out/patterns.json"
+echo "(JSON in $out/patterns.json)"

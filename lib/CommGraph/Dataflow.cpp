@@ -44,6 +44,7 @@ struct Segment {
   Address End;
   Address SrcAddr;
   Rank Src;
+  OpId Writer; ///< The receive that wrote it (fits in Src's padding).
 };
 using Memory = std::map<Key, Segment>;
 
@@ -76,8 +77,8 @@ void eraseRegion(Memory &Mem, Rank Owner, Address Start, Address End) {
     Address SegStart = Cover->first.Start;
     Cover->second.End = Start; // Keep the head.
     if (S.End > End) {         // The region lies inside: keep the tail too.
-      Mem.emplace(Key{Owner, End},
-                  Segment{S.End, S.SrcAddr + (End - SegStart), S.Src});
+      Mem.emplace(Key{Owner, End}, Segment{S.End, S.SrcAddr + (End - SegStart),
+                                           S.Src, S.Writer});
       return;
     }
   }
@@ -87,8 +88,8 @@ void eraseRegion(Memory &Mem, Rank Owner, Address Start, Address End) {
       Segment S = It->second;
       Address SegStart = It->first.Start;
       Mem.erase(It);
-      Mem.emplace(Key{Owner, End},
-                  Segment{S.End, S.SrcAddr + (End - SegStart), S.Src});
+      Mem.emplace(Key{Owner, End}, Segment{S.End, S.SrcAddr + (End - SegStart),
+                                           S.Src, S.Writer});
       return;
     }
     It = Mem.erase(It);
@@ -122,16 +123,17 @@ void readRegion(Memory &Mem, Rank Owner, Address Start, uint64_t Size,
 }
 
 void writeRegion(Memory &Mem, Rank Owner, Address Start, uint64_t Size,
-                 const std::vector<Piece> &Pieces) {
+                 const std::vector<Piece> &Pieces, OpId Writer) {
   eraseRegion(Mem, Owner, Start, Start + Size);
   for (const Piece &P : Pieces)
     Mem.emplace(Key{Owner, Start + P.Offset},
-                Segment{Start + P.Offset + P.Size, P.SrcAddr, P.Src});
+                Segment{Start + P.Offset + P.Size, P.SrcAddr, P.Src, Writer});
 }
 
 /// The regions of \p Mem as transfers, merging neighbours that continue
 /// each other and dropping data that is back where it started.
-void emitTransfers(const Memory &Mem, std::vector<Transfer> &Out) {
+void emitTransfers(const Memory &Mem, std::vector<Transfer> &Out,
+                   std::vector<OpId> *Writers) {
   for (const auto &[K, S] : Mem) {
     if (S.Src == K.Owner && S.SrcAddr == K.Start)
       continue;
@@ -144,13 +146,15 @@ void emitTransfers(const Memory &Mem, std::vector<Transfer> &Out) {
       }
     }
     Out.emplace_back(K.Owner, K.Start, S.End - K.Start, S.Src, S.SrcAddr);
+    if (Writers)
+      Writers->push_back(S.Writer);
   }
 }
 
 } // namespace
 
 Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
-                 DataflowStats *Stats) {
+                 DataflowStats *Stats, std::vector<OpId> *Writers) {
   const std::vector<Operation> &Ops = G.ops();
   if (M.PeerOf.size() != Ops.size())
     return Status::error("the matching does not belong to this graph");
@@ -187,7 +191,7 @@ Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
     }
     case OpKind::Recv: {
       auto It = InFlight.find(A);
-      writeRegion(Mem, Op.Owner, Op.Start, Op.Size, It->second);
+      writeRegion(Mem, Op.Owner, Op.Start, Op.Size, It->second, A);
       InFlight.erase(It);
       break;
     }
@@ -206,7 +210,9 @@ Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
   for (const ScratchRegion &R : G.scratch())
     eraseRegion(Mem, R.Owner, R.Start, R.Start + R.Size);
   Out.clear();
-  emitTransfers(Mem, Out);
+  if (Writers)
+    Writers->clear();
+  emitTransfers(Mem, Out, Writers);
   return Status();
 }
 

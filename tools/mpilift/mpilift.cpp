@@ -15,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <vector>
 
 namespace {
 
@@ -27,6 +28,8 @@ const char *const Usage =
     "  trace recover DIR\n"
     "      turn what a run that ended abnormally recorded into its OTF2 "
     "archive\n"
+    "  detect DIR [--format text|json] [-o FILE]\n"
+    "      find point-to-point communication that implements a collective\n"
     "\n"
     "Record a trace with: mpirun -np N mpilift-run -o DIR -- PROGRAM ARGS\n"
     "Run 'mpilift <command> --help' for a command's options.\n";
@@ -46,6 +49,12 @@ int main(int Argc, const char **Argv) {
   }
   if (!strcmp(Argv[1], "trace"))
     return mpilift::runTraceCommand(Argc - 1, Argv + 1);
+  if (!strcmp(Argv[1], "detect")) {
+    std::vector<const char *> Args = {"mpilift detect"};
+    Args.insert(Args.end(), Argv + 2, Argv + Argc);
+    return mpilift::runDetectCommand(static_cast<int>(Args.size()),
+                                     Args.data());
+  }
   llvm::errs() << "mpilift: error: unknown command '" << Argv[1] << "'\n\n"
                << Usage;
   return mpilift::ExitBadInput;

@@ -201,8 +201,11 @@ struct DataflowStats {
 /// still counts (it holds the data at the end); scratch regions and data
 /// overwritten later do not. Transfers of a process's own data back to the
 /// same place are dropped.
+/// With \p Writers, also the receive that wrote each transfer (the first
+/// one where neighbouring regions were merged), parallel to \p Out.
 Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
-                 DataflowStats *Stats = nullptr);
+                 DataflowStats *Stats = nullptr,
+                 std::vector<OpId> *Writers = nullptr);
 
 /// Section 2.3: the processes each process waits for, sorted; the process
 /// itself is not listed.

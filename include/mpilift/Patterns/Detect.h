@@ -1,0 +1,81 @@
+//===- Detect.h - Collective patterns in MPI traces --------------*- C++
+//-*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Finds point-to-point communication that implements a collective
+/// operation in a trace:
+///
+///  - Template evidence (Preissl et al.): on the rank that would be the
+///    root, contiguous steps matching a template's master repeat for some
+///    (n, root, c); on every other rank of the communicator, the slave
+///    repeat with the same number of occurrences and one call site each.
+///    Contiguity makes the pattern compact: no other message of that
+///    communicator lies inside it.
+///  - Dataflow evidence (Hoefler and Schneider): the operations of one
+///    occurrence across ranks, or all point-to-point operations no template
+///    explained, as a communication graph with buffer addresses; matching,
+///    SST dataflow and detection (lib/CommGraph) classify it, which finds
+///    trees, pipelines and rings no template lists.
+///
+/// Broadcast or scatter: identical buffer and size on every send of the
+/// root (and identical payload hashes when the trace has them) is a
+/// broadcast; base + k * size is a scatter; otherwise the dataflow decides,
+/// or the pattern says "unknown".
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_PATTERNS_DETECT_H
+#define MPILIFT_PATTERNS_DETECT_H
+
+#include "mpilift/Trace/Trace.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mpilift {
+namespace patterns {
+
+/// A call site taking part in a pattern.
+struct PatternSite {
+  uint32_t Site;          ///< Index into the trace's call sites.
+  bool Send;              ///< Role: the site sends (else it receives).
+  std::vector<int> Ranks; ///< World ranks that call it in the pattern.
+};
+
+struct Pattern {
+  std::string Collective; ///< bcast, scatter, gather, allgather, alltoall...
+  std::string Topology;   ///< star, ring, ..., or "dataflow".
+  uint32_t Comm = 0;      ///< Index into the trace's communicators.
+  int Root = -1;          ///< World rank; -1 for none or when it varies.
+  std::vector<int> Roots; ///< Several roots: the root changes.
+  uint64_t Bytes = 0;     ///< Bytes per message.
+  uint64_t Occurrences = 0;
+  std::string Evidence; ///< "template", "dataflow" or "both".
+  std::vector<PatternSite> Sites;
+  std::string Note;
+};
+
+struct DetectOptions {
+  bool UseTemplates = true;
+  bool UseDataflow = true;
+};
+
+struct DetectResult {
+  std::vector<Pattern> Patterns;
+  std::vector<std::string> Warnings;
+  bool Partial = false; ///< The trace is incomplete.
+};
+
+/// Finds the collective patterns of \p T, deterministically ordered.
+DetectResult detectPatterns(const trace::Trace &T,
+                            const DetectOptions &Options = DetectOptions());
+
+} // namespace patterns
+} // namespace mpilift
+
+#endif // MPILIFT_PATTERNS_DETECT_H

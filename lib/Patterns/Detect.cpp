@@ -1,0 +1,761 @@
+//===- Detect.cpp - Collective patterns in MPI traces ---------------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mpilift/Patterns/Detect.h"
+
+#include "mpilift/CommGraph/CommGraph.h"
+#include "mpilift/Patterns/Templates.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace mpilift {
+namespace patterns {
+namespace {
+
+namespace cg = commgraph;
+using mpi::Family;
+
+//===-- Steps: a rank's point-to-point operations on one communicator
+//------===//
+
+/// One send or receive of a rank on a communicator, or (P2P false) another
+/// operation on it that a pattern must not span (a collective).
+struct StepEvent {
+  bool P2P = true;
+  bool Send = false;
+  int32_t Peer = -1; ///< Communicator rank, -1 if outside it.
+  int32_t Tag = 0;
+  uint64_t Bytes = 0, Buffer = 0;
+  bool HasHash = false;
+  uint64_t Hash = 0;
+  uint32_t Site = trace::NoSite;
+  uint32_t Event = 0;
+  /// Earlier steps of the same stream this one must follow: what had
+  /// completed when it was issued (blocking steps, waited-for requests).
+  std::vector<uint32_t> After;
+  /// Identity for grouping occurrences: same operation, peer and site.
+  std::tuple<bool, int32_t, uint32_t> key() const { return {Send, Peer, Site}; }
+};
+
+/// What a rank did on one communicator, in order.
+using Stream = std::vector<StepEvent>;
+
+int32_t commRank(const trace::Communicator &C, int32_t World) {
+  for (size_t I = 0; I < C.Members.size(); ++I)
+    if (C.Members[I] == World)
+      return static_cast<int32_t>(I);
+  return -1;
+}
+
+/// The peer, tag and size a nonblocking receive got, from its completion.
+const trace::RequestRecord *completionOf(const trace::RankTrace &R,
+                                         uint32_t Posting) {
+  for (const trace::RequestRecord &Rec : R.Requests)
+    if (!Rec.Started && Rec.PostedBy == Posting)
+      return &Rec;
+  return nullptr;
+}
+
+/// Tracks what has completed on a rank: the frontier every new step must
+/// follow. A blocking step replaces it; a posted (nonblocking) step does
+/// not join it until a wait completes its request.
+class Frontier {
+public:
+  void blocking(uint32_t Step) { Steps.assign(1, Step); }
+  void completed(uint32_t Step) {
+    Steps.push_back(Step);
+    if (Steps.size() > 64) // Old completions are implied by newer ones.
+      Steps.erase(Steps.begin());
+  }
+  const std::vector<uint32_t> &steps() const { return Steps; }
+
+private:
+  std::vector<uint32_t> Steps;
+};
+
+Stream streamOf(const trace::Trace &T, int World, uint32_t Comm) {
+  const trace::Communicator &C = T.Comms[Comm];
+  const trace::RankTrace &R = T.Ranks[World];
+  Stream S;
+  Frontier F;
+  std::map<uint32_t, uint32_t> StepOfPost; // Posting event -> step.
+  auto add = [&](StepEvent St, bool Blocking) {
+    St.After = F.steps();
+    S.push_back(std::move(St));
+    uint32_t Index = static_cast<uint32_t>(S.size() - 1);
+    if (Blocking)
+      F.blocking(Index);
+    return Index;
+  };
+  for (uint32_t I = 0; I < R.Events.size(); ++I) {
+    const trace::Event &E = R.Events[I];
+    Family F0 = mpi::familyOf(E.Function);
+    if (F0 == Family::Wait || F0 == Family::Test) {
+      for (const trace::RequestRecord &Rec : T.requestsOf(World, E)) {
+        auto It = StepOfPost.find(Rec.PostedBy);
+        if (!Rec.Started && It != StepOfPost.end())
+          F.completed(It->second);
+      }
+      continue;
+    }
+    if (E.Comm != Comm)
+      continue;
+    StepEvent St;
+    St.Site = E.Site;
+    St.Event = I;
+    St.Tag = E.Tag;
+    St.Bytes = E.Bytes;
+    St.Buffer = E.Buffer;
+    St.HasHash = E.HasHash;
+    St.Hash = E.Hash;
+    switch (F0) {
+    case Family::BlockingSend:
+      St.Send = true;
+      St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
+      add(St, /*Blocking=*/true);
+      break;
+    case Family::NonblockingSend:
+      St.Send = true;
+      St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
+      StepOfPost[I] = add(St, /*Blocking=*/false);
+      break;
+    case Family::BlockingRecv:
+      St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
+      add(St, /*Blocking=*/true);
+      break;
+    case Family::NonblockingRecv: {
+      int32_t Peer = E.Peer;
+      if (const trace::RequestRecord *Done = completionOf(R, I)) {
+        Peer = Done->Peer;
+        St.Tag = Done->Tag;
+        St.Bytes = Done->Bytes;
+        St.HasHash = Done->HasHash;
+        St.Hash = Done->Hash;
+      }
+      St.Peer = Peer >= 0 ? commRank(C, Peer) : -1;
+      StepOfPost[I] = add(St, /*Blocking=*/false);
+      break;
+    }
+    case Family::SendRecv: {
+      // Both halves run concurrently; what follows waits for both.
+      St.Send = true;
+      St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
+      uint32_t First = add(St, /*Blocking=*/false);
+      StepEvent Rv = St;
+      Rv.Send = false;
+      Rv.Peer = E.RecvPeer >= 0 ? commRank(C, E.RecvPeer) : -1;
+      Rv.Tag = E.RecvTag;
+      Rv.Bytes = E.RecvBytes;
+      Rv.Buffer = E.RecvBuffer;
+      Rv.HasHash = E.HasRecvHash;
+      Rv.Hash = E.RecvHash;
+      add(Rv, /*Blocking=*/true);
+      F.completed(First);
+      break;
+    }
+    case Family::BlockingCollective:
+    case Family::NonblockingCollective:
+      St.P2P = false;
+      add(St, /*Blocking=*/false);
+      break;
+    default:
+      break; // Probes and the like: no step, no break in a pattern.
+    }
+  }
+  return S;
+}
+
+/// Adds \p Steps of stream \p S (ascending indices) to \p L with the
+/// dependencies among them; records which stream step each op is.
+bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
+              cg::LocalGraph &L, std::vector<std::pair<int, size_t>> &OpStep,
+              int Rank) {
+  std::map<size_t, uint32_t> OpOf;
+  for (size_t K : Steps) {
+    const StepEvent &St = S[K];
+    if (St.Peer < 0 || !St.Buffer)
+      return false; // Unresolved wildcard, or no buffers: no dataflow.
+    uint32_t Op = St.Send ? L.addSend(St.Buffer, St.Bytes, St.Peer, St.Tag)
+                          : L.addRecv(St.Buffer, St.Bytes, St.Peer, St.Tag);
+    for (uint32_t Before : St.After) {
+      auto It = OpOf.find(Before);
+      if (It != OpOf.end())
+        L.addDependency(It->second, Op);
+    }
+    OpOf[K] = Op;
+    OpStep.emplace_back(Rank, K);
+  }
+  return true;
+}
+
+//===-- Template families
+//--------------------------------------------------===//
+
+/// How a collective derives from a template (section IV-B): as it is, with
+/// sends and receives swapped (gather; also in reverse order, the natural
+/// gather of rings and chains), or a gather followed by a broadcast.
+enum class Derivation { AsIs, Swapped, SwappedReversed, GatherThenBcast };
+
+std::vector<Step> swapped(std::vector<Step> S) {
+  for (Step &X : S)
+    X.Send = !X.Send;
+  return S;
+}
+
+std::vector<Step> derive(Derivation D, std::vector<Step> S) {
+  switch (D) {
+  case Derivation::AsIs:
+    return S;
+  case Derivation::Swapped:
+    return swapped(std::move(S));
+  case Derivation::SwappedReversed: {
+    std::vector<Step> R = swapped(std::move(S));
+    std::reverse(R.begin(), R.end());
+    return R;
+  }
+  case Derivation::GatherThenBcast: {
+    std::vector<Step> R = swapped(S);
+    R.insert(R.end(), S.begin(), S.end());
+    return R;
+  }
+  }
+  return S;
+}
+
+std::string familyName(const Template &T, Derivation D) {
+  if (T.collective() != "bcast")
+    return T.collective();
+  switch (D) {
+  case Derivation::AsIs:
+    return "bcast";
+  case Derivation::Swapped:
+  case Derivation::SwappedReversed:
+    return "gather";
+  case Derivation::GatherThenBcast:
+    return "allgather";
+  }
+  return "?";
+}
+
+using SymbolString = std::vector<std::tuple<bool, int32_t, uint32_t>>;
+
+bool matchesAt(const Stream &S, size_t P, const std::vector<Step> &A) {
+  if (A.empty() || P + A.size() > S.size())
+    return false;
+  for (size_t K = 0; K < A.size(); ++K) {
+    const StepEvent &E = S[P + K];
+    if (!E.P2P || E.Send != A[K].Send || E.Peer != A[K].Peer)
+      return false;
+  }
+  return true;
+}
+
+SymbolString symbols(const Stream &S, size_t P, size_t Len) {
+  SymbolString Out;
+  for (size_t K = 0; K < Len; ++K)
+    Out.push_back(S[P + K].key());
+  return Out;
+}
+
+/// Occurrences of \p A in \p S, grouped by the call sites they use.
+std::map<SymbolString, std::vector<size_t>>
+occurrences(const Stream &S, const std::vector<Step> &A) {
+  std::map<SymbolString, std::vector<size_t>> Groups;
+  for (size_t P = 0; P + A.size() <= S.size(); ++P)
+    if (matchesAt(S, P, A))
+      Groups[symbols(S, P, A.size())].push_back(P);
+  return Groups;
+}
+
+/// One rank's part of a pattern: where each occurrence starts, how long.
+struct RankPart {
+  int CommRank;
+  std::vector<size_t> Starts;
+  size_t Length;
+};
+
+struct Candidate {
+  std::string Collective, Topology;
+  uint32_t Comm;
+  int RootCommRank;
+  std::vector<RankPart> Parts;
+  size_t Order = 0; ///< Position among candidates, for stable ties.
+
+  /// Steps the candidate explains, over all ranks and occurrences.
+  size_t coverage() const {
+    size_t N = 0;
+    for (const RankPart &P : Parts)
+      N += P.Starts.size() * P.Length;
+    return N;
+  }
+};
+
+//===-- Classification ----------------------------------------------------===//
+
+/// Broadcast or scatter from the root's sends of one occurrence.
+std::string classifyRootSends(const std::vector<const StepEvent *> &Sends) {
+  if (Sends.empty())
+    return "unknown";
+  bool SameBuffer = true, SameHash = true;
+  for (const StepEvent *S : Sends) {
+    SameBuffer &= S->Buffer == Sends[0]->Buffer && S->Bytes == Sends[0]->Bytes;
+    SameHash &= !S->HasHash || (S->Hash == Sends[0]->Hash);
+  }
+  if (SameBuffer && Sends[0]->Buffer)
+    return SameHash ? "bcast" : "unknown";
+  // base + peer * size: a scatter.
+  uint64_t Size = Sends[0]->Bytes;
+  if (Size == 0)
+    return "unknown";
+  uint64_t Base = Sends[0]->Buffer - uint64_t(Sends[0]->Peer) * Size;
+  for (const StepEvent *S : Sends)
+    if (S->Bytes != Size || S->Buffer - uint64_t(S->Peer) * Size != Base)
+      return "unknown";
+  return "scatter";
+}
+
+//===-- Communication graphs from traces
+//-----------------------------------===//
+
+/// A graph of one occurrence: each rank's steps of it, with their
+/// dependencies among each other.
+bool buildWindowGraph(const std::vector<Stream> &Streams,
+                      const std::vector<RankPart> &Parts, size_t Occurrence,
+                      cg::Graph &G) {
+  std::vector<std::vector<size_t>> Steps(Streams.size());
+  for (const RankPart &P : Parts)
+    for (size_t K = 0; K < P.Length; ++K)
+      Steps[P.CommRank].push_back(P.Starts[Occurrence] + K);
+  std::vector<std::pair<int, size_t>> OpStep;
+  for (size_t R = 0; R < Streams.size(); ++R) {
+    cg::LocalGraph L(static_cast<cg::Rank>(R));
+    if (!addSteps(Streams[R], Steps[R], L, OpStep, int(R)) || !G.add(L).ok())
+      return false;
+  }
+  return true;
+}
+
+/// The collective the dataflow of a graph forms over all its processes.
+std::string dataflowKind(const cg::Graph &G, std::string &Why) {
+  cg::Matching M;
+  cg::Status S = cg::match(G, M);
+  if (!S.ok()) {
+    Why = S.Message;
+    return "";
+  }
+  std::vector<cg::Transfer> SST;
+  S = cg::propagate(G, M, SST);
+  if (!S.ok()) {
+    Why = S.Message;
+    return "";
+  }
+  cg::DetectionOptions O;
+  O.Subsets = false;
+  cg::Detection D = cg::detect(SST, G.numProcs(), O);
+  if (D.Collectives.size() != 1 || !D.Residual.empty())
+    return "";
+  return cg::name(D.Collectives[0].Kind);
+}
+
+//===-- Template evidence
+//--------------------------------------------------===//
+
+class Detector {
+public:
+  Detector(const trace::Trace &T, const DetectOptions &O) : T(T), Options(O) {}
+
+  DetectResult run() {
+    DetectResult Out;
+    Out.Partial = T.FromMpilift && !T.Complete;
+    if (Out.Partial)
+      Out.Warnings.push_back("the trace is incomplete: patterns cover what was "
+                             "recorded");
+    for (uint32_t C = 0; C < T.Comms.size(); ++C) {
+      const trace::Communicator &Comm = T.Comms[C];
+      // With two processes every message is formally a broadcast: a
+      // collective needs at least three.
+      if (Comm.IsInter || Comm.Members.size() < 3)
+        continue;
+      std::vector<Stream> Streams;
+      for (int32_t World : Comm.Members)
+        Streams.push_back(World < T.WorldSize ? streamOf(T, World, C)
+                                              : Stream());
+      std::vector<Pattern> Found;
+      if (Options.UseTemplates)
+        templatePatterns(C, Streams, Found);
+      if (Options.UseDataflow)
+        dataflowPatterns(C, Streams, Found, Out.Warnings);
+      mergeVaryingRoots(Found);
+      Out.Patterns.insert(Out.Patterns.end(), Found.begin(), Found.end());
+    }
+    return Out;
+  }
+
+private:
+  /// Template candidates compete: the one explaining most steps wins, and
+  /// a step belongs to one pattern at most.
+  void templatePatterns(uint32_t C, const std::vector<Stream> &Streams,
+                        std::vector<Pattern> &Found) {
+    int64_t N = static_cast<int64_t>(Streams.size());
+    std::vector<Candidate> Candidates;
+    for (const Template &Tm : builtinTemplates()) {
+      bool AllToAll = Tm.collective() != "bcast";
+      for (Derivation D :
+           {Derivation::AsIs, Derivation::Swapped, Derivation::SwappedReversed,
+            Derivation::GatherThenBcast}) {
+        if (AllToAll && D != Derivation::AsIs)
+          continue;
+        for (int64_t Root = 0; Root < (AllToAll ? 1 : N); ++Root)
+          tryRoot(Tm, D, C, Root, Streams, Candidates);
+      }
+    }
+    std::stable_sort(Candidates.begin(), Candidates.end(),
+                     [](const Candidate &A, const Candidate &B) {
+                       return A.coverage() > B.coverage();
+                     });
+    std::set<std::pair<int, size_t>> Claimed;
+    for (const Candidate &Cand : Candidates) {
+      std::vector<std::pair<int, size_t>> Steps;
+      for (const RankPart &P : Cand.Parts)
+        for (size_t Start : P.Starts)
+          for (size_t K = 0; K < P.Length; ++K)
+            Steps.emplace_back(P.CommRank, Start + K);
+      bool Free = std::none_of(Steps.begin(), Steps.end(),
+                               [&](const auto &S) { return Claimed.count(S); });
+      if (!Free || !report(Cand, Streams, Found))
+        continue;
+      Claimed.insert(Steps.begin(), Steps.end());
+    }
+  }
+
+  void tryRoot(const Template &Tm, Derivation D, uint32_t C, int64_t Root,
+               const std::vector<Stream> &Streams,
+               std::vector<Candidate> &Candidates) {
+    int64_t N = static_cast<int64_t>(Streams.size());
+    const Stream &Mine = Streams[Root];
+    // Rotations worth trying: those that put a peer the root talks to first.
+    std::set<int64_t> Rotations{0};
+    if (Tm.hasRotation()) {
+      Rotations.clear();
+      for (const StepEvent &S : Mine)
+        if (S.P2P && S.Peer >= 0)
+          for (int64_t Delta : {-2, -1, 0, 1})
+            Rotations.insert(((S.Peer + Delta) % N + N) % N);
+    }
+    std::set<std::vector<Step>> Seen; // Rotations giving the same repeat.
+    for (int64_t Cr : Rotations) {
+      TemplateParams P{N, Root, Cr};
+      std::vector<Step> A = derive(D, Tm.master(P));
+      if (A.empty() || !Seen.insert(A).second)
+        continue;
+      for (auto &[Sites, Starts] : occurrences(Mine, A)) {
+        Candidate Cand;
+        Cand.Collective = familyName(Tm, D);
+        Cand.Topology = Tm.topology();
+        Cand.Comm = C;
+        Cand.RootCommRank = Tm.collective() == "bcast" ? int(Root) : -1;
+        Cand.Parts.push_back({int(Root), Starts, A.size()});
+        Cand.Order = Candidates.size();
+        if (growToSlaves(Tm, D, P, Streams, Cand))
+          Candidates.push_back(std::move(Cand));
+      }
+    }
+  }
+
+  /// Finds every other rank's slave repeat with as many occurrences.
+  bool growToSlaves(const Template &Tm, Derivation D, const TemplateParams &P,
+                    const std::vector<Stream> &Streams, Candidate &Cand) {
+    size_t K = Cand.Parts[0].Starts.size();
+    std::set<int32_t> RootTags;
+    const RankPart &Root = Cand.Parts[0];
+    for (size_t J = 0; J < Root.Length; ++J)
+      RootTags.insert(Streams[Root.CommRank][Root.Starts[0] + J].Tag);
+    for (int64_t R = 0; R < P.N; ++R) {
+      if (R == P.Root)
+        continue;
+      std::vector<Step> Alpha = derive(D, Tm.slave(P, R));
+      if (Alpha.empty())
+        return false; // Every rank of the communicator takes part.
+      // Several call sites may fit the shape; prefer one whose messages use
+      // the tags the root's do (the dataflow check rejects mismatches).
+      const std::vector<size_t> *Chosen = nullptr;
+      std::map<SymbolString, std::vector<size_t>> Groups =
+          occurrences(Streams[R], Alpha);
+      for (bool NeedTags : {true, false}) {
+        for (const auto &[Sites, Starts] : Groups) {
+          if (Starts.size() != K)
+            continue;
+          bool TagsFit = true;
+          for (size_t J = 0; J < Alpha.size(); ++J)
+            TagsFit &= RootTags.count(Streams[R][Starts[0] + J].Tag) > 0;
+          if (!NeedTags || TagsFit) {
+            Chosen = &Starts;
+            break;
+          }
+        }
+        if (Chosen)
+          break;
+      }
+      if (!Chosen)
+        return false;
+      Cand.Parts.push_back({int(R), *Chosen, Alpha.size()});
+    }
+    return true;
+  }
+
+  /// Turns a candidate into a pattern unless the dataflow of its
+  /// occurrences says it is none.
+  bool report(const Candidate &Cand, const std::vector<Stream> &Streams,
+              std::vector<Pattern> &Found) {
+    const trace::Communicator &Comm = T.Comms[Cand.Comm];
+    Pattern P;
+    P.Collective = Cand.Collective;
+    P.Topology = Cand.Topology;
+    P.Comm = Cand.Comm;
+    P.Root = Cand.RootCommRank >= 0 ? Comm.Members[Cand.RootCommRank] : -1;
+    P.Occurrences = Cand.Parts[0].Starts.size();
+    P.Evidence = "template";
+    const RankPart &RootPart = Cand.Parts[0];
+    const Stream &RootSteps = Streams[RootPart.CommRank];
+    std::vector<const StepEvent *> RootSends;
+    for (size_t K = 0; K < RootPart.Length; ++K) {
+      const StepEvent &S = RootSteps[RootPart.Starts[0] + K];
+      P.Bytes = std::max(P.Bytes, S.Bytes);
+      if (S.Send)
+        RootSends.push_back(&S);
+    }
+    if (P.Collective == "bcast") {
+      // A star root's sends tell broadcast from scatter; the dataflow
+      // decides for the others (one send cannot tell).
+      std::string Kind = RootSends.size() > 1 ? classifyRootSends(RootSends)
+                                              : std::string("unknown");
+      P.Collective = Kind == "unknown" ? "bcast-or-scatter" : Kind;
+    }
+    // The dataflow of the first and last occurrence. Where the trace has
+    // buffers, the steps of one occurrence must match each other and form
+    // a collective: a shape alone (a ring shift looks like a chain) is not
+    // enough. Without buffers (foreign traces) the template stands alone.
+    std::string Why, Kinds[2];
+    size_t Last = P.Occurrences - 1;
+    bool Checked = false;
+    for (size_t Which = 0; Which < 2; ++Which) {
+      cg::Graph G(static_cast<cg::Rank>(Streams.size()));
+      if (!buildWindowGraph(Streams, Cand.Parts, Which ? Last : 0, G))
+        continue;
+      Checked = true;
+      Kinds[Which] = dataflowKind(G, Why);
+    }
+    if (Checked) {
+      if (Kinds[0].empty() || Kinds[0] != Kinds[1])
+        return false;
+      bool Agrees = Kinds[0] == P.Collective ||
+                    (P.Collective == "bcast-or-scatter" &&
+                     (Kinds[0] == "bcast" || Kinds[0] == "scatter"));
+      if (!Agrees)
+        P.Note = "the template suggests a " + P.Collective;
+      P.Collective = Kinds[0];
+      P.Evidence = "both";
+    }
+    if (P.Collective == "bcast-or-scatter")
+      P.Collective = "unknown";
+    addSites(P, Cand, Streams);
+    Found.push_back(std::move(P));
+    return true;
+  }
+
+  void addSites(Pattern &P, const Candidate &Cand,
+                const std::vector<Stream> &Streams) {
+    const trace::Communicator &Comm = T.Comms[Cand.Comm];
+    std::map<std::pair<uint32_t, bool>, std::set<int>> Sites;
+    for (const RankPart &Part : Cand.Parts)
+      for (size_t Start : Part.Starts)
+        for (size_t K = 0; K < Part.Length; ++K) {
+          const StepEvent &S = Streams[Part.CommRank][Start + K];
+          Sites[{S.Site, S.Send}].insert(Comm.Members[Part.CommRank]);
+        }
+    for (const auto &[Key, Ranks] : Sites)
+      P.Sites.push_back({Key.first, Key.second,
+                         std::vector<int>(Ranks.begin(), Ranks.end())});
+  }
+
+  //===-- Dataflow evidence ----------------------------------------------===//
+
+  /// All point-to-point steps of the communicator as one graph; the
+  /// collectives its dataflow forms over all ranks become patterns if they
+  /// are compact: on every rank their steps come in runs of one length, as
+  /// many runs on every rank, with nothing else of the communicator inside.
+  void dataflowPatterns(uint32_t C, const std::vector<Stream> &Streams,
+                        std::vector<Pattern> &Found,
+                        std::vector<std::string> &Warnings) {
+    // Steps already explained by templates are left out.
+    std::set<std::pair<int, uint32_t>> Claimed;
+    const trace::Communicator &Comm = T.Comms[C];
+    for (const Pattern &P : Found)
+      if (P.Comm == C)
+        for (const PatternSite &S : P.Sites)
+          for (int R : S.Ranks)
+            Claimed.insert({commRank(Comm, R), S.Site});
+    std::vector<RankPart> Parts;
+    std::vector<std::vector<size_t>> Used(Streams.size());
+    bool HaveSteps = false;
+    for (size_t R = 0; R < Streams.size(); ++R) {
+      for (size_t K = 0; K < Streams[R].size(); ++K)
+        if (Streams[R][K].P2P && !Claimed.count({int(R), Streams[R][K].Site}))
+          Used[R].push_back(K);
+      HaveSteps |= !Used[R].empty();
+    }
+    if (!HaveSteps)
+      return;
+    // The graph: each rank's unclaimed steps with their dependencies.
+    cg::Graph G(static_cast<cg::Rank>(Streams.size()));
+    std::vector<std::pair<int, size_t>> OpStep;
+    for (size_t R = 0; R < Streams.size(); ++R) {
+      cg::LocalGraph L(static_cast<cg::Rank>(R));
+      if (!addSteps(Streams[R], Used[R], L, OpStep, int(R)) || !G.add(L).ok())
+        return;
+    }
+    cg::Matching M;
+    cg::Status St = cg::match(G, M);
+    if (!St.ok()) {
+      Warnings.push_back("communicator " + std::to_string(C) +
+                         ": no dataflow analysis: " + St.Message);
+      return;
+    }
+    std::vector<cg::Transfer> SST;
+    std::vector<cg::OpId> Writers;
+    if (!cg::propagate(G, M, SST, nullptr, &Writers).ok())
+      return;
+    cg::DetectionOptions O;
+    O.Subsets = false; // Patterns span the communicator.
+    cg::Detection D = cg::detect(SST, G.numProcs(), O);
+    std::map<std::pair<cg::Rank, cg::Address>, cg::OpId> WriterOf;
+    for (size_t I = 0; I < SST.size(); ++I)
+      WriterOf[{SST[I].Dst, SST[I].DstAddr}] = Writers[I];
+    for (const cg::Collective &Coll : D.Collectives) {
+      // The steps of the collective: the receives that wrote its blocks and
+      // the sends they matched.
+      std::set<std::pair<int, size_t>> Steps;
+      for (const cg::Transfer &B : Coll.Blocks) {
+        auto It = WriterOf.find({B.Dst, B.DstAddr});
+        if (It == WriterOf.end())
+          continue;
+        Steps.insert(OpStep[It->second]);
+        Steps.insert(OpStep[M.PeerOf[It->second]]);
+      }
+      Candidate Cand;
+      uint64_t Runs = 0;
+      if (!compact(Streams, Steps, Cand, Runs))
+        continue;
+      Pattern P;
+      P.Collective = cg::name(Coll.Kind);
+      P.Topology = "dataflow";
+      P.Comm = C;
+      P.Root = Coll.Root >= 0 ? Comm.Members[Coll.Root] : -1;
+      P.Bytes = Coll.BlockSize;
+      P.Occurrences = Runs;
+      P.Evidence = "dataflow";
+      Cand.Comm = C;
+      addSites(P, Cand, Streams);
+      Found.push_back(std::move(P));
+    }
+  }
+
+  /// Whether the occurrence \p Steps (one per rank: the last, which the
+  /// dataflow saw) recurs compactly: on every rank, the steps with its call
+  /// sites and peers form back-to-back copies of exactly its sequence,
+  /// nothing else inside a copy, and every rank has as many copies. Fills
+  /// \p Cand with the copies and \p Runs with their number.
+  bool compact(const std::vector<Stream> &Streams,
+               const std::set<std::pair<int, size_t>> &Steps, Candidate &Cand,
+               uint64_t &Runs) {
+    std::map<int, std::vector<std::tuple<bool, int32_t, uint32_t>>> Sequence;
+    for (const auto &[R, K] : Steps) // Ordered by rank, then position.
+      Sequence[R].push_back(Streams[R][K].key());
+    Runs = 0;
+    for (const auto &[R, Seq] : Sequence) {
+      std::set<std::tuple<bool, int32_t, uint32_t>> KeySet(Seq.begin(),
+                                                           Seq.end());
+      const Stream &S = Streams[R];
+      std::vector<size_t> Starts;
+      for (size_t K = 0; K < S.size();) {
+        if (!S[K].P2P || !KeySet.count(S[K].key())) {
+          ++K;
+          continue;
+        }
+        // A copy must start here and match the sequence step by step.
+        if (K + Seq.size() > S.size())
+          return false;
+        for (size_t J = 0; J < Seq.size(); ++J)
+          if (!S[K + J].P2P || S[K + J].key() != Seq[J])
+            return false; // A step missing or something inside.
+        Starts.push_back(K);
+        K += Seq.size();
+      }
+      if (Runs && Starts.size() != Runs)
+        return false; // Occurrence counts differ between ranks.
+      Runs = Starts.size();
+      Cand.Parts.push_back({R, Starts, Seq.size()});
+    }
+    return Runs > 0;
+  }
+
+  //===-- Roots that change ----------------------------------------------===//
+
+  /// The same pattern from the same call sites with different roots is one
+  /// pattern whose root varies, not several fixed-root ones.
+  static void mergeVaryingRoots(std::vector<Pattern> &Found) {
+    std::vector<Pattern> Out;
+    std::map<std::tuple<std::string, std::string, uint32_t,
+                        std::set<std::pair<uint32_t, bool>>>,
+             size_t>
+        Index;
+    for (Pattern &P : Found) {
+      std::set<std::pair<uint32_t, bool>> Sites;
+      for (const PatternSite &S : P.Sites)
+        Sites.insert({S.Site, S.Send});
+      auto Key = std::make_tuple(P.Collective, P.Topology, P.Comm, Sites);
+      auto It = Index.find(Key);
+      if (It == Index.end() || P.Root < 0) {
+        Index.emplace(Key, Out.size());
+        Out.push_back(std::move(P));
+        continue;
+      }
+      Pattern &Into = Out[It->second];
+      if (Into.Roots.empty() && Into.Root >= 0)
+        Into.Roots.push_back(Into.Root);
+      Into.Roots.push_back(P.Root);
+      Into.Root = -1;
+      Into.Occurrences += P.Occurrences;
+      Into.Note = "the root changes between occurrences";
+      for (const PatternSite &S : P.Sites)
+        for (PatternSite &T : Into.Sites)
+          if (T.Site == S.Site && T.Send == S.Send) {
+            std::set<int> All(T.Ranks.begin(), T.Ranks.end());
+            All.insert(S.Ranks.begin(), S.Ranks.end());
+            T.Ranks.assign(All.begin(), All.end());
+          }
+    }
+    for (Pattern &P : Out)
+      std::sort(P.Roots.begin(), P.Roots.end());
+    Found = std::move(Out);
+  }
+
+  const trace::Trace &T;
+  DetectOptions Options;
+};
+
+} // namespace
+
+DetectResult detectPatterns(const trace::Trace &T,
+                            const DetectOptions &Options) {
+  return Detector(T, Options).run();
+}
+
+} // namespace patterns
+} // namespace mpilift
