@@ -1,5 +1,4 @@
-//===- Runtime.h - State of the MPI trace runtime ----------------*- C++
-//-*-===//
+//===- Runtime.h - State of the MPI trace runtime ---------------*- C++ -*-===//
 //
 // Part of mpilift.
 //

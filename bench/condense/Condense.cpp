@@ -5,6 +5,9 @@
 //  1. One rank of 10^7 events (target: <= 1 s on one core, <= 32 bytes per
 //     event at peak), in a child process so its peak memory is its own.
 //  2. 1024 ranks of 10^5 events on all cores (target: <= 30 s).
+//  3. The loops (tandem repeats) of the one-rank trace, timed after its
+//     suffix array exists, with their own peak memory (no target; reported
+//     against the condensation time of step 1).
 // Synthetic traces look like MPI programs: an iteration loop whose body is
 // a broadcast star, a ring exchange and a reduction, with a few thousand
 // distinct (operation, peer, call site) symbols, 1% noise events and loops
@@ -53,7 +56,7 @@ std::vector<Symbol> syntheticTrace(size_t N, unsigned Seed) {
     emit(2100 + Site % 8);
     unsigned Inner = 1 + Rng() % 6;
     for (unsigned I = 0; I < Inner; ++I) {
-      emit(3000 + I);
+      emit(3000 + Site % 3);
       emit(3100);
     }
     emit(4000);
@@ -67,8 +70,14 @@ std::vector<Symbol> syntheticTrace(size_t N, unsigned Seed) {
 struct Result {
   double Seconds;
   long MaxRssKb;
-  size_t Repeats;
+  size_t Found;
 };
+
+long peakRssKb() {
+  rusage U;
+  getrusage(RUSAGE_SELF, &U);
+  return U.ru_maxrss;
+}
 
 Result condense(size_t N, unsigned Seed) {
   std::vector<Symbol> T = syntheticTrace(N, Seed);
@@ -76,25 +85,28 @@ Result condense(size_t N, unsigned Seed) {
   EnhancedSuffixArray ESA(std::move(T), Alphabet);
   size_t Repeats = ESA.maximalRepeats(2).size();
   double Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
-  rusage U;
-  getrusage(RUSAGE_SELF, &U);
-  return {Seconds, U.ru_maxrss, Repeats};
+  return {Seconds, peakRssKb(), Repeats};
 }
 
-Result inChild(size_t N) {
+Result findLoops(size_t N, unsigned Seed) {
+  EnhancedSuffixArray ESA(syntheticTrace(N, Seed), Alphabet);
+  auto Start = Clock::now();
+  size_t Runs = ESA.tandemRepeats().size();
+  double Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+  return {Seconds, peakRssKb(), Runs};
+}
+
+Result inChild(size_t N, Result (*Measure)(size_t, unsigned) = condense) {
   int Pipe[2];
   if (pipe(Pipe))
     abort();
   pid_t Pid = fork();
   if (Pid == 0) {
     Result R{0, 0, 0};
-    if (N) {
-      R = condense(N, 1);
-    } else {
-      rusage U;
-      getrusage(RUSAGE_SELF, &U);
-      R.MaxRssKb = U.ru_maxrss;
-    }
+    if (N)
+      R = Measure(N, 1);
+    else
+      R.MaxRssKb = peakRssKb();
     _exit(write(Pipe[1], &R, sizeof(R)) == sizeof(R) ? 0 : 1);
   }
   Result R;
@@ -120,7 +132,7 @@ int main(int Argc, char **Argv) {
   double Bytes = double(One.MaxRssKb - Baseline) * 1024.0 / double(Events);
   printf("one rank: %zu events in %.3f s = %.2f M events/s, %.1f bytes/event "
          "peak (text included), %zu maximal repeats\n",
-         Events, One.Seconds, Events / One.Seconds / 1e6, Bytes, One.Repeats);
+         Events, One.Seconds, Events / One.Seconds / 1e6, Bytes, One.Found);
   printf("  time target 1 s: ratio %.2f; memory target 32 bytes/event: ratio "
          "%.2f\n",
          One.Seconds, Bytes / 32.0);
@@ -133,7 +145,7 @@ int main(int Argc, char **Argv) {
   for (unsigned W = 0; W < Workers; ++W)
     Pool.emplace_back([&] {
       for (int R; (R = Next++) < Ranks;)
-        RepeatsFound += condense(PerRank, 1000 + R).Repeats;
+        RepeatsFound += condense(PerRank, 1000 + R).Found;
     });
   for (std::thread &Th : Pool)
     Th.join();
@@ -143,5 +155,11 @@ int main(int Argc, char **Argv) {
          Ranks, PerRank, Workers, All, Ranks * double(PerRank) / All / 1e6,
          RepeatsFound.load());
   printf("  time target 30 s: ratio %.2f\n", All / 30.0);
+
+  Result Loops = inChild(Events, findLoops);
+  printf("loops of the one-rank trace: %zu runs in %.3f s (%.2f x its "
+         "condensation), %.1f bytes/event peak\n",
+         Loops.Found, Loops.Seconds, Loops.Seconds / One.Seconds,
+         double(Loops.MaxRssKb - Baseline) * 1024.0 / double(Events));
   return 0;
 }

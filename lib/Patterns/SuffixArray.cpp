@@ -246,5 +246,107 @@ std::vector<Index> EnhancedSuffixArray::occurrences(const Repeat &R) const {
   return P;
 }
 
+namespace {
+
+/// The Lyndon array of a text from its suffix array: Lambda[i] is the length
+/// of the longest Lyndon word starting at i, which ends where the next
+/// lexicographically smaller suffix starts (Hohlweg and Reutenauer 2003).
+/// A right-to-left scan with a stack over the inverse suffix array.
+std::vector<Index> lyndonArray(const std::vector<Index> &SA) {
+  Index N = static_cast<Index>(SA.size());
+  std::vector<Index> Rank(N);
+  for (Index I = 0; I < N; ++I)
+    Rank[SA[I]] = I;
+  std::vector<Index> Lambda(N), Stack;
+  for (Index I = N; I-- > 0;) {
+    while (!Stack.empty() && Rank[Stack.back()] > Rank[I])
+      Stack.pop_back();
+    Lambda[I] = (Stack.empty() ? N : Stack.back()) - I;
+    Stack.push_back(I);
+  }
+  return Lambda;
+}
+
+/// The run with period \p Period through [At, At + Period), if there is
+/// one: extends the period both ways by direct comparison.
+bool extendRun(const std::vector<Symbol> &T, Index At, Index Period,
+               TandemRepeat &Run) {
+  Index N = static_cast<Index>(T.size());
+  if (At + Period > N)
+    return false;
+  Index End = At + Period;
+  while (End < N && T[End] == T[End - Period])
+    ++End;
+  Index Start = At;
+  while (Start > 0 && T[Start - 1] == T[Start - 1 + Period])
+    --Start;
+  if (End - Start < 2 * Period)
+    return false;
+  Run = {Start, Period, End};
+  return true;
+}
+
+} // namespace
+
+std::vector<TandemRepeat>
+EnhancedSuffixArray::tandemRepeats(Index MaxPeriod) const {
+  // The Runs Theorem (Bannai et al. 2017): for one of the two orders of the
+  // alphabet (as given, or reversed), every run has a Lyndon root
+  // [i, i + p) that is not its first and is the longest Lyndon word
+  // starting at i. So the candidates (i, Lambda[i]) of both Lyndon arrays
+  // contain every run; each candidate is checked by extension. Lyndon
+  // words are primitive, so each period found is the smallest.
+  if (Text.empty())
+    return {};
+  Symbol Top = *std::max_element(Text.begin(), Text.end());
+  std::vector<Symbol> Reversed(Text.size());
+  for (size_t I = 0; I < Text.size(); ++I)
+    Reversed[I] = Top - Text[I];
+  std::vector<Index> Lambda[2] = {
+      lyndonArray(SA), lyndonArray(buildSuffixArray(Reversed, Top + 1))};
+  Reversed = {};
+
+  Index N = static_cast<Index>(Text.size());
+  // The last run found per period: a candidate inside it finds it again.
+  std::vector<TandemRepeat> Out;
+  std::vector<Index> LastOfPeriod(std::min(MaxPeriod, N) + 1, ~Index(0));
+  for (Index I = 1; I < N; ++I)
+    for (const std::vector<Index> &L : Lambda) {
+      Index P = L[I];
+      if (P > MaxPeriod || P >= LastOfPeriod.size())
+        continue;
+      if (LastOfPeriod[P] != ~Index(0)) {
+        const TandemRepeat &Last = Out[LastOfPeriod[P]];
+        if (Last.Start <= I && I + P <= Last.End)
+          continue;
+      }
+      TandemRepeat Run;
+      if (!extendRun(Text, I, P, Run))
+        continue;
+      LastOfPeriod[P] = static_cast<Index>(Out.size());
+      Out.push_back(Run);
+    }
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+std::vector<TandemRepeat> EnhancedSuffixArray::cover(Index MaxPeriod) const {
+  // By start, longest first: a run is inside an earlier one exactly when
+  // some earlier run reaches as far.
+  std::vector<TandemRepeat> Runs = tandemRepeats(MaxPeriod);
+  std::sort(Runs.begin(), Runs.end(),
+            [](const TandemRepeat &A, const TandemRepeat &B) {
+              return A.Start != B.Start ? A.Start < B.Start : A.End > B.End;
+            });
+  std::vector<TandemRepeat> Outermost;
+  Index Reach = 0;
+  for (const TandemRepeat &R : Runs)
+    if (Outermost.empty() || R.End > Reach) {
+      Outermost.push_back(R);
+      Reach = R.End;
+    }
+  return Outermost;
+}
+
 } // namespace patterns
 } // namespace mpilift

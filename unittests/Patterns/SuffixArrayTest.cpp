@@ -133,4 +133,87 @@ TEST(SuffixArrayTest, LoopTracesGiveTheirBodies) {
   EXPECT_TRUE(Found) << "the loop body is not a maximal repeat";
 }
 
+/// All maximal runs of a primitive period, by definition.
+std::vector<TandemRepeat> naiveRuns(const std::vector<Symbol> &T) {
+  std::set<TandemRepeat> Out;
+  Index N = static_cast<Index>(T.size());
+  for (Index D = 1; 2 * D <= N; ++D)
+    for (Index S = 0; S + 2 * D <= N;) {
+      Index E = S + D;
+      while (E < N && T[E] == T[E - D])
+        ++E;
+      if (E - S >= 2 * D) {
+        // Primitive: no smaller period of the whole run divides D.
+        bool Primitive = true;
+        for (Index P = 1; P < D && Primitive; ++P) {
+          if (D % P)
+            continue;
+          bool Has = true;
+          for (Index I = S + P; I < E && Has; ++I)
+            Has = T[I] == T[I - P];
+          Primitive = !Has;
+        }
+        if (Primitive && (S == 0 || T[S - 1] != T[S - 1 + D]))
+          Out.insert({S, D, E});
+      }
+      S = E > S + D ? E - D : S + 1;
+    }
+  return std::vector<TandemRepeat>(Out.begin(), Out.end());
+}
+
+TEST(SuffixArrayTest, TandemRepeatsAreTheRunsOfTheText) {
+  std::mt19937 Rng(7);
+  for (Symbol K : {1u, 2u, 3u, 5u})
+    for (int Round = 0; Round < 200; ++Round) {
+      std::vector<Symbol> T = randomText(Rng, 2 + Rng() % 90, K);
+      // Plant a loop now and then.
+      if (Round % 3 == 0 && T.size() > 10) {
+        Index P = 1 + Rng() % 5, At = Rng() % (T.size() / 2);
+        for (Index I = At + P; I < std::min<Index>(T.size(), At + 5 * P); ++I)
+          T[I] = T[I - P];
+      }
+      EnhancedSuffixArray ESA(T, K);
+      std::vector<TandemRepeat> Expected = naiveRuns(T);
+      EXPECT_EQ(ESA.tandemRepeats(1000), Expected)
+          << "K " << K << " round " << Round;
+      // A period cap drops exactly the longer periods.
+      Index Cap = 1 + Round % 4;
+      Expected.erase(
+          std::remove_if(Expected.begin(), Expected.end(),
+                         [&](const TandemRepeat &R) { return R.Period > Cap; }),
+          Expected.end());
+      EXPECT_EQ(ESA.tandemRepeats(Cap), Expected)
+          << "K " << K << " round " << Round << " cap " << Cap;
+      // The cover is the runs no other run contains.
+      std::vector<TandemRepeat> Outer;
+      for (const TandemRepeat &R : ESA.tandemRepeats(1000)) {
+        bool Contained = false;
+        for (const TandemRepeat &O : ESA.tandemRepeats(1000))
+          Contained |= !(O == R) && O.Start <= R.Start && R.End <= O.End;
+        if (!Contained)
+          Outer.push_back(R);
+      }
+      EXPECT_EQ(ESA.cover(1000), Outer) << "K " << K << " round " << Round;
+    }
+}
+
+TEST(SuffixArrayTest, LoopsCoverTheTrace) {
+  // Prologue, a 4-event body 25 times, a 3-event body 10 times, epilogue.
+  std::vector<Symbol> T{50, 51};
+  for (int I = 0; I < 25; ++I)
+    T.insert(T.end(), {1, 2, 3, 2});
+  for (int I = 0; I < 10; ++I)
+    T.insert(T.end(), {7, 8, 9});
+  T.push_back(52);
+  EnhancedSuffixArray ESA(T, 60);
+  std::vector<TandemRepeat> Cover = ESA.cover();
+  ASSERT_EQ(Cover.size(), 2u);
+  EXPECT_EQ(Cover[0].Start, 2u);
+  EXPECT_EQ(Cover[0].Period, 4u);
+  EXPECT_EQ(Cover[0].copies(), 25u);
+  EXPECT_EQ(Cover[1].Start, 102u);
+  EXPECT_EQ(Cover[1].Period, 3u);
+  EXPECT_EQ(Cover[1].copies(), 10u);
+}
+
 } // namespace

@@ -1,5 +1,4 @@
-//===- CommGraph.h - Communication DAGs, matching, SST, detection -*- C++
-//-*-===//
+//===- CommGraph.h - Communication DAGs, matching, SST ----------*- C++ -*-===//
 //
 // Part of mpilift.
 //

@@ -1,5 +1,4 @@
-//===- Vocabulary.h - The MPI functions and their argument roles -*- C++
-//-*-===//
+//===- Vocabulary.h - MPI functions and their argument roles ----*- C++ -*-===//
 //
 // Part of mpilift.
 //

@@ -1,5 +1,4 @@
-//===- Detect.h - Collective patterns in MPI traces --------------*- C++
-//-*-===//
+//===- Detect.h - Collective patterns in MPI traces -------------*- C++ -*-===//
 //
 // Part of mpilift.
 //

@@ -1,5 +1,4 @@
-//===- SuffixArray.h - Enhanced suffix arrays over event codes ---*- C++
-//-*-===//
+//===- SuffixArray.h - Enhanced suffix arrays over event codes --*- C++ -*-===//
 //
 // Part of mpilift.
 //
@@ -50,6 +49,20 @@ struct Repeat {
   Index count() const { return Last - First + 1; }
 };
 
+/// A tandem repeat (a run): [Start, End) has the primitive period Period
+/// and is at least two periods long, and extends no further either way. A
+/// loop body executed k times in a row is a run of about k periods.
+struct TandemRepeat {
+  Index Start, Period, End;
+  Index copies() const { return (End - Start) / Period; }
+  bool operator<(const TandemRepeat &O) const {
+    return Start != O.Start ? Start < O.Start : Period < O.Period;
+  }
+  bool operator==(const TandemRepeat &O) const {
+    return Start == O.Start && Period == O.Period && End == O.End;
+  }
+};
+
 /// The suffix array, LCP array and what they answer.
 class EnhancedSuffixArray {
 public:
@@ -66,6 +79,18 @@ public:
 
   /// Start positions of \p R in the text, ascending.
   std::vector<Index> occurrences(const Repeat &R) const;
+
+  /// Every tandem repeat (maximal run of a primitive period) with a period
+  /// of at most \p MaxPeriod, sorted by start: the loops of a trace. Found
+  /// from the Lyndon arrays of both alphabet orders (the Runs Theorem), so
+  /// it needs a second suffix array; each candidate costs at most its
+  /// period to refute and each run its length to find.
+  std::vector<TandemRepeat> tandemRepeats(Index MaxPeriod = 1024) const;
+
+  /// Which run covers which part of the text: the outermost runs (those no
+  /// longer run contains), in order; the gaps between them are straight-line
+  /// code.
+  std::vector<TandemRepeat> cover(Index MaxPeriod = 1024) const;
 
 private:
   /// Whether the suffixes SA[First..Last] are preceded by different

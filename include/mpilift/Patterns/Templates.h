@@ -1,5 +1,4 @@
-//===- Templates.h - Master- and slave-repeat templates ----------*- C++
-//-*-===//
+//===- Templates.h - Master- and slave-repeat templates ---------*- C++ -*-===//
 //
 // Part of mpilift.
 //

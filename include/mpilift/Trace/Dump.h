@@ -1,5 +1,4 @@
-//===- Dump.h - Print a trace for people -------------------------*- C++
-//-*-===//
+//===- Dump.h - Print a trace for people ------------------------*- C++ -*-===//
 //
 // Part of mpilift.
 //

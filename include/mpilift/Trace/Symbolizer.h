@@ -1,5 +1,4 @@
-//===- Symbolizer.h - Call sites to source locations -------------*- C++
-//-*-===//
+//===- Symbolizer.h - Call sites to source locations ------------*- C++ -*-===//
 //
 // Part of mpilift.
 //

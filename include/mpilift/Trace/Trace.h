@@ -1,5 +1,4 @@
-//===- Trace.h - Per-rank MPI event arrays read from OTF2 --------*- C++
-//-*-===//
+//===- Trace.h - Per-rank MPI event arrays read from OTF2 -------*- C++ -*-===//
 //
 // Part of mpilift.
 //

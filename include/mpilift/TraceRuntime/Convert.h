@@ -1,5 +1,4 @@
-//===- Convert.h - Turn spill files into an OTF2 archive ---------*- C++
-//-*-===//
+//===- Convert.h - Turn spill files into an OTF2 archive --------*- C++ -*-===//
 //
 // Part of mpilift.
 //

@@ -1,5 +1,4 @@
-//===- TraceFormat.h - Names mpilift adds to OTF2 archives -------*- C++
-//-*-===//
+//===- TraceFormat.h - Names mpilift adds to OTF2 archives ------*- C++ -*-===//
 //
 // Part of mpilift.
 //
