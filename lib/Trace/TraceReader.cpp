@@ -82,6 +82,9 @@ struct Definitions {
   std::map<uint32_t, std::string> Strings;
   std::map<uint64_t, OTF2_LocationGroupRef> LocationGroupOf;
   std::map<uint64_t, OTF2_LocationType> LocationType;
+  /// What the definitions say each location recorded; OTF2 writes no event
+  /// file for a location without events (a rank killed before it wrote).
+  std::map<uint64_t, uint64_t> EventCount;
   std::map<uint32_t, OTF2_LocationGroupType> LocationGroupType;
   std::map<uint32_t, const mpi::FunctionInfo *> RegionFunction;
   std::map<uint32_t, GroupDef> Groups;
@@ -118,11 +121,12 @@ OTF2_CallbackCode onLocationGroup(void *D, OTF2_LocationGroupRef Self,
 }
 
 OTF2_CallbackCode onLocation(void *D, OTF2_LocationRef Self, OTF2_StringRef,
-                             OTF2_LocationType Type, uint64_t,
+                             OTF2_LocationType Type, uint64_t NumEvents,
                              OTF2_LocationGroupRef Group) {
   auto *Defs = static_cast<Definitions *>(D);
   Defs->LocationGroupOf[Self] = Group;
   Defs->LocationType[Self] = Type;
+  Defs->EventCount[Self] = NumEvents;
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -838,6 +842,8 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered) {
     LocationState &L = States[Loc];
     L.Rank = Rank;
     L.Thread = static_cast<uint16_t>(Loc >> 32);
+    if (Defs.EventCount[Loc] == 0)
+      continue; // Nothing recorded, no event file.
     OTF2_EvtReader *E = OTF2_Reader_GetEvtReader(R, Loc);
     if (!E) {
       OTF2_EvtReaderCallbacks_Delete(EC);

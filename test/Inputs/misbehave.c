@@ -1,5 +1,5 @@
 // A small MPI program that ends in the way its first argument says:
-// normal, segv, abort, term, nofinalize, pcontrol, many (20000 messages).
+// normal, segv, abort, term, kill, nofinalize, pcontrol, many (20000 sends).
 // Rank 0 sends to rank 1 first; the last rank misbehaves.
 #include <mpi.h>
 #include <signal.h>
@@ -37,6 +37,8 @@ int main(int argc, char **argv) {
       MPI_Abort(MPI_COMM_WORLD, 3);
     if (!strcmp(mode, "term"))
       raise(SIGTERM);
+    if (!strcmp(mode, "kill")) // Nothing can run: the buffer is lost.
+      raise(SIGKILL);
     if (!strcmp(mode, "nofinalize"))
       exit(0);
   }

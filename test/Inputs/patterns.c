@@ -110,6 +110,34 @@ int main(int argc, char **argv) {
         if (rel(Rank) != Size - 1)
           MPI_Send(B, N, MPI_DOUBLE, Next, 1, MPI_COMM_WORLD);
       }
+    } else if (!strcmp(Mode, "hpl")) { // HPL's increasing ring, V-D.
+      int V = rel(Rank);
+      if (V == 0) {
+        MPI_Send(B, N, MPI_DOUBLE, abs_(1), 1, MPI_COMM_WORLD);
+        if (Size > 2)
+          MPI_Send(B, N, MPI_DOUBLE, abs_(2), 1, MPI_COMM_WORLD);
+      } else {
+        int From = V <= 2 ? Root : abs_(V - 1);
+        MPI_Recv(B, N, MPI_DOUBLE, From, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (V >= 2 && V + 1 < Size)
+          MPI_Send(B, N, MPI_DOUBLE, abs_(V + 1), 1, MPI_COMM_WORLD);
+      }
+    } else if (!strcmp(Mode, "pipeline")) { // A chain in two segments.
+      int V = rel(Rank);
+      for (int Seg = 0; Seg < 2; ++Seg) {
+        double *P = B + Seg * (N / 2);
+        if (V)
+          MPI_Recv(P, N / 2, MPI_DOUBLE, Prev, 1, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+        if (V + 1 < Size)
+          MPI_Send(P, N / 2, MPI_DOUBLE, Next, 1, MPI_COMM_WORLD);
+      }
+    } else if (!strcmp(Mode, "crash")) { // The star, then the root aborts.
+      star(B);
+      if (It == 2 && Rank == Root)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+      if (It == 2)
+        MPI_Barrier(MPI_COMM_WORLD);
     } else if (!strcmp(Mode, "hypercube")) {
       // One dimension per step: holders (v < 2^x) send to v + 2^x.
       int V = rel(Rank);

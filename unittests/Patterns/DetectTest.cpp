@@ -1,0 +1,181 @@
+//===- DetectTest.cpp - Pattern detection on traces built in memory -------===//
+//
+// Part of mpilift. Traces as another tracer would give them (no call sites,
+// no buffers) and as mpilift gives them (buffers), built event by event:
+// the paper's star (n = 8, root 4), what buffers decide, what a root that
+// skips one rank or an extra message inside the star does, and when
+// results are partial.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mpilift/Patterns/Detect.h"
+
+#include "gtest/gtest.h"
+
+using namespace mpilift;
+using namespace mpilift::patterns;
+
+namespace {
+
+/// A trace of \p Size ranks on one world communicator.
+class TraceBuilder {
+public:
+  explicit TraceBuilder(int Size, bool FromMpilift) {
+    T.WorldSize = Size;
+    T.FromMpilift = FromMpilift;
+    T.Complete = FromMpilift;
+    trace::Communicator World;
+    World.Name = "MPI_COMM_WORLD";
+    for (int R = 0; R < Size; ++R) {
+      World.Members.push_back(R);
+      T.Ranks.emplace_back();
+      T.Ranks.back().Rank = R;
+    }
+    T.Comms.push_back(World);
+  }
+
+  void send(int From, int To, uint64_t Bytes, uint64_t Buffer = 0) {
+    add(From, mpi::FunctionId::Send, To, Bytes, Buffer);
+  }
+  void recv(int At, int From, uint64_t Bytes, uint64_t Buffer = 0) {
+    add(At, mpi::FunctionId::Recv, From, Bytes, Buffer);
+  }
+
+  trace::Trace T;
+
+private:
+  void add(int Rank, mpi::FunctionId F, int Peer, uint64_t Bytes,
+           uint64_t Buffer) {
+    trace::Event E;
+    E.Function = F;
+    E.Comm = 0;
+    E.Peer = Peer;
+    E.Tag = 1;
+    E.Bytes = Bytes;
+    E.Buffer = Buffer;
+    E.Begin = E.End = ++Clock;
+    T.Ranks[Rank].Events.push_back(E);
+  }
+  uint64_t Clock = 0;
+};
+
+/// The star of Figure 3 (n = 8, root 4) \p Iterations times; the root
+/// sends from \p RootBuffer(peer), the others receive into 0x1000.
+template <typename BufferFn>
+void star(TraceBuilder &B, int Root, int Iterations, BufferFn RootBuffer,
+          bool WithBuffers) {
+  int N = B.T.WorldSize;
+  for (int It = 0; It < Iterations; ++It)
+    for (int P = 0; P < N; ++P) {
+      if (P == Root)
+        continue;
+      B.send(Root, P, 64, WithBuffers ? RootBuffer(P) : 0);
+      B.recv(P, Root, 64, WithBuffers ? 0x1000 : 0);
+    }
+}
+
+uint64_t sameBuffer(int) { return 0x5000; }
+uint64_t chunkOfPeer(int P) { return 0x9000 + 64 * uint64_t(P); }
+
+TEST(DetectTest, ForeignStarIsFoundByTemplateButNotClassified) {
+  TraceBuilder B(8, /*FromMpilift=*/false);
+  star(B, 4, 3, sameBuffer, /*WithBuffers=*/false);
+  DetectResult R = detectPatterns(B.T);
+  ASSERT_EQ(R.Patterns.size(), 1u);
+  const Pattern &P = R.Patterns[0];
+  // Without buffers or hashes nothing tells broadcast from scatter.
+  EXPECT_EQ(P.Collective, "unknown");
+  EXPECT_EQ(P.Topology, "star");
+  EXPECT_EQ(P.Root, 4);
+  EXPECT_EQ(P.Occurrences, 3u);
+  EXPECT_EQ(P.Bytes, 64u);
+  EXPECT_EQ(P.Evidence, "template");
+  EXPECT_FALSE(R.Partial); // Foreign archives never say they are complete.
+}
+
+TEST(DetectTest, BuffersTellBroadcastFromScatter) {
+  TraceBuilder Bcast(8, true), Scatter(8, true);
+  star(Bcast, 4, 3, sameBuffer, true);
+  star(Scatter, 4, 3, chunkOfPeer, true);
+  DetectResult RB = detectPatterns(Bcast.T), RS = detectPatterns(Scatter.T);
+  ASSERT_EQ(RB.Patterns.size(), 1u);
+  EXPECT_EQ(RB.Patterns[0].Collective, "bcast");
+  EXPECT_EQ(RB.Patterns[0].Evidence, "both");
+  ASSERT_EQ(RS.Patterns.size(), 1u);
+  EXPECT_EQ(RS.Patterns[0].Collective, "scatter");
+  EXPECT_EQ(RS.Patterns[0].Evidence, "both");
+}
+
+TEST(DetectTest, ARootThatSkipsARankOnceIsNoPattern) {
+  TraceBuilder B(5, true);
+  star(B, 0, 1, sameBuffer, true);
+  for (int P = 1; P < 5; ++P)
+    if (P != 3) { // Rank 3 left out of the second iteration.
+      B.send(0, P, 64, 0x5000);
+      B.recv(P, 0, 64, 0x1000);
+    }
+  star(B, 0, 1, sameBuffer, true);
+  DetectResult R = detectPatterns(B.T);
+  EXPECT_TRUE(R.Patterns.empty()) << R.Patterns[0].Collective;
+}
+
+/// A ring broadcast from rank 0 (Listing 2) three times; with \p Detour,
+/// rank 2 sends something else between receiving and forwarding.
+trace::Trace ring(bool Detour) {
+  TraceBuilder B(4, true);
+  for (int It = 0; It < 3; ++It)
+    for (int V = 0; V < 4; ++V) {
+      if (V == 2 && Detour) {
+        B.send(2, 0, 8, 0x7000);
+        B.recv(0, 2, 8, 0x7100);
+      }
+      int Next = (V + 1) % 4;
+      B.send(V, Next, 64, 0x1000);
+      B.recv(Next, V, 64, 0x1000);
+    }
+  return B.T;
+}
+
+TEST(DetectTest, AMessageInsideASlaveRepeatIsNoPattern) {
+  DetectResult Plain = detectPatterns(ring(false));
+  ASSERT_EQ(Plain.Patterns.size(), 1u);
+  EXPECT_EQ(Plain.Patterns[0].Topology, "ring");
+  EXPECT_EQ(Plain.Patterns[0].Collective, "bcast");
+  // Rank 2 runs R[1], S[0], S[3]: its slave repeat R[1], S[3] is broken.
+  DetectResult Detour = detectPatterns(ring(true));
+  EXPECT_TRUE(Detour.Patterns.empty())
+      << Detour.Patterns[0].Collective << " " << Detour.Patterns[0].Topology;
+}
+
+TEST(DetectTest, AMessageBetweenOtherRanksDoesNotBreakAStar) {
+  // Rank 2 forwards something to rank 1 after its part of the star: in
+  // program order it lies outside every rank's repeat, and replacing the
+  // star by a broadcast keeps each rank's order, so the star stands.
+  TraceBuilder B(4, true);
+  for (int It = 0; It < 3; ++It) {
+    B.send(0, 1, 64, 0x5000);
+    B.recv(1, 0, 64, 0x1000);
+    B.send(0, 2, 64, 0x5000);
+    B.recv(2, 0, 64, 0x1000);
+    B.send(2, 1, 8, 0x7000);
+    B.recv(1, 2, 8, 0x7100);
+    B.send(0, 3, 64, 0x5000);
+    B.recv(3, 0, 64, 0x1000);
+  }
+  DetectResult R = detectPatterns(B.T);
+  ASSERT_EQ(R.Patterns.size(), 1u);
+  EXPECT_EQ(R.Patterns[0].Topology, "star");
+  EXPECT_EQ(R.Patterns[0].Collective, "bcast");
+}
+
+TEST(DetectTest, OnlyIncompleteMpiliftTracesArePartial) {
+  TraceBuilder B(4, true);
+  star(B, 1, 3, sameBuffer, true);
+  B.T.Complete = false;
+  DetectResult R = detectPatterns(B.T);
+  EXPECT_TRUE(R.Partial);
+  ASSERT_EQ(R.Patterns.size(), 1u); // What was recorded still counts.
+  EXPECT_EQ(R.Patterns[0].Collective, "bcast");
+}
+
+} // namespace
