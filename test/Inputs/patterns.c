@@ -72,6 +72,35 @@ int main(int argc, char **argv) {
         MPI_Recv(All, Size * N, MPI_DOUBLE, Root, 2, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
       }
+    } else if (!strcmp(Mode, "bruck")) {
+      // Bruck's allgather: blocks kept rotated so that one's own comes
+      // first; at step k, send the first min(k, n - k) blocks to rank - k and
+      // receive as many from rank + k behind them.
+      double *Tmp = malloc(Size * N * sizeof(double));
+      for (int I = 0; I < N; ++I)
+        Tmp[I] = Rank * 10 + I + It;
+      for (int K = 1; K < Size; K *= 2) {
+        int Count = K < Size - K ? K : Size - K;
+        MPI_Sendrecv(Tmp, Count * N, MPI_DOUBLE, (Rank - K + Size) % Size, 1,
+                     Tmp + K * N, Count * N, MPI_DOUBLE, (Rank + K) % Size, 1,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      }
+      for (int J = 0; J < Size; ++J)
+        memcpy(All + ((Rank + J) % Size) * N, Tmp + J * N, N * sizeof(double));
+      free(Tmp);
+    } else if (!strcmp(Mode, "doubling")) {
+      // Recursive doubling: exchange everything held with rank ^ mask (the
+      // hypercube allgather; powers of two only, else nothing).
+      for (int I = 0; I < N; ++I)
+        All[Rank * N + I] = Rank * 10 + I + It;
+      for (int Mask = 1; Mask < Size && !(Size & (Size - 1)); Mask *= 2) {
+        int Partner = Rank ^ Mask, Mine = Rank & ~(Mask - 1),
+            Theirs = Partner & ~(Mask - 1);
+        if (Partner < Size)
+          MPI_Sendrecv(All + Mine * N, Mask * N, MPI_DOUBLE, Partner, 1,
+                       All + Theirs * N, Mask * N, MPI_DOUBLE, Partner, 1,
+                       MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      }
     } else if (!strcmp(Mode, "alltoall")) {
       double *Out = malloc(Size * N * sizeof(double));
       MPI_Request *Req = malloc(Size * sizeof(MPI_Request));
