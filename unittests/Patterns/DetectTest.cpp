@@ -74,6 +74,15 @@ void star(TraceBuilder &B, int Root, int Iterations, BufferFn RootBuffer,
     }
 }
 
+/// \p R found exactly one pattern, of this kind.
+void expectOnly(const DetectResult &R, const char *Collective,
+                const char *Topology, const char *Evidence) {
+  ASSERT_EQ(R.Patterns.size(), 1u);
+  EXPECT_EQ(R.Patterns[0].Collective, Collective);
+  EXPECT_EQ(R.Patterns[0].Topology, Topology);
+  EXPECT_EQ(R.Patterns[0].Evidence, Evidence);
+}
+
 uint64_t sameBuffer(int) { return 0x5000; }
 uint64_t chunkOfPeer(int P) { return 0x9000 + 64 * uint64_t(P); }
 
@@ -97,13 +106,8 @@ TEST(DetectTest, BuffersTellBroadcastFromScatter) {
   TraceBuilder Bcast(8, true), Scatter(8, true);
   star(Bcast, 4, 3, sameBuffer, true);
   star(Scatter, 4, 3, chunkOfPeer, true);
-  DetectResult RB = detectPatterns(Bcast.T), RS = detectPatterns(Scatter.T);
-  ASSERT_EQ(RB.Patterns.size(), 1u);
-  EXPECT_EQ(RB.Patterns[0].Collective, "bcast");
-  EXPECT_EQ(RB.Patterns[0].Evidence, "both");
-  ASSERT_EQ(RS.Patterns.size(), 1u);
-  EXPECT_EQ(RS.Patterns[0].Collective, "scatter");
-  EXPECT_EQ(RS.Patterns[0].Evidence, "both");
+  expectOnly(detectPatterns(Bcast.T), "bcast", "star", "both");
+  expectOnly(detectPatterns(Scatter.T), "scatter", "star", "both");
 }
 
 TEST(DetectTest, ARootThatSkipsARankOnceIsNoPattern) {
@@ -137,10 +141,7 @@ trace::Trace ring(bool Detour) {
 }
 
 TEST(DetectTest, AMessageInsideASlaveRepeatIsNoPattern) {
-  DetectResult Plain = detectPatterns(ring(false));
-  ASSERT_EQ(Plain.Patterns.size(), 1u);
-  EXPECT_EQ(Plain.Patterns[0].Topology, "ring");
-  EXPECT_EQ(Plain.Patterns[0].Collective, "bcast");
+  expectOnly(detectPatterns(ring(false)), "bcast", "ring", "both");
   // Rank 2 runs R[1], S[0], S[3]: its slave repeat R[1], S[3] is broken.
   DetectResult Detour = detectPatterns(ring(true));
   EXPECT_TRUE(Detour.Patterns.empty())
@@ -162,10 +163,7 @@ TEST(DetectTest, AMessageBetweenOtherRanksDoesNotBreakAStar) {
     B.send(0, 3, 64, 0x5000);
     B.recv(3, 0, 64, 0x1000);
   }
-  DetectResult R = detectPatterns(B.T);
-  ASSERT_EQ(R.Patterns.size(), 1u);
-  EXPECT_EQ(R.Patterns[0].Topology, "star");
-  EXPECT_EQ(R.Patterns[0].Collective, "bcast");
+  expectOnly(detectPatterns(B.T), "bcast", "star", "both");
 }
 
 TEST(DetectTest, OnlyIncompleteMpiliftTracesArePartial) {
