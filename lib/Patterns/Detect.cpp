@@ -7,6 +7,7 @@
 #include "mpilift/Patterns/Detect.h"
 
 #include "mpilift/CommGraph/CommGraph.h"
+#include "mpilift/Patterns/SuffixArray.h"
 #include "mpilift/Patterns/Templates.h"
 
 #include <algorithm>
@@ -250,7 +251,7 @@ bool matchesAt(const Stream &S, size_t P, const std::vector<Step> &A) {
     return false;
   for (size_t K = 0; K < A.size(); ++K) {
     const StepEvent &E = S[P + K];
-    if (!E.P2P || E.Send != A[K].Send || E.Peer != A[K].Peer)
+    if (!E.P2P || E.Peer != A[K].Peer || E.Send != A[K].Send)
       return false;
   }
   return true;
@@ -263,12 +264,41 @@ SymbolString symbols(const Stream &S, size_t P, size_t Len) {
   return Out;
 }
 
-/// Occurrences of \p A in \p S, grouped by the call sites they use.
+/// A step's symbol in the condensed stream: what templates constrain,
+/// direction and peer; 0 for what no template step matches (collectives,
+/// peers outside the communicator).
+Symbol shapeOf(bool Send, int64_t Peer, int64_t CommSize) {
+  if (Peer < 0 || Peer >= CommSize)
+    return 0;
+  return 1 + 2 * static_cast<Symbol>(Peer) + (Send ? 1 : 0);
+}
+
+/// A rank's stream condensed into its enhanced suffix array: every
+/// instance of a template's repeat is found there by two binary searches
+/// instead of a scan of the stream.
+EnhancedSuffixArray condense(const Stream &S, int64_t CommSize) {
+  std::vector<Symbol> Text;
+  Text.reserve(S.size());
+  for (const StepEvent &E : S)
+    Text.push_back(E.P2P ? shapeOf(E.Send, E.Peer, CommSize) : 0);
+  return EnhancedSuffixArray(std::move(Text),
+                             static_cast<Symbol>(2 * CommSize + 1));
+}
+
+/// Occurrences of \p A in the stream \p S condensed as \p Condensed,
+/// grouped by the call sites they use.
 std::map<SymbolString, std::vector<size_t>>
-occurrences(const Stream &S, const std::vector<Step> &A) {
+occurrences(const Stream &S, const EnhancedSuffixArray &Condensed,
+            const std::vector<Step> &A, int64_t CommSize) {
   std::map<SymbolString, std::vector<size_t>> Groups;
-  for (size_t P = 0; P + A.size() <= S.size(); ++P)
-    if (matchesAt(S, P, A))
+  std::vector<Symbol> Shape;
+  for (const Step &St : A) {
+    Shape.push_back(shapeOf(St.Send, St.Peer, CommSize));
+    if (Shape.back() == 0)
+      return Groups; // A peer outside the communicator: never matches.
+  }
+  for (Index P : Condensed.find(Shape))
+    if (matchesAt(S, P, A)) // Re-checked on the steps themselves.
       Groups[symbols(S, P, A.size())].push_back(P);
   return Groups;
 }
@@ -387,8 +417,13 @@ public:
         Streams.push_back(World < T.WorldSize ? streamOf(T, World, C)
                                               : Stream());
       std::vector<Pattern> Found;
-      if (Options.UseTemplates)
+      if (Options.UseTemplates) {
+        Condensed.clear();
+        for (const Stream &S : Streams)
+          Condensed.push_back(condense(S, int64_t(Streams.size())));
         templatePatterns(C, Streams, Found);
+        Condensed.clear();
+      }
       if (Options.UseDataflow)
         dataflowPatterns(C, Streams, Found, Out.Warnings);
       mergeVaryingRoots(Found);
@@ -454,7 +489,7 @@ private:
       std::vector<Step> A = derive(D, Tm.master(P));
       if (A.empty() || !Seen.insert(A).second)
         continue;
-      for (auto &[Sites, Starts] : occurrences(Mine, A)) {
+      for (auto &[Sites, Starts] : occurrences(Mine, Condensed[Root], A, N)) {
         Candidate Cand;
         Cand.Collective = familyName(Tm, D);
         Cand.Topology = Tm.topology();
@@ -486,7 +521,7 @@ private:
       // the tags the root's do (the dataflow check rejects mismatches).
       const std::vector<size_t> *Chosen = nullptr;
       std::map<SymbolString, std::vector<size_t>> Groups =
-          occurrences(Streams[R], Alpha);
+          occurrences(Streams[R], Condensed[R], Alpha, P.N);
       for (bool NeedTags : {true, false}) {
         for (const auto &[Sites, Starts] : Groups) {
           if (Starts.size() != K)
@@ -748,6 +783,8 @@ private:
 
   const trace::Trace &T;
   DetectOptions Options;
+  /// The condensed streams of the communicator being searched.
+  std::vector<EnhancedSuffixArray> Condensed;
 };
 
 } // namespace

@@ -246,6 +246,31 @@ std::vector<Index> EnhancedSuffixArray::occurrences(const Repeat &R) const {
   return P;
 }
 
+std::vector<Index>
+EnhancedSuffixArray::find(const std::vector<Symbol> &Pattern) const {
+  if (Pattern.empty() || SA.empty())
+    return {};
+  Index N = static_cast<Index>(Text.size());
+  Index M = static_cast<Index>(Pattern.size());
+  // Compares the suffix at \p Start, cut to |Pattern|, with the pattern.
+  auto compare = [&](Index Start) {
+    for (Index K = 0; K < M; ++K) {
+      if (Start + K == N)
+        return -1; // A proper prefix of the pattern sorts first.
+      if (Text[Start + K] != Pattern[K])
+        return Text[Start + K] < Pattern[K] ? -1 : 1;
+    }
+    return 0;
+  };
+  auto First = std::partition_point(SA.begin(), SA.end(),
+                                    [&](Index S) { return compare(S) < 0; });
+  auto Last = std::partition_point(First, SA.end(),
+                                   [&](Index S) { return compare(S) == 0; });
+  std::vector<Index> Out(First, Last);
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
 namespace {
 
 /// The Lyndon array of a text from its suffix array: Lambda[i] is the length

@@ -133,6 +133,31 @@ TEST(SuffixArrayTest, LoopTracesGiveTheirBodies) {
   EXPECT_TRUE(Found) << "the loop body is not a maximal repeat";
 }
 
+TEST(SuffixArrayTest, FindGivesEveryOccurrence) {
+  std::mt19937 Rng(11);
+  for (Symbol K : {1u, 2u, 4u})
+    for (int Round = 0; Round < 100; ++Round) {
+      std::vector<Symbol> T = randomText(Rng, 1 + Rng() % 60, K);
+      EnhancedSuffixArray ESA(T, K);
+      // A piece of the text, or a random string (often absent).
+      std::vector<Symbol> P;
+      if (Round % 2) {
+        Index At = Rng() % T.size();
+        Index Len = 1 + Rng() % std::min<Index>(5, T.size() - At);
+        P.assign(T.begin() + At, T.begin() + At + Len);
+      } else {
+        P = randomText(Rng, 1 + Rng() % 4, K);
+      }
+      std::vector<Index> Expected;
+      for (Index I = 0; I + P.size() <= T.size(); ++I)
+        if (std::equal(P.begin(), P.end(), T.begin() + I))
+          Expected.push_back(I);
+      EXPECT_EQ(ESA.find(P), Expected) << "K " << K << " round " << Round;
+    }
+  EnhancedSuffixArray Empty({}, 1);
+  EXPECT_TRUE(Empty.find({0}).empty());
+}
+
 /// All maximal runs of a primitive period, by definition.
 std::vector<TandemRepeat> naiveRuns(const std::vector<Symbol> &T) {
   std::set<TandemRepeat> Out;

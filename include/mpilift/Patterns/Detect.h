@@ -12,6 +12,8 @@
 ///    root, contiguous steps matching a template's master repeat for some
 ///    (n, root, c); on every other rank of the communicator, the slave
 ///    repeat with the same number of occurrences and one call site each.
+///    Each stream is condensed into a suffix array, where every instance
+///    of a repeat is found by binary search.
 ///    Contiguity makes the pattern compact: no other message of that
 ///    communicator lies inside it.
 ///  - Dataflow evidence (Hoefler and Schneider): the operations of one

@@ -80,6 +80,11 @@ public:
   /// Start positions of \p R in the text, ascending.
   std::vector<Index> occurrences(const Repeat &R) const;
 
+  /// Start positions of every occurrence of \p Pattern, ascending: two
+  /// binary searches over the suffix array, O(|Pattern| log n) plus the
+  /// output. An empty pattern has no occurrences.
+  std::vector<Index> find(const std::vector<Symbol> &Pattern) const;
+
   /// Every tandem repeat (maximal run of a primitive period) with a period
   /// of at most \p MaxPeriod, sorted by start: the loops of a trace. Found
   /// from the Lyndon arrays of both alphabet orders (the Runs Theorem), so
