@@ -6,6 +6,8 @@
 
 #include "mpilift/Patterns/Templates.h"
 
+#include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <iterator>
 #include <map>
@@ -17,25 +19,85 @@ namespace patterns {
 //===-- Expressions
 //----------------------------------------------------------===//
 
+/// Variables are resolved to slots when a template is parsed: the
+/// template's parameters first, then loop variables as they appear.
+/// Expanding a template evaluates its expressions once per rank, root and
+/// rotation, so lookups must not compare strings.
+enum : unsigned { SlotN, SlotI, SlotC, SlotD, SlotR, SlotV, NumParams };
+
 /// Variable bindings while expanding a template.
 struct Env {
-  std::map<std::string, int64_t> Values;
-  int64_t get(const std::string &Name, bool &Ok) const {
-    auto It = Values.find(Name);
-    if (It == Values.end()) {
+  std::vector<int64_t> Values;
+  std::vector<uint8_t> Bound;
+  void set(unsigned Slot, int64_t V) {
+    if (Slot >= Values.size()) {
+      Values.resize(Slot + 1, 0);
+      Bound.resize(Slot + 1, 0);
+    }
+    Values[Slot] = V;
+    Bound[Slot] = 1;
+  }
+  void unset(unsigned Slot) {
+    if (Slot < Bound.size())
+      Bound[Slot] = 0;
+  }
+  int64_t get(unsigned Slot, bool &Ok) const {
+    if (Slot >= Bound.size() || !Bound[Slot]) {
       Ok = false;
       return 0;
     }
-    return It->second;
+    return Values[Slot];
   }
 };
+
+enum class OpCode {
+  Neg,
+  Not,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Xor,
+  And,
+  Or,
+  Shl,
+  Shr,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  LogicalAnd,
+  LogicalOr
+};
+
+OpCode binaryOpCode(const std::string &Op) {
+  static const std::pair<const char *, OpCode> Table[] = {
+      {"+", OpCode::Add},         {"-", OpCode::Sub},
+      {"*", OpCode::Mul},         {"/", OpCode::Div},
+      {"%", OpCode::Mod},         {"^", OpCode::Xor},
+      {"&", OpCode::And},         {"|", OpCode::Or},
+      {"<<", OpCode::Shl},        {">>", OpCode::Shr},
+      {"==", OpCode::Eq},         {"!=", OpCode::Ne},
+      {"<", OpCode::Lt},          {"<=", OpCode::Le},
+      {">", OpCode::Gt},          {">=", OpCode::Ge},
+      {"&&", OpCode::LogicalAnd}, {"||", OpCode::LogicalOr}};
+  for (const auto &[Name, Code] : Table)
+    if (Op == Name)
+      return Code;
+  assert(false && "the parser only makes known operators");
+  return OpCode::Add;
+}
 
 class Expr {
 public:
   enum Kind { Number, Variable, Unary, Binary, HighBit };
   Kind K = Number;
   int64_t Value = 0;
-  std::string Name, Op;
+  unsigned Slot = 0; ///< Variable.
+  OpCode Op = OpCode::Add;
   std::unique_ptr<Expr> L, R;
 
   int64_t eval(const Env &E, bool &Ok) const {
@@ -43,7 +105,7 @@ public:
     case Number:
       return Value;
     case Variable:
-      return E.get(Name, Ok);
+      return E.get(Slot, Ok);
     case HighBit: {
       int64_t V = L->eval(E, Ok);
       int64_t B = -1;
@@ -55,54 +117,60 @@ public:
     }
     case Unary: {
       int64_t V = L->eval(E, Ok);
-      return Op == "-" ? -V : !V;
+      return Op == OpCode::Neg ? -V : !V;
     }
     case Binary:
       break;
     }
     int64_t A = L->eval(E, Ok), B = R->eval(E, Ok);
-    if (Op == "+")
+    switch (Op) {
+    case OpCode::Add:
       return A + B;
-    if (Op == "-")
+    case OpCode::Sub:
       return A - B;
-    if (Op == "*")
+    case OpCode::Mul:
       return A * B;
-    if (Op == "/" || Op == "%") {
+    case OpCode::Div:
+    case OpCode::Mod: {
       if (B == 0) {
         Ok = false;
         return 0;
       }
-      if (Op == "/")
+      if (Op == OpCode::Div)
         return A / B;
       int64_t M = A % B; // Non-negative modulo, as ranks need.
       return M < 0 ? M + (B < 0 ? -B : B) : M;
     }
-    if (Op == "^")
+    case OpCode::Xor:
       return A ^ B;
-    if (Op == "&")
+    case OpCode::And:
       return A & B;
-    if (Op == "|")
+    case OpCode::Or:
       return A | B;
-    if (Op == "<<")
+    case OpCode::Shl:
       return B >= 0 && B < 63 ? A << B : 0;
-    if (Op == ">>")
+    case OpCode::Shr:
       return B >= 0 && B < 63 ? A >> B : 0;
-    if (Op == "==")
+    case OpCode::Eq:
       return A == B;
-    if (Op == "!=")
+    case OpCode::Ne:
       return A != B;
-    if (Op == "<")
+    case OpCode::Lt:
       return A < B;
-    if (Op == "<=")
+    case OpCode::Le:
       return A <= B;
-    if (Op == ">")
+    case OpCode::Gt:
       return A > B;
-    if (Op == ">=")
+    case OpCode::Ge:
       return A >= B;
-    if (Op == "&&")
+    case OpCode::LogicalAnd:
       return A && B;
-    if (Op == "||")
+    case OpCode::LogicalOr:
       return A || B;
+    case OpCode::Neg:
+    case OpCode::Not:
+      break;
+    }
     Ok = false;
     return 0;
   }
@@ -114,6 +182,7 @@ struct Item {
   bool Send = true;
   std::unique_ptr<Expr> Peer;
   std::string Var;
+  unsigned VarSlot = 0; ///< Var's slot, when Var is not empty.
   std::unique_ptr<Expr> From, To, Cond;
 };
 
@@ -134,10 +203,12 @@ Env bind(const TemplateParams &P, int64_t Rank) {
   int64_t D = 0;
   while ((int64_t(1) << D) < P.N)
     ++D;
-  E.Values = {
-      {"n", P.N},  {"i", P.Root},
-      {"c", P.C},  {"d", D},
-      {"r", Rank}, {"v", P.N ? ((Rank - P.Root) % P.N + P.N) % P.N : 0}};
+  E.set(SlotN, P.N);
+  E.set(SlotI, P.Root);
+  E.set(SlotC, P.C);
+  E.set(SlotD, D);
+  E.set(SlotR, Rank);
+  E.set(SlotV, P.N ? ((Rank - P.Root) % P.N + P.N) % P.N : 0);
   return E;
 }
 
@@ -150,11 +221,11 @@ void expand(const std::vector<Item> &Items, Env &E, std::vector<Step> &Out,
     }
     int64_t From = I.From->eval(E, Ok), To = I.To->eval(E, Ok);
     for (int64_t X = From; X <= To && Ok; ++X) {
-      E.Values[I.Var] = X;
+      E.set(I.VarSlot, X);
       if (!I.Cond || I.Cond->eval(E, Ok))
         Out.push_back({I.Send, I.Peer->eval(E, Ok)});
     }
-    E.Values.erase(I.Var);
+    E.unset(I.VarSlot);
   }
 }
 
@@ -193,6 +264,18 @@ public:
 
   std::vector<std::string> Tokens;
   size_t Pos = 0;
+
+  /// The slot of variable \p Name: the parameters' own, or the next free
+  /// one for a loop variable (or a name nothing binds, which then fails to
+  /// evaluate).
+  unsigned slotOf(const std::string &Name) {
+    auto It = std::find(Names.begin(), Names.end(), Name);
+    if (It != Names.end())
+      return static_cast<unsigned>(It - Names.begin());
+    Names.push_back(Name);
+    return static_cast<unsigned>(Names.size() - 1);
+  }
+  std::vector<std::string> Names{"n", "i", "c", "d", "r", "v"};
 
   const std::string &peek() const {
     static const std::string End;
@@ -271,7 +354,7 @@ public:
       ++Pos;
       auto B = std::make_unique<Expr>();
       B->K = Expr::Binary;
-      B->Op = Op;
+      B->Op = binaryOpCode(Op);
       B->L = std::move(L);
       B->R = binary(Level + 1);
       L = std::move(B);
@@ -283,7 +366,7 @@ public:
     if (peek() == "-" || peek() == "!") {
       auto U = std::make_unique<Expr>();
       U->K = Expr::Unary;
-      U->Op = Tokens[Pos++];
+      U->Op = Tokens[Pos++] == "-" ? OpCode::Neg : OpCode::Not;
       U->L = unary();
       return U;
     }
@@ -317,7 +400,7 @@ public:
         return E;
       }
       E->K = Expr::Variable;
-      E->Name = Name;
+      E->Slot = slotOf(Name);
       return E;
     }
     Error = "unexpected '" + T + "'";
@@ -328,6 +411,7 @@ public:
     Item I;
     if (accept("for")) {
       I.Var = peek();
+      I.VarSlot = slotOf(I.Var);
       ++Pos;
       expect("in");
       I.From = expr();
