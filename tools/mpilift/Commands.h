@@ -7,10 +7,27 @@
 #ifndef MPILIFT_TOOLS_MPILIFT_COMMANDS_H
 #define MPILIFT_TOOLS_MPILIFT_COMMANDS_H
 
+#include "mpilift/Trace/Trace.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
 namespace mpilift {
 
-/// Exit statuses of every subcommand (docs/user-guide.md).
+/// Exit statuses of every subcommand (README, "Exit status").
 enum ExitStatus { ExitClean = 0, ExitFindingsAsErrors = 1, ExitBadInput = 2 };
+
+/// "mpilift: error: " on standard error, in colour where it is a terminal.
+llvm::raw_ostream &error();
+/// "mpilift: warning: " likewise.
+llvm::raw_ostream &warning();
+
+/// Reads the trace in \p Dir for a subcommand: says so if the run had ended
+/// abnormally and its spill files were converted now; on failure prints the
+/// error and returns nothing (exit with ExitBadInput).
+std::optional<trace::Trace> readTraceForCommand(const std::string &Dir);
 
 /// `mpilift trace dump|recover ...`; Argv[0] is "trace".
 int runTraceCommand(int Argc, const char **Argv);

@@ -16,7 +16,6 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
-#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -26,13 +25,6 @@ namespace mpilift {
 namespace {
 
 namespace cl = llvm::cl;
-
-llvm::raw_ostream &error() {
-  return llvm::WithColor::error(llvm::errs(), "mpilift");
-}
-llvm::raw_ostream &warning() {
-  return llvm::WithColor::warning(llvm::errs(), "mpilift");
-}
 
 /// "0-3 5 7-8".
 std::string rankList(const std::vector<int> &Ranks) {
@@ -186,15 +178,9 @@ int runDetectCommand(int Argc, const char **Argv) {
     error() << "--format must be text or json, not '" << Format << "'\n";
     return ExitBadInput;
   }
-  bool Recovered = false;
-  llvm::Expected<trace::Trace> T = trace::readTrace(Dir, &Recovered);
-  if (!T) {
-    error() << llvm::toString(T.takeError()) << "\n";
+  std::optional<trace::Trace> T = readTraceForCommand(Dir);
+  if (!T)
     return ExitBadInput;
-  }
-  if (Recovered)
-    warning() << "the run that wrote '" << Dir
-              << "' ended abnormally; its spill files were converted\n";
   if (T->Sites.empty())
     warning() << "'" << Dir
               << "' records no call sites (a foreign archive?): patterns "

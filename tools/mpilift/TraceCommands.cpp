@@ -13,7 +13,6 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -24,24 +23,10 @@ namespace {
 
 namespace cl = llvm::cl;
 
-llvm::raw_ostream &error() {
-  return llvm::WithColor::error(llvm::errs(), "mpilift");
-}
-llvm::raw_ostream &warning() {
-  return llvm::WithColor::warning(llvm::errs(), "mpilift");
-}
-
 int dump(const std::string &Dir, std::optional<int> Rank, bool Times) {
-  bool Recovered = false;
-  llvm::Expected<trace::Trace> T = trace::readTrace(Dir, &Recovered);
-  if (!T) {
-    error() << llvm::toString(T.takeError()) << "\n";
+  std::optional<trace::Trace> T = readTraceForCommand(Dir);
+  if (!T)
     return ExitBadInput;
-  }
-  if (Recovered)
-    warning() << "the run that wrote '" << Dir
-              << "' ended abnormally; its spill files were converted and the "
-                 "trace is marked incomplete\n";
   if (Rank && (*Rank < 0 || *Rank >= T->WorldSize)) {
     error() << "--rank " << *Rank << " is not a rank of '" << Dir << "' (0 to "
             << T->WorldSize - 1 << ")\n";

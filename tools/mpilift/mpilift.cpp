@@ -55,7 +55,6 @@ int main(int Argc, const char **Argv) {
     return mpilift::runDetectCommand(static_cast<int>(Args.size()),
                                      Args.data());
   }
-  llvm::errs() << "mpilift: error: unknown command '" << Argv[1] << "'\n\n"
-               << Usage;
+  mpilift::error() << "unknown command '" << Argv[1] << "'\n\n" << Usage;
   return mpilift::ExitBadInput;
 }

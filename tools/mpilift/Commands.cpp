@@ -1,0 +1,35 @@
+//===- Commands.cpp - What the subcommands of mpilift share -----*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "llvm/Support/WithColor.h"
+
+namespace mpilift {
+
+llvm::raw_ostream &error() {
+  return llvm::WithColor::error(llvm::errs(), "mpilift");
+}
+
+llvm::raw_ostream &warning() {
+  return llvm::WithColor::warning(llvm::errs(), "mpilift");
+}
+
+std::optional<trace::Trace> readTraceForCommand(const std::string &Dir) {
+  bool Recovered = false;
+  llvm::Expected<trace::Trace> T = trace::readTrace(Dir, &Recovered);
+  if (!T) {
+    error() << llvm::toString(T.takeError()) << "\n";
+    return std::nullopt;
+  }
+  if (Recovered)
+    warning() << "the run that wrote '" << Dir
+              << "' ended abnormally; its spill files were converted and the "
+                 "trace is marked incomplete\n";
+  return std::move(*T);
+}
+
+} // namespace mpilift
