@@ -439,16 +439,24 @@ void addStarted(Reader &R, LocationState &L, Event &E, OTF2_AttributeList *List,
   Rec.Persistent = R.attributes(List).get(tf::AttrRequest);
 }
 
+/// The message of a send or receive record: communicator, peer (as a world
+/// rank), tag, size and payload hash.
+void setMessage(Reader &R, const LocationState &L, Event &E, OTF2_CommRef Comm,
+                uint32_t Peer, uint32_t Tag, uint64_t Bytes, const Attrs &A) {
+  E.Comm = R.commIndex(Comm);
+  E.Peer = R.worldRank(E.Comm, Peer, L.Rank);
+  E.Tag = static_cast<int32_t>(Tag);
+  E.Bytes = Bytes;
+  applyHash(A, E.HasHash, E.Hash);
+}
+
 OTF2_CallbackCode onSend(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
                          void *Data, OTF2_AttributeList *List, uint32_t Peer,
                          OTF2_CommRef Comm, uint32_t Tag, uint64_t Bytes) {
   return onRecord(Data, Ts, mpi::FunctionId::Send,
                   [&](Reader &R, LocationState &L, Event &E) {
-                    E.Comm = R.commIndex(Comm);
-                    E.Peer = R.worldRank(E.Comm, Peer, L.Rank);
-                    E.Tag = static_cast<int32_t>(Tag);
-                    E.Bytes = Bytes;
-                    applyHash(R.attributes(List), E.HasHash, E.Hash);
+                    setMessage(R, L, E, Comm, Peer, Tag, Bytes,
+                               R.attributes(List));
                   });
 }
 
@@ -460,12 +468,9 @@ OTF2_CallbackCode onIsend(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
                   [&](Reader &R, LocationState &L, Event &E) {
                     if (isStart(E))
                       return addStarted(R, L, E, List, Request);
-                    E.Comm = R.commIndex(Comm);
-                    E.Peer = R.worldRank(E.Comm, Peer, L.Rank);
-                    E.Tag = static_cast<int32_t>(Tag);
-                    E.Bytes = Bytes;
+                    setMessage(R, L, E, Comm, Peer, Tag, Bytes,
+                               R.attributes(List));
                     E.Request = Request;
-                    applyHash(R.attributes(List), E.HasHash, E.Hash);
                   });
 }
 
@@ -498,20 +503,15 @@ OTF2_CallbackCode onRecv(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
   return onRecord(Data, Ts, mpi::FunctionId::Recv,
                   [&](Reader &R, LocationState &L, Event &E) {
                     Attrs A = R.attributes(List);
-                    uint32_t C = R.commIndex(Comm);
-                    int32_t World = R.worldRank(C, Peer, L.Rank);
                     if (mpi::familyOf(E.Function) == mpi::Family::SendRecv) {
-                      E.RecvPeer = World;
+                      // The receive half of MPI_Sendrecv.
+                      E.RecvPeer = R.worldRank(R.commIndex(Comm), Peer, L.Rank);
                       E.RecvTag = static_cast<int32_t>(Tag);
                       E.RecvBytes = Bytes;
                       applyHash(A, E.HasRecvHash, E.RecvHash);
                       return;
                     }
-                    E.Comm = C;
-                    E.Peer = World;
-                    E.Tag = static_cast<int32_t>(Tag);
-                    E.Bytes = Bytes;
-                    applyHash(A, E.HasHash, E.Hash);
+                    setMessage(R, L, E, Comm, Peer, Tag, Bytes, A);
                   });
 }
 
