@@ -842,9 +842,9 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered) {
     LocationState &L = States[Loc];
     L.Rank = Rank;
     L.Thread = static_cast<uint16_t>(Loc >> 32);
-    if (Defs.EventCount[Loc] == 0)
-      continue; // Nothing recorded, no event file.
     OTF2_EvtReader *E = OTF2_Reader_GetEvtReader(R, Loc);
+    if (!E && Defs.EventCount.at(Loc) == 0)
+      continue; // Nothing recorded, so no event file.
     if (!E) {
       OTF2_EvtReaderCallbacks_Delete(EC);
       return fail("cannot open the events of location " + std::to_string(Loc) +
