@@ -246,17 +246,6 @@ std::string familyName(const Template &T, Derivation D) {
 
 using SymbolString = std::vector<std::tuple<bool, int32_t, uint32_t>>;
 
-bool matchesAt(const Stream &S, size_t P, const std::vector<Step> &A) {
-  if (A.empty() || P + A.size() > S.size())
-    return false;
-  for (size_t K = 0; K < A.size(); ++K) {
-    const StepEvent &E = S[P + K];
-    if (!E.P2P || E.Peer != A[K].Peer || E.Send != A[K].Send)
-      return false;
-  }
-  return true;
-}
-
 SymbolString symbols(const Stream &S, size_t P, size_t Len) {
   SymbolString Out;
   for (size_t K = 0; K < Len; ++K)
@@ -297,9 +286,9 @@ occurrences(const Stream &S, const EnhancedSuffixArray &Condensed,
     if (Shape.back() == 0)
       return Groups; // A peer outside the communicator: never matches.
   }
+  // Symbols and steps correspond one to one: a match is an occurrence.
   for (Index P : Condensed.find(Shape))
-    if (matchesAt(S, P, A)) // Re-checked on the steps themselves.
-      Groups[symbols(S, P, A.size())].push_back(P);
+    Groups[symbols(S, P, A.size())].push_back(P);
   return Groups;
 }
 

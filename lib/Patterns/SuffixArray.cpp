@@ -338,7 +338,7 @@ EnhancedSuffixArray::tandemRepeats(Index MaxPeriod) const {
   for (Index I = 1; I < N; ++I)
     for (const std::vector<Index> &L : Lambda) {
       Index P = L[I];
-      if (P > MaxPeriod || P >= LastOfPeriod.size())
+      if (P >= LastOfPeriod.size()) // Longer than MaxPeriod.
         continue;
       if (LastOfPeriod[P] != ~Index(0)) {
         const TandemRepeat &Last = Out[LastOfPeriod[P]];
