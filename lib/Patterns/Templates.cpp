@@ -181,9 +181,8 @@ public:
 struct Item {
   bool Send = true;
   std::unique_ptr<Expr> Peer;
-  std::string Var;
-  unsigned VarSlot = 0; ///< Var's slot, when Var is not empty.
-  std::unique_ptr<Expr> From, To, Cond;
+  unsigned VarSlot = 0; ///< The loop variable's slot, for loops.
+  std::unique_ptr<Expr> From, To, Cond; ///< From and To: loops only.
 };
 
 struct Template::SlaveCase {
@@ -215,7 +214,7 @@ Env bind(const TemplateParams &P, int64_t Rank) {
 void expand(const std::vector<Item> &Items, Env &E, std::vector<Step> &Out,
             bool &Ok) {
   for (const Item &I : Items) {
-    if (I.Var.empty()) {
+    if (!I.From) { // A single step.
       Out.push_back({I.Send, I.Peer->eval(E, Ok)});
       continue;
     }
@@ -410,8 +409,7 @@ public:
   Item item() {
     Item I;
     if (accept("for")) {
-      I.Var = peek();
-      I.VarSlot = slotOf(I.Var);
+      I.VarSlot = slotOf(peek());
       ++Pos;
       expect("in");
       I.From = expr();
