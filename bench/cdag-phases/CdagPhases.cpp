@@ -13,16 +13,16 @@
 
 #include "mpilift/CommGraph/CommGraph.h"
 
+#include "../common/InChild.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
 
 using namespace mpilift::commgraph;
+namespace bench = mpilift::bench;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -86,38 +86,20 @@ Sample measure(Rank P, int Reps) {
   S.MatchNs /= Reps;
   S.DataflowNs /= Reps;
   S.DetectNs /= Reps;
-  rusage U;
-  getrusage(RUSAGE_SELF, &U);
-  S.MaxRssKb = U.ru_maxrss;
+  S.MaxRssKb = bench::peakRssKb();
   return S;
 }
 
-/// Measures in a fresh child so that peak memory is this size's alone.
+/// Measures in a fresh child so that peak memory is this size's alone;
+/// P = 0 measures the child's own baseline.
 Sample inChild(Rank P, int Reps) {
-  int Pipe[2];
-  if (pipe(Pipe))
-    abort();
-  pid_t Pid = fork();
-  if (Pid == 0) {
-    close(Pipe[0]);
-    Sample S = P ? measure(P, Reps) : Sample();
-    if (!P) {
-      rusage U;
-      getrusage(RUSAGE_SELF, &U);
-      S.MaxRssKb = U.ru_maxrss;
-    }
-    ssize_t W = write(Pipe[1], &S, sizeof(S));
-    _exit(W == sizeof(S) ? 0 : 1);
-  }
-  close(Pipe[1]);
-  Sample S;
-  ssize_t R = read(Pipe[0], &S, sizeof(S));
-  close(Pipe[0]);
-  int Status;
-  waitpid(Pid, &Status, 0);
-  if (R != sizeof(S) || !WIFEXITED(Status) || WEXITSTATUS(Status))
-    abort();
-  return S;
+  return bench::inChild([&] {
+    if (P)
+      return measure(P, Reps);
+    Sample S;
+    S.MaxRssKb = bench::peakRssKb();
+    return S;
+  });
 }
 
 } // namespace

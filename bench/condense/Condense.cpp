@@ -19,16 +19,15 @@
 
 #include "mpilift/Patterns/SuffixArray.h"
 
+#include "../common/InChild.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 using namespace mpilift::patterns;
 using Clock = std::chrono::steady_clock;
@@ -73,11 +72,7 @@ struct Result {
   size_t Found;
 };
 
-long peakRssKb() {
-  rusage U;
-  getrusage(RUSAGE_SELF, &U);
-  return U.ru_maxrss;
-}
+using mpilift::bench::peakRssKb;
 
 Result condense(size_t N, unsigned Seed) {
   std::vector<Symbol> T = syntheticTrace(N, Seed);
@@ -96,28 +91,14 @@ Result findLoops(size_t N, unsigned Seed) {
   return {Seconds, peakRssKb(), Runs};
 }
 
+/// Measures in a fresh child so that peak memory is this measurement's
+/// alone; N = 0 measures the child's own baseline.
 Result inChild(size_t N, Result (*Measure)(size_t, unsigned) = condense) {
-  int Pipe[2];
-  if (pipe(Pipe))
-    abort();
-  pid_t Pid = fork();
-  if (Pid == 0) {
-    Result R{0, 0, 0};
+  return mpilift::bench::inChild([&] {
     if (N)
-      R = Measure(N, 1);
-    else
-      R.MaxRssKb = peakRssKb();
-    _exit(write(Pipe[1], &R, sizeof(R)) == sizeof(R) ? 0 : 1);
-  }
-  Result R;
-  ssize_t Got = read(Pipe[0], &R, sizeof(R));
-  close(Pipe[0]);
-  close(Pipe[1]);
-  int Status;
-  waitpid(Pid, &Status, 0);
-  if (Got != sizeof(R) || !WIFEXITED(Status) || WEXITSTATUS(Status))
-    abort();
-  return R;
+      return Measure(N, 1);
+    return Result{0, peakRssKb(), 0};
+  });
 }
 
 } // namespace
