@@ -262,22 +262,27 @@ Symbol shapeOf(bool Send, int64_t Peer, int64_t CommSize) {
   return 1 + 2 * static_cast<Symbol>(Peer) + (Send ? 1 : 0);
 }
 
-/// A rank's stream condensed into its enhanced suffix array: every
-/// instance of a template's repeat is found there by two binary searches
-/// instead of a scan of the stream.
-EnhancedSuffixArray condense(const Stream &S, int64_t CommSize) {
+/// A rank's stream condensed into shape symbols and their suffix array:
+/// every instance of a template's repeat is found there by two binary
+/// searches instead of a scan of the stream.
+struct CondensedStream {
   std::vector<Symbol> Text;
-  Text.reserve(S.size());
+  std::vector<Index> SA;
+};
+
+CondensedStream condense(const Stream &S, int64_t CommSize) {
+  CondensedStream C;
+  C.Text.reserve(S.size());
   for (const StepEvent &E : S)
-    Text.push_back(E.P2P ? shapeOf(E.Send, E.Peer, CommSize) : 0);
-  return EnhancedSuffixArray(std::move(Text),
-                             static_cast<Symbol>(2 * CommSize + 1));
+    C.Text.push_back(E.P2P ? shapeOf(E.Send, E.Peer, CommSize) : 0);
+  C.SA = buildSuffixArray(C.Text, static_cast<Symbol>(2 * CommSize + 1));
+  return C;
 }
 
 /// Occurrences of \p A in the stream \p S condensed as \p Condensed,
 /// grouped by the call sites they use.
 std::map<SymbolString, std::vector<size_t>>
-occurrences(const Stream &S, const EnhancedSuffixArray &Condensed,
+occurrences(const Stream &S, const CondensedStream &Condensed,
             const std::vector<Step> &A, int64_t CommSize) {
   std::map<SymbolString, std::vector<size_t>> Groups;
   std::vector<Symbol> Shape;
@@ -287,7 +292,7 @@ occurrences(const Stream &S, const EnhancedSuffixArray &Condensed,
       return Groups; // A peer outside the communicator: never matches.
   }
   // Symbols and steps correspond one to one: a match is an occurrence.
-  for (Index P : Condensed.find(Shape))
+  for (Index P : findOccurrences(Condensed.Text, Condensed.SA, Shape))
     Groups[symbols(S, P, A.size())].push_back(P);
   return Groups;
 }
@@ -773,7 +778,7 @@ private:
   const trace::Trace &T;
   DetectOptions Options;
   /// The condensed streams of the communicator being searched.
-  std::vector<EnhancedSuffixArray> Condensed;
+  std::vector<CondensedStream> Condensed;
 };
 
 } // namespace

@@ -246,8 +246,9 @@ std::vector<Index> EnhancedSuffixArray::occurrences(const Repeat &R) const {
   return P;
 }
 
-std::vector<Index>
-EnhancedSuffixArray::find(const std::vector<Symbol> &Pattern) const {
+std::vector<Index> findOccurrences(const std::vector<Symbol> &Text,
+                                   const std::vector<Index> &SA,
+                                   const std::vector<Symbol> &Pattern) {
   if (Pattern.empty() || SA.empty())
     return {};
   Index N = static_cast<Index>(Text.size());

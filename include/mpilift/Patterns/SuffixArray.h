@@ -39,6 +39,13 @@ std::vector<Index> buildSuffixArray(const std::vector<Symbol> &Text,
 std::vector<Index> buildLcpArray(const std::vector<Symbol> &Text,
                                  const std::vector<Index> &SA);
 
+/// Start positions of every occurrence of \p Pattern in \p Text, whose
+/// suffix array is \p SA, ascending: two binary searches, O(|Pattern| log n)
+/// plus the output. An empty pattern has no occurrences.
+std::vector<Index> findOccurrences(const std::vector<Symbol> &Text,
+                                   const std::vector<Index> &SA,
+                                   const std::vector<Symbol> &Pattern);
+
 /// A maximal repeat: a string occurring at least twice that can be extended
 /// neither to the left nor to the right without losing an occurrence. It is
 /// the LCP interval [First, Last] of the suffix array: it occurs at
@@ -80,10 +87,11 @@ public:
   /// Start positions of \p R in the text, ascending.
   std::vector<Index> occurrences(const Repeat &R) const;
 
-  /// Start positions of every occurrence of \p Pattern, ascending: two
-  /// binary searches over the suffix array, O(|Pattern| log n) plus the
-  /// output. An empty pattern has no occurrences.
-  std::vector<Index> find(const std::vector<Symbol> &Pattern) const;
+  /// Start positions of every occurrence of \p Pattern, ascending
+  /// (findOccurrences).
+  std::vector<Index> find(const std::vector<Symbol> &Pattern) const {
+    return findOccurrences(Text, SA, Pattern);
+  }
 
   /// Every tandem repeat (maximal run of a primitive period) with a period
   /// of at most \p MaxPeriod, sorted by start: the loops of a trace. Found
