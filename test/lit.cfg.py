@@ -75,3 +75,13 @@ if can_mount_tmpfs():
 if os.path.exists("/usr/lib/llvm-19/bin/clang++") and os.path.exists(
         "/usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a"):
     config.available_features.add("clang-fuzzer")
+
+# check-rewrite.py: copy, build, `mpilift check --fix`, rebuild, and compare
+# the outputs of the original and the rewritten program at several np.
+config.substitutions.append(
+    ("%check-rewrite",
+     "python3 {0} --mpilift {1} --mpilift-run {2} --mpicc {3} --mpicxx {4} "
+     "--mpirun '{5}'".format(
+         os.path.join(config.test_source_root, "Inputs", "check-rewrite.py"),
+         os.path.join(bin_dir, "mpilift"), os.path.join(bin_dir, "mpilift-run"),
+         config.mpicc, config.mpicxx, mpirun)))

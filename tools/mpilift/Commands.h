@@ -9,6 +9,7 @@
 
 #include "mpilift/Trace/Trace.h"
 
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -34,6 +35,15 @@ int runTraceCommand(int Argc, const char **Argv);
 
 /// `mpilift detect DIR [--format text|json] [-o FILE]`; Argv[0] is "detect".
 int runDetectCommand(int Argc, const char **Argv);
+
+/// `mpilift check [-p DIR] [--patterns FILE | --trace DIR] [--fix] FILES...
+/// [-- ARGS]`; Argv[0] is the program name.
+int runCheckCommand(int Argc, const char **Argv);
+
+/// Reads the trace in \p Dir and detects its patterns, as the JSON document
+/// `mpilift detect --format json` writes; on failure prints the error and
+/// returns nothing.
+std::optional<llvm::json::Value> detectPatternsAsJson(const std::string &Dir);
 
 } // namespace mpilift
 

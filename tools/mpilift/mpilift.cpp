@@ -30,6 +30,9 @@ const char *const Usage =
     "archive\n"
     "  detect DIR [--format text|json] [-o FILE]\n"
     "      find point-to-point communication that implements a collective\n"
+    "  check [-p DIR] [--patterns FILE | --trace DIR] [--fix] FILES... "
+    "[-- ARGS]\n"
+    "      prove hand-written collectives safe to replace and rewrite them\n"
     "\n"
     "Record a trace with: mpirun -np N mpilift-run -o DIR -- PROGRAM ARGS\n"
     "Run 'mpilift <command> --help' for a command's options.\n";
@@ -54,6 +57,12 @@ int main(int Argc, const char **Argv) {
     Args.insert(Args.end(), Argv + 2, Argv + Argc);
     return mpilift::runDetectCommand(static_cast<int>(Args.size()),
                                      Args.data());
+  }
+  if (!strcmp(Argv[1], "check")) {
+    std::vector<const char *> Args = {"mpilift check"};
+    Args.insert(Args.end(), Argv + 2, Argv + Argc);
+    int N = static_cast<int>(Args.size());
+    return mpilift::runCheckCommand(N, Args.data());
   }
   mpilift::error() << "unknown command '" << Argv[1] << "'\n\n" << Usage;
   return mpilift::ExitBadInput;

@@ -1,0 +1,112 @@
+//===- ManualCollective.h - Hand-written collectives in the AST -*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The code-pattern recogniser and the safety checks of the collective
+/// rewrite (paper 002, sections III, V and VI).
+///
+/// A manual collective is a rank guard (`if (rank == root)` in either branch
+/// order, also `!=`) whose root branch holds the collective statement (a loop
+/// over the peers with one send or receive per iteration) and whose other
+/// branch holds the matching receive or send. Every candidate is reported;
+/// the safety checks (input independence, scale independence, message
+/// integrity, and the argument, ordering and status rules) decide whether it
+/// may be rewritten, and each refusal names its check and points at the
+/// statement that made it fail.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_ANALYSIS_MANUALCOLLECTIVE_H
+#define MPILIFT_ANALYSIS_MANUALCOLLECTIVE_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mpilift {
+namespace analysis {
+
+/// The collective a hand-written pattern implements.
+enum class ManualKind { Bcast, Scatter, Gather };
+
+/// The safety checks; their names appear in diagnostics and in
+/// docs/checks/.
+enum class SafetyCheck {
+  InputIndependence, ///< Algorithm 1.
+  ScaleIndependence, ///< Algorithm 2.
+  MessageIntegrity,  ///< Algorithm 3.
+  MatchingArguments, ///< Same communicator, tag, datatype, count both sides.
+  MessageOrder,      ///< No other message the rewrite would reorder.
+  StatusUse,         ///< The receive status is not read afterwards.
+  SourceForm,        ///< Macros and other spellings we cannot rewrite.
+};
+
+/// "input-independence", "scale-independence", ...
+llvm::StringRef checkName(SafetyCheck Check);
+
+/// "mpilift-manual-bcast", "mpilift-manual-scatter", ...
+llvm::StringRef ruleId(ManualKind Kind);
+
+/// "broadcast", "scatter", "gather".
+llvm::StringRef collectiveNoun(ManualKind Kind);
+
+/// Why a candidate may not be rewritten, and where.
+struct Refusal {
+  SafetyCheck Check;
+  std::string Reason;       ///< Lower case, no final period.
+  clang::SourceLocation Loc; ///< The statement that made the check fail.
+};
+
+/// One hand-written collective found in a function body.
+struct ManualCollective {
+  ManualKind Kind = ManualKind::Bcast;
+  const clang::FunctionDecl *Function = nullptr;
+  const clang::IfStmt *Guard = nullptr; ///< The rank guard.
+  const clang::Stmt *Loop = nullptr;    ///< The collective statement.
+  /// The call inside the loop (MPI_Send for bcast/scatter, MPI_Recv for
+  /// gather) and the single call of the other branch.
+  const clang::CallExpr *RootCall = nullptr;
+  const clang::CallExpr *PeerCall = nullptr;
+  const clang::Expr *Root = nullptr; ///< The root, as the guard names it.
+  /// The root's buffer without the per-peer offset (scatter and gather:
+  /// the array base; broadcast: the send buffer itself).
+  const clang::Expr *RootBuffer = nullptr;
+  /// Every reason not to rewrite, in source order; empty when safe.
+  std::vector<Refusal> Refusals;
+
+  bool isSafe() const { return Refusals.empty(); }
+};
+
+class TranslationUnitFacts;
+
+/// Finds manual collectives in the functions of one translation unit. The
+/// checks follow values through callers, so the finder indexes the unit's
+/// calls once and keeps per-function facts between queries.
+class ManualCollectiveFinder {
+public:
+  explicit ManualCollectiveFinder(clang::ASTContext &Context);
+  ~ManualCollectiveFinder();
+
+  /// Every manual collective in the body of \p Function, with the safety
+  /// checks run on each; in source order.
+  std::vector<ManualCollective> find(const clang::FunctionDecl &Function);
+
+private:
+  std::unique_ptr<TranslationUnitFacts> Facts;
+};
+
+/// The source text of \p E as written (macro uses stay unexpanded).
+std::string sourceText(const clang::Expr *E, const clang::ASTContext &Context);
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_ANALYSIS_MANUALCOLLECTIVE_H

@@ -1,0 +1,288 @@
+//===- FunctionFacts.cpp - Def-use facts the safety checks need -----------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FunctionFacts.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+const mpi::FunctionInfo *mpiCallee(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !Callee->getIdentifier())
+    return nullptr;
+  StringRef Name = Callee->getName();
+  if (!Name.starts_with("MPI_"))
+    return nullptr;
+  return mpi::lookup(std::string_view(Name.data(), Name.size()));
+}
+
+const Expr *mpiArg(const CallExpr *Call, mpi::Role R) {
+  const mpi::FunctionInfo *Info = mpiCallee(Call);
+  if (!Info)
+    return nullptr;
+  std::optional<unsigned> Index = Info->argIndex(R);
+  if (!Index || *Index >= Call->getNumArgs())
+    return nullptr;
+  return Call->getArg(*Index)->IgnoreParenImpCasts();
+}
+
+const VarDecl *namedVariable(const Expr *E) {
+  if (!E)
+    return nullptr;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+    return dyn_cast<VarDecl>(Ref->getDecl());
+  return nullptr;
+}
+
+bool mentions(const Stmt *S, const VarDecl *V) {
+  if (!S)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (Ref->getDecl() == V)
+      return true;
+  for (const Stmt *Child : S->children())
+    if (mentions(Child, V))
+      return true;
+  return false;
+}
+
+namespace {
+
+/// The nearest parent of \p E that is not a paren or an implicit cast, and
+/// the child of it that leads to \p E.
+std::pair<const Stmt *, const Expr *> meaningfulParent(ASTContext &Context,
+                                                       const Expr *E) {
+  const Expr *Child = E;
+  while (true) {
+    DynTypedNodeList Parents = Context.getParents(*Child);
+    if (Parents.empty())
+      return {nullptr, Child};
+    const auto *P = Parents[0].get<Stmt>();
+    if (!P)
+      return {nullptr, Child};
+    const auto *PE = dyn_cast<Expr>(P);
+    if (PE && (isa<ParenExpr>(PE) ||
+               (isa<ImplicitCastExpr>(PE) &&
+                cast<ImplicitCastExpr>(PE)->getCastKind() != CK_LValueToRValue &&
+                cast<ImplicitCastExpr>(PE)->getCastKind() !=
+                    CK_ArrayToPointerDecay))) {
+      Child = PE;
+      continue;
+    }
+    return {P, Child};
+  }
+}
+
+/// The call \p E is an argument of, if it is one (through parens and casts).
+const CallExpr *callTakingArgument(ASTContext &Context, const Expr *E) {
+  auto [Parent, Child] = meaningfulParent(Context, E);
+  const auto *Call = dyn_cast_or_null<CallExpr>(Parent);
+  if (Call && Call->getCallee()->IgnoreParenImpCasts() != Child)
+    return Call;
+  if (const auto *Cast = dyn_cast_or_null<ExplicitCastExpr>(Parent))
+    return callTakingArgument(Context, Cast);
+  return nullptr;
+}
+
+class FactsCollector : public RecursiveASTVisitor<FactsCollector> {
+public:
+  FactsCollector(ASTContext &Context,
+                 llvm::DenseMap<const VarDecl *, SmallVector<Write, 2>> &Writes,
+                 llvm::DenseMap<const VarDecl *,
+                                SmallVector<const DeclRefExpr *, 4>> &Refs)
+      : Context(Context), Writes(Writes), Refs(Refs) {}
+
+  bool VisitVarDecl(VarDecl *V) {
+    if (V->hasInit())
+      Writes[V].push_back({WriteKind::Init, V->getInit(), V->getInit()});
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!V)
+      return true;
+    Refs[V].push_back(Ref);
+    classify(V, Ref);
+    return true;
+  }
+
+private:
+  void classify(const VarDecl *V, const DeclRefExpr *Ref) {
+    auto [Parent, Child] = meaningfulParent(Context, Ref);
+    if (!Parent) {
+      // The initializer of a declaration: an lvalue there binds a reference.
+      DynTypedNodeList Parents = Context.getParents(*Child);
+      if (!Parents.empty() && Parents[0].get<VarDecl>() && Ref->isLValue())
+        Writes[V].push_back({WriteKind::Escape, Ref});
+      return;
+    }
+    if (const auto *Cast = dyn_cast<ImplicitCastExpr>(Parent)) {
+      if (Cast->getCastKind() == CK_LValueToRValue)
+        return; // A read.
+      // An array decays to a pointer: what the pointer reaches may be
+      // written; the array is treated like its address.
+      addressUse(V, Cast);
+      return;
+    }
+    if (const auto *Op = dyn_cast<BinaryOperator>(Parent)) {
+      if (Op->getLHS()->IgnoreParens() == Child ||
+          Op->getLHS()->IgnoreParenImpCasts() == Child) {
+        if (Op->getOpcode() == BO_Assign)
+          Writes[V].push_back({WriteKind::Assign, Op, Op->getRHS()});
+        else if (Op->isCompoundAssignmentOp())
+          Writes[V].push_back({WriteKind::Compound, Op, Op->getRHS()});
+        else if (!Op->isCommaOp())
+          Writes[V].push_back({WriteKind::Escape, Op});
+      }
+      return;
+    }
+    if (const auto *Op = dyn_cast<UnaryOperator>(Parent)) {
+      if (Op->isIncrementDecrementOp())
+        Writes[V].push_back({WriteKind::IncDec, Op});
+      else if (Op->getOpcode() == UO_AddrOf)
+        addressUse(V, Op);
+      return;
+    }
+    if (isa<MemberExpr>(Parent) || isa<ArraySubscriptExpr>(Parent)) {
+      // A part of V: writing it writes V.
+      const auto *PE = cast<Expr>(Parent);
+      if (PE->getType()->isRecordType() || PE->getType()->isArrayType() ||
+          !PE->isPRValue())
+        Writes[V].push_back({WriteKind::Escape, Parent});
+      return;
+    }
+    if (isa<CallExpr>(Parent) || isa<CXXConstructExpr>(Parent) ||
+        isa<InitListExpr>(Parent) || isa<ReturnStmt>(Parent) ||
+        isa<CXXMemberCallExpr>(Parent)) {
+      // Passed by reference, bound to a reference, or its members called.
+      if (!V->getType()->isScalarType() ||
+          V->getType()->isReferenceType() || Ref->isLValue())
+        Writes[V].push_back({WriteKind::Escape, Parent});
+      return;
+    }
+    if (Ref->isLValue() && !isa<DeclStmt>(Parent))
+      Writes[V].push_back({WriteKind::Escape, Parent});
+  }
+
+  void addressUse(const VarDecl *V, const Expr *Address) {
+    if (const CallExpr *Call = callTakingArgument(Context, Address)) {
+      Writes[V].push_back({WriteKind::AddressPass, Address, nullptr, Call});
+      return;
+    }
+    Writes[V].push_back({WriteKind::Escape, Address});
+  }
+
+  ASTContext &Context;
+  llvm::DenseMap<const VarDecl *, SmallVector<Write, 2>> &Writes;
+  llvm::DenseMap<const VarDecl *, SmallVector<const DeclRefExpr *, 4>> &Refs;
+};
+
+class CallCollector : public RecursiveASTVisitor<CallCollector> {
+public:
+  CallCollector(
+      ASTContext &Context,
+      llvm::DenseMap<const FunctionDecl *, SmallVector<CallSite, 2>> &Callers,
+      llvm::DenseSet<const FunctionDecl *> &AddressTaken)
+      : Context(Context), Callers(Callers), AddressTaken(AddressTaken) {}
+
+  bool TraverseFunctionDecl(FunctionDecl *F) {
+    const FunctionDecl *Saved = Current;
+    if (F->doesThisDeclarationHaveABody())
+      Current = F;
+    bool Result = RecursiveASTVisitor::TraverseFunctionDecl(F);
+    Current = Saved;
+    return Result;
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    if (const FunctionDecl *Callee = Call->getDirectCallee())
+      Callers[Callee->getCanonicalDecl()].push_back({Call, Current});
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    const auto *F = dyn_cast<FunctionDecl>(Ref->getDecl());
+    if (!F)
+      return true;
+    auto [Parent, Child] = meaningfulParent(Context, Ref);
+    const auto *Call = dyn_cast_or_null<CallExpr>(Parent);
+    bool IsCallee = Call && Call->getCallee()->IgnoreParenImpCasts() == Ref;
+    if (!IsCallee) {
+      // `f` converted to a pointer and used as anything but the callee.
+      DynTypedNodeList Parents = Context.getParents(*Ref);
+      const auto *Cast =
+          Parents.empty() ? nullptr : Parents[0].get<ImplicitCastExpr>();
+      if (!Cast || Cast->getCastKind() != CK_FunctionToPointerDecay ||
+          !Call || Call->getCallee() != Cast)
+        AddressTaken.insert(F->getCanonicalDecl());
+    }
+    return true;
+  }
+
+private:
+  ASTContext &Context;
+  llvm::DenseMap<const FunctionDecl *, SmallVector<CallSite, 2>> &Callers;
+  llvm::DenseSet<const FunctionDecl *> &AddressTaken;
+  const FunctionDecl *Current = nullptr;
+};
+
+} // namespace
+
+FunctionFacts::FunctionFacts(ASTContext &Context, const FunctionDecl &F)
+    : F(F) {
+  FactsCollector Collector(Context, Writes, References);
+  Collector.TraverseDecl(const_cast<FunctionDecl *>(&F));
+  // The body's statements come in source order from the traversal.
+}
+
+ArrayRef<Write> FunctionFacts::writesOf(const VarDecl *V) const {
+  auto It = Writes.find(V);
+  if (It == Writes.end())
+    return {};
+  return It->second;
+}
+
+ArrayRef<const DeclRefExpr *>
+FunctionFacts::referencesOf(const VarDecl *V) const {
+  auto It = References.find(V);
+  if (It == References.end())
+    return {};
+  return It->second;
+}
+
+TranslationUnitFacts::TranslationUnitFacts(ASTContext &Context)
+    : Context(Context) {
+  CallCollector Collector(Context, Callers, AddressTaken);
+  Collector.TraverseDecl(Context.getTranslationUnitDecl());
+}
+
+ArrayRef<CallSite>
+TranslationUnitFacts::callersOf(const FunctionDecl *F) const {
+  auto It = Callers.find(F->getCanonicalDecl());
+  if (It == Callers.end())
+    return {};
+  return It->second;
+}
+
+bool TranslationUnitFacts::mayBeCalledIndirectly(const FunctionDecl *F) const {
+  return AddressTaken.contains(F->getCanonicalDecl());
+}
+
+const FunctionFacts &TranslationUnitFacts::factsOf(const FunctionDecl &F) {
+  std::unique_ptr<FunctionFacts> &Slot = Facts[&F];
+  if (!Slot)
+    Slot = std::make_unique<FunctionFacts>(Context, F);
+  return *Slot;
+}
+
+} // namespace analysis
+} // namespace mpilift

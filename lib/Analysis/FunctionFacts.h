@@ -1,0 +1,115 @@
+//===- FunctionFacts.h - Def-use facts the safety checks need ---*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// What the safety checks ask about variables: every place a variable is
+/// written (initializer, assignment, increment, address taken, or bound to
+/// a reference), and every call of a function in the translation unit. The
+/// facts are syntactic and conservative: a use we cannot classify counts as
+/// an escape, and an escape stops every proof that depends on the variable.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_FUNCTIONFACTS_H
+#define MPILIFT_LIB_ANALYSIS_FUNCTIONFACTS_H
+
+#include "mpilift/MPI/Vocabulary.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <memory>
+
+namespace mpilift {
+namespace analysis {
+
+/// How a statement changes (or may change) a variable.
+enum class WriteKind {
+  Init,        ///< `int x = Value;`
+  Assign,      ///< `x = Value;`
+  Compound,    ///< `x += Value;` and friends.
+  IncDec,      ///< `x++`, `--x`.
+  AddressPass, ///< `&x` passed to a call (Call is set).
+  Escape,      ///< Anything else: `&x` stored, bound to a reference, ...
+};
+
+/// One write of a variable.
+struct Write {
+  WriteKind Kind;
+  const clang::Stmt *Where;            ///< The statement or expression.
+  const clang::Expr *Value = nullptr;  ///< The assigned value, if any.
+  const clang::CallExpr *Call = nullptr; ///< For AddressPass.
+};
+
+/// The writes of every variable in one function body.
+class FunctionFacts {
+public:
+  FunctionFacts(clang::ASTContext &Context, const clang::FunctionDecl &F);
+
+  const clang::FunctionDecl &function() const { return F; }
+  /// Every write of \p V in the body, in source order.
+  llvm::ArrayRef<Write> writesOf(const clang::VarDecl *V) const;
+  /// Every reference to \p V in the body.
+  llvm::ArrayRef<const clang::DeclRefExpr *>
+  referencesOf(const clang::VarDecl *V) const;
+
+private:
+  const clang::FunctionDecl &F;
+  llvm::DenseMap<const clang::VarDecl *, llvm::SmallVector<Write, 2>> Writes;
+  llvm::DenseMap<const clang::VarDecl *,
+                 llvm::SmallVector<const clang::DeclRefExpr *, 4>>
+      References;
+};
+
+/// A call of a function, with the function that makes it.
+struct CallSite {
+  const clang::CallExpr *Call;
+  const clang::FunctionDecl *Caller;
+};
+
+/// Translation-unit facts: calls of each function, and per-function facts
+/// computed on demand and kept.
+class TranslationUnitFacts {
+public:
+  explicit TranslationUnitFacts(clang::ASTContext &Context);
+
+  clang::ASTContext &context() const { return Context; }
+  /// Every direct call of \p F (its canonical declaration) in the unit.
+  llvm::ArrayRef<CallSite> callersOf(const clang::FunctionDecl *F) const;
+  /// Whether the address of \p F is taken or it is called indirectly, so
+  /// the calls above may not be all.
+  bool mayBeCalledIndirectly(const clang::FunctionDecl *F) const;
+  const FunctionFacts &factsOf(const clang::FunctionDecl &F);
+
+private:
+  clang::ASTContext &Context;
+  llvm::DenseMap<const clang::FunctionDecl *, llvm::SmallVector<CallSite, 2>>
+      Callers;
+  llvm::DenseSet<const clang::FunctionDecl *> AddressTaken;
+  llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionFacts>>
+      Facts;
+};
+
+/// The MPI function \p Call calls, or null.
+const mpi::FunctionInfo *mpiCallee(const clang::CallExpr *Call);
+
+/// The argument of \p Call with role \p R (an MPI call), without parens and
+/// implicit casts, or null.
+const clang::Expr *mpiArg(const clang::CallExpr *Call, mpi::Role R);
+
+/// The variable \p E names (through parens and implicit casts), or null.
+const clang::VarDecl *namedVariable(const clang::Expr *E);
+
+/// Whether \p S mentions \p V.
+bool mentions(const clang::Stmt *S, const clang::VarDecl *V);
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_FUNCTIONFACTS_H

@@ -1,0 +1,1138 @@
+//===- ManualCollective.cpp - Hand-written collectives in the AST ---------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The recogniser of star-shaped hand-written broadcasts, scatters and
+/// gathers, and the safety checks of paper 002 (Algorithms 1-3) plus the
+/// argument, ordering and status rules of the rewrite.
+///
+/// Every proof here is syntactic and local to the translation unit; where
+/// it cannot see far enough it refuses and says which statement stopped it.
+///
+//===----------------------------------------------------------------------===//
+
+#include "mpilift/Analysis/ManualCollective.h"
+
+#include "FunctionFacts.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+StringRef checkName(SafetyCheck Check) {
+  switch (Check) {
+  case SafetyCheck::InputIndependence:
+    return "input-independence";
+  case SafetyCheck::ScaleIndependence:
+    return "scale-independence";
+  case SafetyCheck::MessageIntegrity:
+    return "message-integrity";
+  case SafetyCheck::MatchingArguments:
+    return "matching-arguments";
+  case SafetyCheck::MessageOrder:
+    return "message-order";
+  case SafetyCheck::StatusUse:
+    return "status-use";
+  case SafetyCheck::SourceForm:
+    return "source-form";
+  }
+  llvm_unreachable("unknown safety check");
+}
+
+StringRef ruleId(ManualKind Kind) {
+  switch (Kind) {
+  case ManualKind::Bcast:
+    return "mpilift-manual-bcast";
+  case ManualKind::Scatter:
+    return "mpilift-manual-scatter";
+  case ManualKind::Gather:
+    return "mpilift-manual-gather";
+  }
+  llvm_unreachable("unknown collective");
+}
+
+StringRef collectiveNoun(ManualKind Kind) {
+  switch (Kind) {
+  case ManualKind::Bcast:
+    return "broadcast";
+  case ManualKind::Scatter:
+    return "scatter";
+  case ManualKind::Gather:
+    return "gather";
+  }
+  llvm_unreachable("unknown collective");
+}
+
+std::string sourceText(const Expr *E, const ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  CharSourceRange Range = SM.getExpansionRange(E->getSourceRange());
+  return Lexer::getSourceText(Range, SM, Context.getLangOpts()).str();
+}
+
+namespace {
+
+/// \p Text without white space, so `i*n` and `i * n` compare equal.
+std::string squeezed(StringRef Text) {
+  std::string Out;
+  for (char C : Text)
+    if (!isspace(static_cast<unsigned char>(C)))
+      Out += C;
+  return Out;
+}
+
+bool sameSpelling(const Expr *A, const Expr *B, const ASTContext &Context) {
+  return A && B &&
+         squeezed(sourceText(A, Context)) == squeezed(sourceText(B, Context));
+}
+
+std::string quoted(const Expr *E, const ASTContext &Context) {
+  return "'" + sourceText(E, Context) + "'";
+}
+
+bool isBlockingSend(const CallExpr *Call) {
+  const mpi::FunctionInfo *Info = mpiCallee(Call);
+  return Info && Info->TheFamily == mpi::Family::BlockingSend;
+}
+
+bool isRecv(const CallExpr *Call) {
+  const mpi::FunctionInfo *Info = mpiCallee(Call);
+  return Info && Info->Id == mpi::FunctionId::Recv;
+}
+
+bool isPointToPoint(const mpi::FunctionInfo &Info) {
+  switch (Info.TheFamily) {
+  case mpi::Family::BlockingSend:
+  case mpi::Family::NonblockingSend:
+  case mpi::Family::BlockingRecv:
+  case mpi::Family::NonblockingRecv:
+  case mpi::Family::SendRecv:
+  case mpi::Family::BlockingProbe:
+  case mpi::Family::NonblockingProbe:
+  case mpi::Family::PersistentSendInit:
+  case mpi::Family::PersistentRecvInit:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Every call expression under \p S, in source order.
+void collectCalls(const Stmt *S, SmallVectorImpl<const CallExpr *> &Out) {
+  if (!S)
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    Out.push_back(Call);
+  for (const Stmt *Child : S->children())
+    collectCalls(Child, Out);
+}
+
+/// The variable at the bottom of a buffer expression: `buf`, `&buf`,
+/// `&buf[k]`, `buf + k`, `s.field`, `v.data()`, `&v[0]`, casts; a field
+/// when the object is a member reached through `this`.
+const ValueDecl *bufferBase(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return dyn_cast<VarDecl>(Ref->getDecl());
+    if (const auto *Op = dyn_cast<UnaryOperator>(E)) {
+      E = Op->getSubExpr();
+      continue;
+    }
+    if (const auto *Op = dyn_cast<BinaryOperator>(E)) {
+      if (!Op->isAdditiveOp())
+        return nullptr;
+      E = Op->getLHS()->getType()->isPointerType() ? Op->getLHS()
+                                                     : Op->getRHS();
+      continue;
+    }
+    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = Sub->getBase();
+      continue;
+    }
+    if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+      if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+        return Member->getMemberDecl();
+      E = Member->getBase();
+      continue;
+    }
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+      E = Call->getImplicitObjectArgument();
+      continue;
+    }
+    if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(E)) {
+      if (Call->getOperator() != OO_Subscript || Call->getNumArgs() < 1)
+        return nullptr;
+      E = Call->getArg(0);
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// Whether \p S is a declaration statement that declares \p V.
+bool declares(const Stmt *S, const VarDecl *V) {
+  const auto *DS = dyn_cast<DeclStmt>(S);
+  return DS && llvm::is_contained(DS->decls(), V);
+}
+
+/// Whether \p E is exactly `V`.
+bool isVariable(const Expr *E, const VarDecl *V) {
+  return E && namedVariable(E) == V;
+}
+
+/// Integer value of \p E when it is a constant expression.
+std::optional<int64_t> constantValue(const Expr *E, const ASTContext &Context) {
+  if (!E || E->isValueDependent())
+    return std::nullopt;
+  if (std::optional<llvm::APSInt> V = E->getIntegerConstantExpr(Context))
+    return V->getExtValue();
+  return std::nullopt;
+}
+
+/// A per-peer offset `V`, `V*Count` or `Count*V`, spelled with \p Count.
+bool isPeerOffset(const Expr *Offset, const VarDecl *V, const Expr *Count,
+                  const ASTContext &Context) {
+  Offset = Offset->IgnoreParenImpCasts();
+  if (isVariable(Offset, V))
+    return constantValue(Count, Context) == 1;
+  const auto *Mul = dyn_cast<BinaryOperator>(Offset);
+  if (!Mul || Mul->getOpcode() != BO_Mul)
+    return false;
+  if (isVariable(Mul->getLHS(), V))
+    return sameSpelling(Mul->getRHS(), Count, Context);
+  if (isVariable(Mul->getRHS(), V))
+    return sameSpelling(Mul->getLHS(), Count, Context);
+  return false;
+}
+
+/// For `base + off`, `off + base` and `&base[off]` with a per-peer offset,
+/// the base expression; else null.
+const Expr *peerBlockBase(const Expr *Buffer, const VarDecl *V,
+                          const Expr *Count, const ASTContext &Context) {
+  Buffer = Buffer->IgnoreParenCasts();
+  if (const auto *Add = dyn_cast<BinaryOperator>(Buffer)) {
+    if (Add->getOpcode() != BO_Add)
+      return nullptr;
+    const Expr *L = Add->getLHS(), *R = Add->getRHS();
+    if (R->getType()->isPointerType())
+      std::swap(L, R);
+    if (isPeerOffset(R, V, Count, Context) && !mentions(L, V))
+      return L->IgnoreParenImpCasts();
+    return nullptr;
+  }
+  if (const auto *Addr = dyn_cast<UnaryOperator>(Buffer)) {
+    if (Addr->getOpcode() != UO_AddrOf)
+      return nullptr;
+    const auto *Sub =
+        dyn_cast<ArraySubscriptExpr>(Addr->getSubExpr()->IgnoreParens());
+    if (!Sub || !isPeerOffset(Sub->getIdx(), V, Count, Context) ||
+        mentions(Sub->getBase(), V))
+      return nullptr;
+    return Sub->getBase()->IgnoreParenImpCasts();
+  }
+  return nullptr;
+}
+
+/// The size in bytes of the C type a predefined MPI datatype describes.
+std::optional<uint64_t> predefinedTypeSize(StringRef Name,
+                                           const ASTContext &Context) {
+  CanQualType T = llvm::StringSwitch<CanQualType>(Name)
+                      .Cases("MPI_CHAR", "MPI_SIGNED_CHAR", Context.CharTy)
+                      .Cases("MPI_UNSIGNED_CHAR", "MPI_BYTE", Context.CharTy)
+                      .Case("MPI_SHORT", Context.ShortTy)
+                      .Case("MPI_UNSIGNED_SHORT", Context.UnsignedShortTy)
+                      .Case("MPI_INT", Context.IntTy)
+                      .Case("MPI_UNSIGNED", Context.UnsignedIntTy)
+                      .Case("MPI_LONG", Context.LongTy)
+                      .Case("MPI_UNSIGNED_LONG", Context.UnsignedLongTy)
+                      .Case("MPI_LONG_LONG", Context.LongLongTy)
+                      .Case("MPI_LONG_LONG_INT", Context.LongLongTy)
+                      .Case("MPI_FLOAT", Context.FloatTy)
+                      .Case("MPI_DOUBLE", Context.DoubleTy)
+                      .Case("MPI_LONG_DOUBLE", Context.LongDoubleTy)
+                      .Default(CanQualType());
+  if (T.isNull())
+    return std::nullopt;
+  return Context.getTypeSizeInChars(T).getQuantity();
+}
+
+/// The element type a pointer or array expression addresses.
+QualType elementType(const Expr *Base) {
+  QualType T = Base->IgnoreParenImpCasts()->getType();
+  if (const auto *Array = T->getAsArrayTypeUnsafe())
+    return Array->getElementType();
+  if (T->isPointerType())
+    return T->getPointeeType();
+  return QualType();
+}
+
+/// Functions the message-integrity check knows do not write user memory.
+bool isKnownNonWritingCall(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Callee->getIdentifier())
+    return false;
+  return llvm::StringSwitch<bool>(Callee->getName())
+      .Cases("printf", "fprintf", "puts", "fputs", "fflush", "putchar", true)
+      .Default(false);
+}
+
+/// One candidate under construction, with everything the checks need.
+class CandidateBuilder {
+public:
+  CandidateBuilder(TranslationUnitFacts &TU, const FunctionDecl &F)
+      : TU(TU), Context(TU.context()), F(F), Facts(TU.factsOf(F)) {}
+
+  std::optional<ManualCollective> tryGuard(const IfStmt *If);
+
+private:
+  void refuse(SafetyCheck Check, std::string Reason, SourceLocation Loc) {
+    Result.Refusals.push_back({Check, std::move(Reason), Loc});
+  }
+
+  const ForStmt *findPeerLoop(const Stmt *Branch);
+  bool matchLoopHeader(const ForStmt *Loop);
+  void checkLoopBody(const ForStmt *Loop);
+  const CallExpr *findPeerCall(const Stmt *Branch);
+  void checkExecutedOnce(const Stmt *S, const Stmt *Branch, StringRef What);
+  void checkGuard(const BinaryOperator *Cond);
+  void checkScale(const ForStmt *Loop);
+  void checkMessage(const ForStmt *Loop);
+  void checkArguments();
+  void checkOrder();
+  void checkStatus(const CallExpr *Recv, const Stmt *Scope);
+  void checkValueFromQuery(const VarDecl *V, StringRef Query,
+                           const Expr *Comm, const Stmt *Use,
+                           const FunctionDecl &Where, SafetyCheck Check,
+                           StringRef Role, unsigned Depth);
+  std::optional<std::pair<std::string, SourceLocation>>
+  inputDependence(const Expr *E, const FunctionDecl &Where, unsigned Depth,
+                  llvm::SmallPtrSetImpl<const VarDecl *> &Seen);
+
+  TranslationUnitFacts &TU;
+  ASTContext &Context;
+  const FunctionDecl &F;
+  const FunctionFacts &Facts;
+  ManualCollective Result;
+  const VarDecl *LoopVar = nullptr;
+  const Expr *Bound = nullptr;
+  const Expr *Start = nullptr;
+  const IfStmt *RootSkip = nullptr;
+  const Stmt *RootBranch = nullptr;
+  const Stmt *PeerBranch = nullptr;
+};
+
+/// The first `for` loop under \p S (not inside a nested loop) whose body
+/// holds a blocking send to or receive from the loop variable.
+const ForStmt *CandidateBuilder::findPeerLoop(const Stmt *S) {
+  if (!S)
+    return nullptr;
+  if (const auto *Loop = dyn_cast<ForStmt>(S)) {
+    SmallVector<const CallExpr *, 4> Calls;
+    collectCalls(Loop->getBody(), Calls);
+    for (const CallExpr *Call : Calls) {
+      const Expr *Peer = isBlockingSend(Call) ? mpiArg(Call, mpi::Role::Dest)
+                         : isRecv(Call) ? mpiArg(Call, mpi::Role::Source)
+                                        : nullptr;
+      const VarDecl *V = namedVariable(Peer);
+      if (V && Loop->getInit() &&
+          (mentions(Loop->getInit(), V) || declares(Loop->getInit(), V)))
+        return Loop;
+    }
+    return nullptr;
+  }
+  for (const Stmt *Child : S->children())
+    if (const ForStmt *Loop = findPeerLoop(Child))
+      return Loop;
+  return nullptr;
+}
+
+/// `for (i = A; i < B; i++)` with `int i = A` also accepted.
+bool CandidateBuilder::matchLoopHeader(const ForStmt *Loop) {
+  const Stmt *Init = Loop->getInit();
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(Init)) {
+    if (!DS->isSingleDecl())
+      return false;
+    LoopVar = dyn_cast<VarDecl>(DS->getSingleDecl());
+    Start = LoopVar ? LoopVar->getInit() : nullptr;
+  } else if (const auto *Assign = dyn_cast_or_null<BinaryOperator>(Init)) {
+    if (Assign->getOpcode() != BO_Assign)
+      return false;
+    LoopVar = namedVariable(Assign->getLHS());
+    Start = Assign->getRHS();
+  }
+  if (!LoopVar || !Start)
+    return false;
+  const auto *Cond =
+      dyn_cast_or_null<BinaryOperator>(Loop->getCond()->IgnoreParenImpCasts());
+  if (Cond && Cond->getOpcode() == BO_LT && isVariable(Cond->getLHS(), LoopVar))
+    Bound = Cond->getRHS()->IgnoreParenImpCasts();
+  else if (Cond && Cond->getOpcode() == BO_GT &&
+           isVariable(Cond->getRHS(), LoopVar))
+    Bound = Cond->getLHS()->IgnoreParenImpCasts();
+  else if (Cond && Cond->getOpcode() == BO_NE &&
+           isVariable(Cond->getLHS(), LoopVar))
+    Bound = Cond->getRHS()->IgnoreParenImpCasts();
+  if (!Bound) {
+    refuse(SafetyCheck::ScaleIndependence,
+           "the loop test is not 'i < size' over the loop variable",
+           Loop->getCond() ? Loop->getCond()->getBeginLoc()
+                           : Loop->getBeginLoc());
+    return true;
+  }
+  const Expr *Inc = Loop->getInc() ? Loop->getInc()->IgnoreParenImpCasts()
+                                   : nullptr;
+  bool StepOne = false;
+  if (const auto *Op = dyn_cast_or_null<UnaryOperator>(Inc))
+    StepOne = Op->isIncrementOp() && isVariable(Op->getSubExpr(), LoopVar);
+  else if (const auto *Op = dyn_cast_or_null<BinaryOperator>(Inc))
+    StepOne = Op->getOpcode() == BO_AddAssign &&
+              isVariable(Op->getLHS(), LoopVar) &&
+              constantValue(Op->getRHS(), Context) == 1;
+  if (!StepOne)
+    refuse(SafetyCheck::ScaleIndependence,
+           "the loop does not step through the ranks one by one",
+           Inc ? Inc->getBeginLoc() : Loop->getBeginLoc());
+  return true;
+}
+
+/// Algorithm 1 on the loop body: no conditional except the root skip, no
+/// jump, exactly one point-to-point call (to or from the loop variable).
+void CandidateBuilder::checkLoopBody(const ForStmt *Loop) {
+  for (const Write &W : Facts.writesOf(LoopVar))
+    if (W.Where->getBeginLoc().isValid() &&
+        Context.getSourceManager().isPointWithin(
+            W.Where->getBeginLoc(), Loop->getBody()->getBeginLoc(),
+            Loop->getBody()->getEndLoc()))
+      refuse(SafetyCheck::ScaleIndependence,
+             "the loop variable " + LoopVar->getNameAsString() +
+                 " is changed inside the loop",
+             W.Where->getBeginLoc());
+
+  // Walk the body: statements that decide whether or how often something
+  // runs are refused, except the skip of the root.
+  SmallVector<const Stmt *, 16> Work = {Loop->getBody()};
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *If = dyn_cast<IfStmt>(S)) {
+      const auto *Cond =
+          dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+      bool ComparesLoopVarToRoot =
+          Cond && (Cond->getOpcode() == BO_NE || Cond->getOpcode() == BO_EQ) &&
+          ((isVariable(Cond->getLHS(), LoopVar) &&
+            sameSpelling(Cond->getRHS(), Result.Root, Context)) ||
+           (isVariable(Cond->getRHS(), LoopVar) &&
+            sameSpelling(Cond->getLHS(), Result.Root, Context)));
+      bool SkipByContinue = ComparesLoopVarToRoot &&
+                            Cond->getOpcode() == BO_EQ && !If->getElse() &&
+                            isa<ContinueStmt>(If->getThen());
+      bool SkipByGuard = ComparesLoopVarToRoot && Cond->getOpcode() == BO_NE &&
+                         !If->getElse() && !RootSkip;
+      if (!RootSkip && (SkipByContinue || SkipByGuard)) {
+        RootSkip = If;
+        if (SkipByGuard)
+          Work.push_back(If->getThen());
+        continue;
+      }
+      refuse(SafetyCheck::InputIndependence,
+             "conditional statement inside the collective statement",
+             If->getBeginLoc());
+      continue;
+    }
+    if (isa<SwitchStmt>(S) || isa<ConditionalOperator>(S) ||
+        isa<BinaryConditionalOperator>(S) || isa<BreakStmt>(S) ||
+        isa<ContinueStmt>(S) || isa<ReturnStmt>(S) || isa<GotoStmt>(S) ||
+        isa<WhileStmt>(S) || isa<DoStmt>(S) || isa<ForStmt>(S) ||
+        isa<CXXForRangeStmt>(S)) {
+      refuse(SafetyCheck::InputIndependence,
+             "control flow inside the collective statement", S->getBeginLoc());
+      continue;
+    }
+    if (const auto *Op = dyn_cast<BinaryOperator>(S))
+      if (Op->getOpcode() == BO_LAnd || Op->getOpcode() == BO_LOr)
+        refuse(SafetyCheck::InputIndependence,
+               "short-circuit condition inside the collective statement",
+               S->getBeginLoc());
+    for (const Stmt *Child : S->children())
+      Work.push_back(Child);
+  }
+}
+
+/// The one point-to-point call of the non-root branch that talks to the
+/// root: a receive for broadcast and scatter, a send for gather.
+const CallExpr *CandidateBuilder::findPeerCall(const Stmt *Branch) {
+  SmallVector<const CallExpr *, 8> Calls;
+  collectCalls(Branch, Calls);
+  const CallExpr *Found = nullptr;
+  for (const CallExpr *Call : Calls) {
+    bool Wanted = Result.Kind == ManualKind::Gather ? isBlockingSend(Call)
+                                                    : isRecv(Call);
+    if (!Wanted)
+      continue;
+    if (Found) {
+      refuse(SafetyCheck::MessageOrder,
+             "the non-root branch exchanges more than one message",
+             Call->getBeginLoc());
+      continue;
+    }
+    Found = Call;
+  }
+  return Found;
+}
+
+/// \p S must run exactly once whenever \p Branch runs: every statement
+/// between them is a plain block.
+void CandidateBuilder::checkExecutedOnce(const Stmt *S, const Stmt *Branch,
+                                         StringRef What) {
+  const Stmt *Child = S;
+  while (Child != Branch) {
+    DynTypedNodeList Parents = Context.getParents(*Child);
+    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (!Parent)
+      return;
+    bool Transparent = isa<CompoundStmt>(Parent) ||
+                       (isa<Expr>(Parent) && Parent != Branch &&
+                        (isa<ParenExpr>(Parent) || isa<CastExpr>(Parent)));
+    if (!Transparent && Parent != Branch) {
+      refuse(SafetyCheck::InputIndependence,
+             "the " + What.str() + " does not run exactly once in its branch",
+             Parent->getBeginLoc());
+      return;
+    }
+    if (isa<Expr>(Parent) && !isa<CastExpr>(Parent) && !isa<ParenExpr>(Parent))
+      return;
+    Child = Parent;
+  }
+}
+
+/// The value of \p V at \p Use is what \p Query ("MPI_Comm_size" or
+/// "MPI_Comm_rank") wrote for \p Comm: written once, by that call, on the
+/// straight-line path before \p Use, or a parameter every caller passes
+/// such a value to.
+void CandidateBuilder::checkValueFromQuery(
+    const VarDecl *V, StringRef Query, const Expr *Comm, const Stmt *Use,
+    const FunctionDecl &Where, SafetyCheck Check, StringRef Role,
+    unsigned Depth) {
+  std::string Name = "'" + V->getNameAsString() + "'";
+  if (Depth > 4) {
+    refuse(Check, "gave up following " + Name + " through callers",
+           Use->getBeginLoc());
+    return;
+  }
+  if (!V->hasLocalStorage()) {
+    refuse(Check,
+           (Role + " " + Name +
+            " is a global or static variable; its writes cannot be followed")
+               .str(),
+           Use->getBeginLoc());
+    return;
+  }
+  const FunctionFacts &WhereFacts = TU.factsOf(Where);
+  const SourceManager &SM = Context.getSourceManager();
+  const CallExpr *QueryCall = nullptr;
+  for (const Write &W : WhereFacts.writesOf(V)) {
+    const mpi::FunctionInfo *Info = W.Call ? mpiCallee(W.Call) : nullptr;
+    if (W.Kind == WriteKind::AddressPass && Info && Info->Name == Query &&
+        !QueryCall) {
+      QueryCall = W.Call;
+      continue;
+    }
+    refuse(Check,
+           (Role + " " + Name + " is written here, not only by " + Query)
+               .str(),
+           W.Where->getBeginLoc());
+    return;
+  }
+  if (const auto *Param = dyn_cast<ParmVarDecl>(V)) {
+    if (QueryCall) {
+      refuse(Check, (Role + " " + Name + " is a parameter written by " + Query)
+                        .str(),
+             QueryCall->getBeginLoc());
+      return;
+    }
+    ArrayRef<CallSite> Callers = TU.callersOf(&Where);
+    if (Callers.empty() || TU.mayBeCalledIndirectly(&Where)) {
+      refuse(Check,
+             (Role + " " + Name + " is a parameter of '" +
+              Where.getNameAsString() +
+              "' whose callers are not all visible in this translation unit")
+                 .str(),
+             Use->getBeginLoc());
+      return;
+    }
+    unsigned Index = Param->getFunctionScopeIndex();
+    const auto *CommParam = dyn_cast_or_null<ParmVarDecl>(namedVariable(Comm));
+    for (const CallSite &Site : Callers) {
+      if (!Site.Caller || Index >= Site.Call->getNumArgs()) {
+        refuse(Check, "a call of '" + Where.getNameAsString() +
+                          "' outside any function body",
+               Site.Call->getBeginLoc());
+        return;
+      }
+      const Expr *Arg = Site.Call->getArg(Index)->IgnoreParenImpCasts();
+      const VarDecl *ArgVar = namedVariable(Arg);
+      if (!ArgVar) {
+        refuse(Check,
+               (Role + " " + Name + " receives " + quoted(Arg, Context) +
+                " here, not a variable set by " + Query)
+                   .str(),
+               Arg->getBeginLoc());
+        return;
+      }
+      const Expr *CallerComm = Comm;
+      if (CommParam && CommParam->getDeclContext() == &Where &&
+          CommParam->getFunctionScopeIndex() < Site.Call->getNumArgs())
+        CallerComm = Site.Call->getArg(CommParam->getFunctionScopeIndex())
+                         ->IgnoreParenImpCasts();
+      checkValueFromQuery(ArgVar, Query, CallerComm, Site.Call, *Site.Caller,
+                          Check, Role, Depth + 1);
+    }
+    return;
+  }
+  if (!QueryCall) {
+    refuse(Check,
+           (Role + " " + Name + " is not set by " + Query + " in '" +
+            Where.getNameAsString() + "'")
+               .str(),
+           Use->getBeginLoc());
+    return;
+  }
+  const Expr *QueryComm = mpiArg(QueryCall, mpi::Role::Comm);
+  if (!sameSpelling(QueryComm, Comm, Context)) {
+    refuse(Check,
+           (Role + " " + Name + " is set by " + Query + " on " +
+            quoted(QueryComm, Context) + ", but the pattern runs on " +
+            quoted(Comm, Context))
+               .str(),
+           QueryCall->getBeginLoc());
+    return;
+  }
+  // The query must run unconditionally in the body, before the use.
+  const Stmt *Child = QueryCall;
+  while (true) {
+    DynTypedNodeList Parents = Context.getParents(*Child);
+    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (!Parent || Parent == Where.getBody())
+      break;
+    if (!isa<CompoundStmt>(Parent) && !isa<CastExpr>(Parent) &&
+        !isa<ParenExpr>(Parent)) {
+      refuse(Check,
+             (Query + " may not run before the pattern: it is inside another "
+                      "statement")
+                 .str(),
+             Parent->getBeginLoc());
+      return;
+    }
+    Child = Parent;
+  }
+  if (!SM.isBeforeInTranslationUnit(QueryCall->getBeginLoc(),
+                                    Use->getBeginLoc()))
+    refuse(Check, (Query + " runs after the pattern").str(),
+           QueryCall->getBeginLoc());
+}
+
+/// Where \p E may depend on program input (argv, files, received data, any
+/// call), the reason and the place; nothing when it provably does not.
+std::optional<std::pair<std::string, SourceLocation>>
+CandidateBuilder::inputDependence(const Expr *E, const FunctionDecl &Where,
+                                  unsigned Depth,
+                                  llvm::SmallPtrSetImpl<const VarDecl *> &Seen) {
+  E = E->IgnoreParenImpCasts();
+  auto Fail = [&](std::string Why, SourceLocation Loc)
+      -> std::optional<std::pair<std::string, SourceLocation>> {
+    return std::make_pair(std::move(Why), Loc);
+  };
+  if (isa<IntegerLiteral>(E) || isa<CharacterLiteral>(E) ||
+      constantValue(E, Context))
+    return std::nullopt;
+  if (const auto *Op = dyn_cast<BinaryOperator>(E)) {
+    if (Op->isAssignmentOp() || Op->isCommaOp())
+      return Fail("the value is computed by " + quoted(E, Context),
+                  E->getBeginLoc());
+    if (auto Why = inputDependence(Op->getLHS(), Where, Depth, Seen))
+      return Why;
+    return inputDependence(Op->getRHS(), Where, Depth, Seen);
+  }
+  if (const auto *Op = dyn_cast<UnaryOperator>(E)) {
+    if (Op->getOpcode() != UO_Minus && Op->getOpcode() != UO_Plus &&
+        Op->getOpcode() != UO_Not)
+      return Fail("the value is computed by " + quoted(E, Context),
+                  E->getBeginLoc());
+    return inputDependence(Op->getSubExpr(), Where, Depth, Seen);
+  }
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
+    for (const Expr *Part :
+         {Cond->getCond(), Cond->getTrueExpr(), Cond->getFalseExpr()})
+      if (auto Why = inputDependence(Part, Where, Depth, Seen))
+        return Why;
+    return std::nullopt;
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return Fail("the value comes from a call of " +
+                    quoted(Call->getCallee(), Context),
+                Call->getBeginLoc());
+  const VarDecl *V = namedVariable(E);
+  if (!V)
+    return Fail("the value of " + quoted(E, Context) + " cannot be followed",
+                E->getBeginLoc());
+  if (!Seen.insert(V).second)
+    return std::nullopt;
+  std::string Name = "'" + V->getNameAsString() + "'";
+  if (!V->hasLocalStorage())
+    return Fail(Name + " is a global or static variable", E->getBeginLoc());
+  if (Depth > 4)
+    return Fail("gave up following " + Name + " through callers",
+                E->getBeginLoc());
+  const FunctionFacts &WhereFacts = TU.factsOf(Where);
+  for (const Write &W : WhereFacts.writesOf(V)) {
+    switch (W.Kind) {
+    case WriteKind::IncDec:
+      continue;
+    case WriteKind::Init:
+    case WriteKind::Assign:
+    case WriteKind::Compound:
+      if (auto Why = inputDependence(W.Value, Where, Depth, Seen))
+        return Why;
+      continue;
+    case WriteKind::AddressPass: {
+      const mpi::FunctionInfo *Info = mpiCallee(W.Call);
+      if (Info && Info->TheFamily == mpi::Family::CommQuery)
+        continue;
+      return Fail(Name + " is written by a call of " +
+                      quoted(W.Call->getCallee(), Context),
+                  W.Call->getBeginLoc());
+    }
+    case WriteKind::Escape:
+      return Fail(Name + " may be written through a reference or pointer",
+                  W.Where->getBeginLoc());
+    }
+  }
+  const auto *Param = dyn_cast<ParmVarDecl>(V);
+  if (!Param)
+    return std::nullopt;
+  if (Where.isMain())
+    return Fail(Name + " is a parameter of main: program input",
+                E->getBeginLoc());
+  ArrayRef<CallSite> Callers = TU.callersOf(&Where);
+  if (Callers.empty() || TU.mayBeCalledIndirectly(&Where))
+    return Fail(Name + " is a parameter of '" + Where.getNameAsString() +
+                    "' whose callers are not all visible",
+                E->getBeginLoc());
+  for (const CallSite &Site : Callers) {
+    unsigned Index = Param->getFunctionScopeIndex();
+    if (!Site.Caller || Index >= Site.Call->getNumArgs())
+      return Fail("a call of '" + Where.getNameAsString() +
+                      "' cannot be followed",
+                  Site.Call->getBeginLoc());
+    llvm::SmallPtrSet<const VarDecl *, 8> CallerSeen;
+    if (auto Why = inputDependence(Site.Call->getArg(Index), *Site.Caller,
+                                   Depth + 1, CallerSeen))
+      return Why;
+  }
+  return std::nullopt;
+}
+
+/// The guard compares the rank of the pattern's communicator with a root
+/// that does not depend on input.
+void CandidateBuilder::checkGuard(const BinaryOperator *Cond) {
+  const Expr *Comm = mpiArg(Result.RootCall, mpi::Role::Comm);
+  const Expr *RankSide = Result.Root == Cond->getRHS()->IgnoreParenImpCasts()
+                             ? Cond->getLHS()
+                             : Cond->getRHS();
+  const VarDecl *Rank = namedVariable(RankSide);
+  if (!Rank) {
+    refuse(SafetyCheck::MatchingArguments,
+           "the guard does not compare a rank variable", Cond->getBeginLoc());
+    return;
+  }
+  checkValueFromQuery(Rank, "MPI_Comm_rank", Comm, Result.Guard, F,
+                      SafetyCheck::MatchingArguments, "the guard's rank", 0);
+  llvm::SmallPtrSet<const VarDecl *, 8> Seen;
+  if (auto Why = inputDependence(Result.Root, F, 0, Seen))
+    refuse(SafetyCheck::InputIndependence,
+           "the root " + quoted(Result.Root, Context) +
+               " may depend on program input: " + Why->first,
+           Why->second);
+}
+
+/// Algorithm 2: the loop visits every rank of the communicator but the
+/// root, and its bound is what MPI_Comm_size wrote.
+void CandidateBuilder::checkScale(const ForStmt *Loop) {
+  const Expr *Comm = mpiArg(Result.RootCall, mpi::Role::Comm);
+  if (!Bound)
+    return;
+  const VarDecl *Size = namedVariable(Bound);
+  if (!Size) {
+    refuse(SafetyCheck::ScaleIndependence,
+           "the loop bound " + quoted(Bound, Context) +
+               " is not the size of " + quoted(Comm, Context),
+           Bound->getBeginLoc());
+  } else {
+    checkValueFromQuery(Size, "MPI_Comm_size", Comm, Loop, F,
+                        SafetyCheck::ScaleIndependence, "the loop bound", 0);
+  }
+  std::optional<int64_t> From = constantValue(Start, Context);
+  std::optional<int64_t> RootValue = constantValue(Result.Root, Context);
+  bool Covers = (From == 0 && RootSkip) ||
+                (From == 1 && RootValue == 0);
+  if (!Covers)
+    refuse(SafetyCheck::ScaleIndependence,
+           "the loop does not visit exactly the ranks other than the root",
+           Loop->getBeginLoc());
+}
+
+/// Algorithm 3: nothing in the collective statement may change the
+/// message; a scatter or gather addresses block `i` as `base + i*count`.
+void CandidateBuilder::checkMessage(const ForStmt *Loop) {
+  const ValueDecl *Base = bufferBase(Result.RootBuffer);
+  if (!Base) {
+    refuse(SafetyCheck::MessageIntegrity,
+           "cannot tell which object the buffer " +
+               quoted(Result.RootBuffer, Context) + " is",
+           Result.RootBuffer->getBeginLoc());
+    return;
+  }
+  SmallVector<const Stmt *, 16> Work = {Loop->getBody()};
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S || S == Result.RootCall)
+      continue;
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      if (!isKnownNonWritingCall(Call)) {
+        refuse(SafetyCheck::MessageIntegrity,
+               "the call of " + quoted(Call->getCallee(), Context) +
+                   " may change the message",
+               Call->getBeginLoc());
+        continue;
+      }
+    }
+    const Expr *Target = nullptr;
+    if (const auto *Op = dyn_cast<BinaryOperator>(S))
+      if (Op->isAssignmentOp())
+        Target = Op->getLHS();
+    if (const auto *Op = dyn_cast<UnaryOperator>(S))
+      if (Op->isIncrementDecrementOp())
+        Target = Op->getSubExpr();
+    if (Target) {
+      const Expr *T = Target->IgnoreParenImpCasts();
+      const ValueDecl *Written = bufferBase(T);
+      bool PlainOther = isa<DeclRefExpr>(T) && Written && Written != Base;
+      bool OtherArray = isa<ArraySubscriptExpr>(T) && Written &&
+                        Written != Base && Written->getType()->isArrayType();
+      if (!PlainOther && !OtherArray)
+        refuse(SafetyCheck::MessageIntegrity,
+               Written == Base
+                   ? "the message " + quoted(Result.RootBuffer, Context) +
+                         " is changed inside the collective statement"
+                   : "this write may change the message through an alias",
+               S->getBeginLoc());
+    }
+    for (const Stmt *Child : S->children())
+      Work.push_back(Child);
+  }
+  if (Result.Kind == ManualKind::Bcast)
+    return;
+  // Scatter and gather: the block of peer i is `count` elements of the
+  // datatype; the C element type must have the datatype's size.
+  const Expr *Type = mpiArg(Result.RootCall, mpi::Role::Datatype);
+  QualType Element = elementType(Result.RootBuffer);
+  std::optional<uint64_t> TypeSize =
+      predefinedTypeSize(squeezed(sourceText(Type, Context)), Context);
+  if (Element.isNull() || Element->isIncompleteType() || !TypeSize ||
+      Context.getTypeSizeInChars(Element).getQuantity() !=
+          static_cast<int64_t>(*TypeSize))
+    refuse(SafetyCheck::MessageIntegrity,
+           "cannot prove that an element of " +
+               quoted(Result.RootBuffer, Context) + " is one " +
+               quoted(Type, Context),
+           Type->getBeginLoc());
+}
+
+/// Both sides use the same communicator, tag, datatype and count; the
+/// receive names the root (or any source).
+void CandidateBuilder::checkArguments() {
+  const CallExpr *A = Result.RootCall, *B = Result.PeerCall;
+  for (mpi::Role R : {mpi::Role::Comm, mpi::Role::Tag, mpi::Role::Datatype,
+                      mpi::Role::Count}) {
+    const Expr *X = mpiArg(A, R), *Y = mpiArg(B, R);
+    if (mentions(X, LoopVar)) {
+      refuse(SafetyCheck::MatchingArguments,
+             std::string("the ") + mpi::name(R) + " " + quoted(X, Context) +
+                 " differs per peer",
+             X->getBeginLoc());
+      continue;
+    }
+    if (!sameSpelling(X, Y, Context))
+      refuse(SafetyCheck::MatchingArguments,
+             std::string("the ") + mpi::name(R) + " differs: " +
+                 quoted(X, Context) + " against " + quoted(Y, Context),
+             Y->getBeginLoc());
+  }
+  const Expr *Tag = mpiArg(B, mpi::Role::Tag);
+  if (Tag && sourceText(Tag, Context) == "MPI_ANY_TAG")
+    refuse(SafetyCheck::MatchingArguments,
+           "a receive with MPI_ANY_TAG may match another message",
+           Tag->getBeginLoc());
+  const Expr *Peer = mpiArg(B, Result.Kind == ManualKind::Gather
+                                   ? mpi::Role::Dest
+                                   : mpi::Role::Source);
+  bool AnySource = Peer && sourceText(Peer, Context) == "MPI_ANY_SOURCE";
+  if (!AnySource && !sameSpelling(Peer, Result.Root, Context))
+    refuse(SafetyCheck::MatchingArguments,
+           "the peer " + quoted(Peer, Context) + " is not the guard's root " +
+               quoted(Result.Root, Context),
+           Peer->getBeginLoc());
+}
+
+/// No other point-to-point message on the same communicator and tag in
+/// the function, which the rewrite could reorder against the pattern's.
+void CandidateBuilder::checkOrder() {
+  const Expr *Comm = mpiArg(Result.RootCall, mpi::Role::Comm);
+  const Expr *Tag = mpiArg(Result.RootCall, mpi::Role::Tag);
+  SmallVector<const CallExpr *, 32> Calls;
+  collectCalls(F.getBody(), Calls);
+  for (const CallExpr *Call : Calls) {
+    if (Call == Result.RootCall || Call == Result.PeerCall)
+      continue;
+    const mpi::FunctionInfo *Info = mpiCallee(Call);
+    if (!Info || !isPointToPoint(*Info))
+      continue;
+    const Expr *OtherComm = mpiArg(Call, mpi::Role::Comm);
+    if (OtherComm && !sameSpelling(OtherComm, Comm, Context))
+      continue;
+    bool SameTag = true;
+    for (mpi::Role R : {mpi::Role::Tag, mpi::Role::SendTag, mpi::Role::RecvTag})
+      if (const Expr *OtherTag = mpiArg(Call, R)) {
+        std::string Text = sourceText(OtherTag, Context);
+        SameTag = Text == "MPI_ANY_TAG" || sameSpelling(OtherTag, Tag, Context);
+        if (SameTag)
+          break;
+      }
+    if (!SameTag)
+      continue;
+    refuse(SafetyCheck::MessageOrder,
+           "another message on the same communicator and tag; the rewrite "
+           "could change which receive it matches",
+           Call->getBeginLoc());
+  }
+}
+
+/// The status of a receive the rewrite removes must not be read later.
+void CandidateBuilder::checkStatus(const CallExpr *Recv, const Stmt *Scope) {
+  const Expr *Status = mpiArg(Recv, mpi::Role::Status);
+  if (!Status || sourceText(Status, Context) == "MPI_STATUS_IGNORE")
+    return;
+  const auto *V = dyn_cast_or_null<VarDecl>(bufferBase(Status));
+  const auto *Addr = dyn_cast<UnaryOperator>(Status);
+  if (!V || !Addr || Addr->getOpcode() != UO_AddrOf ||
+      !isa<DeclRefExpr>(Addr->getSubExpr()->IgnoreParens()) ||
+      !V->hasLocalStorage() || isa<ParmVarDecl>(V)) {
+    refuse(SafetyCheck::StatusUse,
+           "the status " + quoted(Status, Context) +
+               " may be read outside this function",
+           Status->getBeginLoc());
+    return;
+  }
+  const SourceManager &SM = Context.getSourceManager();
+  for (const DeclRefExpr *Ref : Facts.referencesOf(V)) {
+    if (Addr->getSubExpr()->IgnoreParens() == Ref)
+      continue;
+    // `&status` handed to another MPI call that overwrites it is fine.
+    DynTypedNodeList Parents = Context.getParents(*Ref);
+    const auto *AddrOf =
+        Parents.empty() ? nullptr : Parents[0].get<UnaryOperator>();
+    if (AddrOf && AddrOf->getOpcode() == UO_AddrOf) {
+      DynTypedNodeList Up = Context.getParents(*AddrOf);
+      const auto *Call = Up.empty() ? nullptr : Up[0].get<CallExpr>();
+      if (mpiCallee(Call) &&
+          mpiArg(Call, mpi::Role::Status) == AddrOf &&
+          SM.isBeforeInTranslationUnit(Recv->getBeginLoc(), Call->getBeginLoc()))
+        continue;
+    }
+    bool After = SM.isBeforeInTranslationUnit(Recv->getEndLoc(),
+                                              Ref->getBeginLoc());
+    bool InLoop = Scope && SM.isPointWithin(Ref->getBeginLoc(),
+                                            Scope->getBeginLoc(),
+                                            Scope->getEndLoc());
+    if (After || InLoop) {
+      refuse(SafetyCheck::StatusUse,
+             "the status '" + V->getNameAsString() +
+                 "' of the receive is read afterwards",
+             Ref->getBeginLoc());
+      return;
+    }
+  }
+}
+
+std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
+  const auto *Cond =
+      dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+  if (!Cond || (Cond->getOpcode() != BO_EQ && Cond->getOpcode() != BO_NE) ||
+      !If->getElse())
+    return std::nullopt;
+  // The root branch is the one holding the loop over peers.
+  const Stmt *Equal = Cond->getOpcode() == BO_EQ ? If->getThen() : If->getElse();
+  const Stmt *Unequal =
+      Cond->getOpcode() == BO_EQ ? If->getElse() : If->getThen();
+  const ForStmt *Loop = findPeerLoop(Equal);
+  if (!Loop)
+    return std::nullopt;
+  RootBranch = Equal;
+  PeerBranch = Unequal;
+  Result.Function = &F;
+  Result.Guard = If;
+  Result.Loop = Loop;
+
+  SmallVector<const CallExpr *, 4> Calls;
+  collectCalls(Loop->getBody(), Calls);
+  for (const CallExpr *Call : Calls) {
+    if (!mpiCallee(Call))
+      continue;
+    if ((isBlockingSend(Call) || isRecv(Call)) && !Result.RootCall) {
+      Result.RootCall = Call;
+      continue;
+    }
+    refuse(SafetyCheck::MessageOrder,
+           "another MPI call inside the collective statement",
+           Call->getBeginLoc());
+  }
+  if (!Result.RootCall)
+    return std::nullopt;
+  if (!matchLoopHeader(Loop))
+    return std::nullopt;
+  const VarDecl *PeerVar = namedVariable(mpiArg(
+      Result.RootCall,
+      isRecv(Result.RootCall) ? mpi::Role::Source : mpi::Role::Dest));
+  if (PeerVar != LoopVar)
+    return std::nullopt;
+
+  // Which side of the guard is the root: the one that is not a rank
+  // variable set by MPI_Comm_rank. Prefer the right-hand side.
+  const Expr *L = Cond->getLHS()->IgnoreParenImpCasts();
+  const Expr *R = Cond->getRHS()->IgnoreParenImpCasts();
+  Result.Root = R;
+  if (const VarDecl *RV = namedVariable(R)) {
+    for (const Write &W : TU.factsOf(F).writesOf(RV))
+      if (W.Kind == WriteKind::AddressPass && mpiCallee(W.Call) &&
+          mpiCallee(W.Call)->Id == mpi::FunctionId::Comm_rank)
+        Result.Root = L;
+  }
+
+  const Expr *Buffer = mpiArg(Result.RootCall, isRecv(Result.RootCall)
+                                                   ? mpi::Role::RecvBuffer
+                                                   : mpi::Role::SendBuffer);
+  const Expr *Count = mpiArg(Result.RootCall, mpi::Role::Count);
+  if (isRecv(Result.RootCall))
+    Result.Kind = ManualKind::Gather;
+  else
+    Result.Kind = mentions(Buffer, LoopVar) ? ManualKind::Scatter
+                                            : ManualKind::Bcast;
+  Result.RootBuffer = Buffer;
+  if (Result.Kind != ManualKind::Bcast) {
+    const Expr *Base = peerBlockBase(Buffer, LoopVar, Count, Context);
+    if (Base)
+      Result.RootBuffer = Base;
+    else
+      refuse(SafetyCheck::MessageIntegrity,
+             "the buffer " + quoted(Buffer, Context) +
+                 " is not 'base + i*count' with the call's count",
+             Buffer->getBeginLoc());
+  }
+
+  Result.PeerCall = findPeerCall(PeerBranch);
+  if (!Result.PeerCall) {
+    refuse(SafetyCheck::MatchingArguments,
+           Result.Kind == ManualKind::Gather
+               ? "the other branch sends nothing to the root"
+               : "the other branch receives nothing from the root",
+           PeerBranch->getBeginLoc());
+    return Result;
+  }
+
+  for (const CallExpr *Call : {Result.RootCall, Result.PeerCall})
+    if (Call->getBeginLoc().isMacroID())
+      refuse(SafetyCheck::SourceForm,
+             "the call is spelled inside a macro; rewriting it would change "
+             "every use of the macro",
+             Context.getSourceManager().getExpansionLoc(Call->getBeginLoc()));
+  if (If->getBeginLoc().isMacroID() || Loop->getBeginLoc().isMacroID())
+    refuse(SafetyCheck::SourceForm, "the pattern is inside a macro expansion",
+           If->getBeginLoc());
+
+  checkExecutedOnce(Loop, RootBranch, "collective statement");
+  checkExecutedOnce(Result.PeerCall, PeerBranch, "peer's call");
+  checkLoopBody(Loop);
+  checkGuard(Cond);
+  checkScale(Loop);
+  checkMessage(Loop);
+  checkArguments();
+  checkOrder();
+  if (Result.Kind == ManualKind::Gather)
+    checkStatus(Result.RootCall, Loop);
+  else
+    checkStatus(Result.PeerCall, nullptr);
+
+  const SourceManager &SM = Context.getSourceManager();
+  llvm::stable_sort(Result.Refusals, [&](const Refusal &A, const Refusal &B) {
+    return SM.isBeforeInTranslationUnit(A.Loc, B.Loc);
+  });
+  return Result;
+}
+
+/// Every `if` statement of a body, in source order.
+void collectIfs(const Stmt *S, SmallVectorImpl<const IfStmt *> &Out) {
+  if (!S)
+    return;
+  if (const auto *If = dyn_cast<IfStmt>(S))
+    Out.push_back(If);
+  for (const Stmt *Child : S->children())
+    collectIfs(Child, Out);
+}
+
+} // namespace
+
+ManualCollectiveFinder::ManualCollectiveFinder(ASTContext &Context)
+    : Facts(std::make_unique<TranslationUnitFacts>(Context)) {}
+
+ManualCollectiveFinder::~ManualCollectiveFinder() = default;
+
+std::vector<ManualCollective>
+ManualCollectiveFinder::find(const FunctionDecl &Function) {
+  TranslationUnitFacts &TU = *Facts;
+  std::vector<ManualCollective> Found;
+  if (!Function.doesThisDeclarationHaveABody())
+    return Found;
+  SmallVector<const IfStmt *, 16> Ifs;
+  collectIfs(Function.getBody(), Ifs);
+  llvm::SmallPtrSet<const Stmt *, 8> Claimed;
+  for (const IfStmt *If : Ifs) {
+    if (Claimed.count(If))
+      continue;
+    CandidateBuilder Builder(TU, Function);
+    std::optional<ManualCollective> C = Builder.tryGuard(If);
+    if (!C)
+      continue;
+    // A guard nested inside an accepted pattern's loop is not another one.
+    SmallVector<const IfStmt *, 4> Inner;
+    collectIfs(C->Loop, Inner);
+    Claimed.insert(Inner.begin(), Inner.end());
+    Found.push_back(std::move(*C));
+  }
+  return Found;
+}
+
+} // namespace analysis
+} // namespace mpilift

@@ -1,0 +1,122 @@
+//===- CollectiveRewrite.cpp - Manual collectives to MPI calls ------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mpilift/Transform/CollectiveRewrite.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "mpilift/MPI/Vocabulary.h"
+#include "clang/Tooling/Transformer/SourceCode.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace transform {
+
+namespace {
+
+using analysis::ManualCollective;
+using analysis::ManualKind;
+using analysis::sourceText;
+
+/// The argument texts both calls share.
+struct CallTexts {
+  std::string Count, Type, Root, Comm, RootBuffer, PeerBuffer;
+};
+
+CallTexts textsOf(const ManualCollective &C, const ASTContext &Context) {
+  auto Arg = [&](const CallExpr *Call, mpi::Role R) {
+    const mpi::FunctionInfo *Info = mpi::lookup(
+        Call->getDirectCallee()->getName().str());
+    return sourceText(Call->getArg(*Info->argIndex(R)), Context);
+  };
+  bool PeerSends = C.Kind == ManualKind::Gather;
+  return {Arg(C.RootCall, mpi::Role::Count),
+          Arg(C.RootCall, mpi::Role::Datatype),
+          sourceText(C.Root, Context),
+          Arg(C.RootCall, mpi::Role::Comm),
+          sourceText(C.RootBuffer, Context),
+          Arg(C.PeerCall,
+              PeerSends ? mpi::Role::SendBuffer : mpi::Role::RecvBuffer)};
+}
+
+/// The collective call each side makes. The root keeps its own block where
+/// it is (MPI_IN_PLACE), exactly as the loop that skipped it did.
+std::pair<std::string, std::string> collectiveCalls(const ManualCollective &C,
+                                                    const CallTexts &T) {
+  switch (C.Kind) {
+  case ManualKind::Bcast:
+    return {llvm::formatv("MPI_Bcast({0}, {1}, {2}, {3}, {4})", T.RootBuffer,
+                          T.Count, T.Type, T.Root, T.Comm),
+            llvm::formatv("MPI_Bcast({0}, {1}, {2}, {3}, {4})", T.PeerBuffer,
+                          T.Count, T.Type, T.Root, T.Comm)};
+  case ManualKind::Scatter:
+    return {llvm::formatv("MPI_Scatter({0}, {1}, {2}, MPI_IN_PLACE, {1}, {2}, "
+                          "{3}, {4})",
+                          T.RootBuffer, T.Count, T.Type, T.Root, T.Comm),
+            llvm::formatv("MPI_Scatter(NULL, 0, {2}, {0}, {1}, {2}, {3}, {4})",
+                          T.PeerBuffer, T.Count, T.Type, T.Root, T.Comm)};
+  case ManualKind::Gather:
+    return {llvm::formatv("MPI_Gather(MPI_IN_PLACE, {1}, {2}, {0}, {1}, {2}, "
+                          "{3}, {4})",
+                          T.RootBuffer, T.Count, T.Type, T.Root, T.Comm),
+            llvm::formatv("MPI_Gather({0}, {1}, {2}, NULL, 0, {2}, {3}, {4})",
+                          T.PeerBuffer, T.Count, T.Type, T.Root, T.Comm)};
+  }
+  llvm_unreachable("unknown collective");
+}
+
+/// Whether \p Branch is \p Only, alone or as the only statement of a block.
+bool holdsOnly(const Stmt *Branch, const Stmt *Only) {
+  if (Branch == Only)
+    return true;
+  const auto *Block = dyn_cast<CompoundStmt>(Branch);
+  if (!Block || Block->size() != 1)
+    return false;
+  const Stmt *S = Block->body_front();
+  if (const auto *E = dyn_cast<Expr>(S))
+    S = E->IgnoreParenCasts();
+  return S == Only;
+}
+
+} // namespace
+
+llvm::Expected<tooling::AtomicChange>
+rewriteManualCollective(const ManualCollective &C, ASTContext &Context) {
+  assert(C.isSafe() && "rewriting a collective that failed a safety check");
+  const SourceManager &SM = Context.getSourceManager();
+  tooling::AtomicChange Change(SM, C.Guard->getBeginLoc());
+  CallTexts Texts = textsOf(C, Context);
+  auto [RootCall, PeerCall] = collectiveCalls(C, Texts);
+
+  const Stmt *Then = C.Guard->getThen(), *Else = C.Guard->getElse();
+  bool LoopInThen = SM.isPointWithin(C.Loop->getBeginLoc(),
+                                     Then->getBeginLoc(), Then->getEndLoc());
+  const Stmt *RootBranch = LoopInThen ? Then : Else;
+  const Stmt *PeerBranch = LoopInThen ? Else : Then;
+
+  if (RootCall == PeerCall && holdsOnly(RootBranch, C.Loop) &&
+      holdsOnly(PeerBranch, C.PeerCall)) {
+    CharSourceRange Whole =
+        tooling::getExtendedRange(*C.Guard, tok::semi, Context);
+    if (llvm::Error E = Change.replace(SM, Whole, RootCall + ";"))
+      return std::move(E);
+    return Change;
+  }
+  CharSourceRange Loop =
+      tooling::getExtendedRange(*C.Loop, tok::semi, Context);
+  if (llvm::Error E = Change.replace(SM, Loop, RootCall + ";"))
+    return std::move(E);
+  CharSourceRange Peer = CharSourceRange::getTokenRange(
+      C.PeerCall->getSourceRange());
+  if (llvm::Error E = Change.replace(SM, Peer, PeerCall))
+    return std::move(E);
+  return Change;
+}
+
+} // namespace transform
+} // namespace mpilift

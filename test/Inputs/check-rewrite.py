@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Runs `mpilift check` on one test program the way a user would, and proves
+the rewrite by running: the program is copied (its CHECK comments blanked, so
+line numbers stay), given a compile_commands.json whose compiler is the MPI
+wrapper, built, checked with --fix, rebuilt, and run before and after at
+several process counts with identical output required.
+
+  check-rewrite.py rewrite SRC DIR [--trace] [--np 1,2,3] [--fallback cdag]
+  check-rewrite.py refuse SRC DIR
+
+'refuse' requires that --fix leaves the file byte for byte unchanged. The
+diagnostics of `mpilift check` go to standard output for FileCheck.
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+
+def fail(msg):
+    print("check-rewrite: error: " + msg)
+    sys.exit(1)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, shell=isinstance(cmd, str), text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+
+
+def sorted_output(mpirun, exe, np, args):
+    r = run(f"{mpirun} -np {np} {exe} {args}")
+    if r.returncode != 0:
+        fail(f"{exe} at np {np} exited with {r.returncode}:\n{r.stdout}")
+    return sorted(r.stdout.splitlines())
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("mode", choices=["rewrite", "refuse"])
+    p.add_argument("src")
+    p.add_argument("dir")
+    p.add_argument("--mpilift", required=True)
+    p.add_argument("--mpilift-run", required=True)
+    p.add_argument("--mpicc", required=True)
+    p.add_argument("--mpicxx", required=True)
+    p.add_argument("--mpirun", required=True)
+    p.add_argument("--np", default="1,2,3,4,5,8")
+    p.add_argument("--trace", action="store_true")
+    p.add_argument("--args", default="")
+    p.add_argument("--check-args", default="")
+    o = p.parse_args()
+
+    shutil.rmtree(o.dir, ignore_errors=True)
+    os.makedirs(o.dir)
+    ext = os.path.splitext(o.src)[1]
+    prog = os.path.join(o.dir, "prog" + ext)
+    with open(o.src) as f:
+        text = re.sub(r"//\s*(CHECK|RUN|REQUIRES)[^\n]*", "", f.read())
+    with open(prog, "w") as f:
+        f.write(text)
+    cc = o.mpicxx if ext in (".cpp", ".cc", ".cxx") else o.mpicc
+    with open(os.path.join(o.dir, "compile_commands.json"), "w") as f:
+        json.dump([{"directory": o.dir, "file": prog,
+                    "command": f"{cc} -g -O0 -c {prog} -o prog.o"}], f)
+    orig = os.path.join(o.dir, "orig")
+    r = run(f"{cc} -g -O0 {prog} -o {orig}")
+    if r.returncode:
+        fail("the original does not build:\n" + r.stdout)
+
+    check = f"{o.mpilift} check -p {o.dir} {o.check_args}"
+    if o.trace:
+        traces = os.path.join(o.dir, "traces")
+        r = run(f"{o.mpirun} -np 4 {o.mpilift_run} -o {traces} -- {orig} {o.args}")
+        if r.returncode:
+            fail("the traced run failed:\n" + r.stdout)
+        check += f" --trace {traces}"
+
+    before = open(prog).read()
+    r = run(f"{check} --fix {prog}")
+    print(r.stdout, end="")
+    if r.returncode != 0:
+        fail(f"mpilift check exited with {r.returncode}")
+    after = open(prog).read()
+
+    if o.mode == "refuse":
+        if after != before:
+            fail("the file was changed:\n" + after)
+        print("check-rewrite: unchanged")
+        return
+
+    if after == before:
+        fail("nothing was rewritten")
+    r = run(f"{check} --fix {prog}")
+    if r.returncode != 0 or open(prog).read() != after:
+        fail("a second --fix changed the file or failed:\n" + r.stdout)
+    if "warning:" in r.stdout:
+        fail("a second run still reports findings:\n" + r.stdout)
+    new = os.path.join(o.dir, "new")
+    r = run(f"{cc} -g -O0 {prog} -o {new}")
+    if r.returncode:
+        fail("the rewritten program does not build:\n" + r.stdout)
+    nps = o.np.split(",")
+    for np in nps:
+        a = sorted_output(o.mpirun, orig, np, o.args)
+        b = sorted_output(o.mpirun, new, np, o.args)
+        if a != b:
+            fail(f"output differs at np {np}:\noriginal:\n" + "\n".join(a) +
+                 "\nrewritten:\n" + "\n".join(b))
+        if not a:
+            fail(f"no output at np {np}: nothing was compared")
+    print("check-rewrite: same output at np " + " ".join(nps))
+
+
+if __name__ == "__main__":
+    main()

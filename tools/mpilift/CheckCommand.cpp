@@ -1,0 +1,456 @@
+//===- CheckCommand.cpp - mpilift check -----------------------------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `mpilift check [-p DIR] [--patterns FILE | --trace DIR] [--fix] FILES...
+/// [-- COMPILER ARGS]`: runs the collective recogniser and its safety checks
+/// over translation units of a compile database, prints clang-style
+/// diagnostics with fix-its, and applies the rewrites with --fix.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "mpilift/Analysis/ManualCollective.h"
+#include "mpilift/Transform/CollectiveRewrite.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Format/Format.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/CommonOptionsParser.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <map>
+#include <set>
+
+using namespace clang;
+namespace cl = llvm::cl;
+
+namespace mpilift {
+
+namespace {
+
+/// Call sites of the patterns a trace shows, as (real path, line).
+struct TraceEvidence {
+  bool Present = false;
+  std::set<std::pair<std::string, unsigned>> Sites;
+
+  bool covers(StringRef File, unsigned Line) const {
+    llvm::SmallString<256> Real;
+    if (llvm::sys::fs::real_path(File, Real))
+      Real = File;
+    return Sites.count({std::string(Real), Line}) != 0;
+  }
+};
+
+/// Reads the call sites of every pattern in a detect JSON document.
+llvm::Error addPatternSites(const llvm::json::Value &Doc, StringRef Origin,
+                            TraceEvidence &Evidence) {
+  const llvm::json::Object *Root = Doc.getAsObject();
+  if (!Root || Root->getString("format") != "mpilift-patterns")
+    return llvm::createStringError("'" + Origin +
+                                   "' is not an mpilift patterns file");
+  if (Root->getInteger("version") != 1)
+    return llvm::createStringError("'" + Origin +
+                                   "' has an unsupported patterns version");
+  const llvm::json::Array *Patterns = Root->getArray("patterns");
+  if (!Patterns)
+    return llvm::createStringError("'" + Origin + "' has no 'patterns' array");
+  Evidence.Present = true;
+  for (const llvm::json::Value &P : *Patterns) {
+    const llvm::json::Object *PO = P.getAsObject();
+    const llvm::json::Array *Sites = PO ? PO->getArray("sites") : nullptr;
+    if (!Sites)
+      continue;
+    for (const llvm::json::Value &S : *Sites) {
+      const llvm::json::Object *SO = S.getAsObject();
+      if (!SO)
+        continue;
+      std::optional<StringRef> File = SO->getString("file");
+      std::optional<int64_t> Line = SO->getInteger("line");
+      if (!File || !Line)
+        continue;
+      llvm::SmallString<256> Real;
+      if (llvm::sys::fs::real_path(*File, Real))
+        Real = *File;
+      Evidence.Sites.insert({std::string(Real), unsigned(*Line)});
+    }
+  }
+  return llvm::Error::success();
+}
+
+/// The flags an MPI compiler wrapper adds (include paths, defines), so
+/// databases that name mpicc work like any other. Cached per wrapper.
+class MPIWrapperFlags {
+public:
+  const std::vector<std::string> &flagsFor(StringRef Compiler) {
+    auto [It, New] = Cache.try_emplace(Compiler);
+    if (New)
+      It->second = query(Compiler);
+    return It->second;
+  }
+
+  static bool isWrapper(StringRef Compiler) {
+    StringRef Name = llvm::sys::path::filename(Compiler);
+    return Name.starts_with("mpicc") || Name.starts_with("mpicxx") ||
+           Name.starts_with("mpic++") || Name.starts_with("mpiCC");
+  }
+
+private:
+  static std::vector<std::string> query(StringRef Compiler) {
+    llvm::ErrorOr<std::string> Path =
+        llvm::sys::path::is_absolute(Compiler)
+            ? std::string(Compiler)
+            : llvm::sys::findProgramByName(Compiler);
+    if (!Path)
+      return {};
+    // Open MPI: --showme:compile prints only the flags. MPICH: -show prints
+    // the whole command; its -I and -D words are the ones that matter.
+    for (const char *Query : {"--showme:compile", "-show"}) {
+      llvm::SmallString<128> Out;
+      if (llvm::sys::fs::createTemporaryFile("mpilift-wrapper", "txt", Out))
+        return {};
+      std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Out),
+                                              StringRef("")};
+      int RC = llvm::sys::ExecuteAndWait(*Path, {*Path, Query}, std::nullopt,
+                                         Redirects);
+      auto Text = llvm::MemoryBuffer::getFile(Out);
+      llvm::sys::fs::remove(Out);
+      if (RC != 0 || !Text)
+        continue;
+      std::vector<std::string> Flags;
+      SmallVector<StringRef, 16> Words;
+      (*Text)->getBuffer().split(Words, ' ', -1, false);
+      for (StringRef W : Words) {
+        W = W.trim();
+        if (W.starts_with("-I") || W.starts_with("-D") ||
+            W.starts_with("-isystem") || W == "-pthread")
+          Flags.push_back(W.str());
+      }
+      return Flags;
+    }
+    return {};
+  }
+
+  llvm::StringMap<std::vector<std::string>> Cache;
+};
+
+/// Everything the run collects over all translation units.
+struct CheckState {
+  TraceEvidence Evidence;
+  bool Fix = false;
+  /// Rewrites per file, deduplicated by their edits (a header pattern is
+  /// reached from every translation unit that includes it).
+  std::map<std::string, std::vector<tooling::AtomicChange>> Changes;
+  std::set<std::string> SeenChanges;
+  unsigned Findings = 0, Rewritable = 0;
+};
+
+std::string evidenceText(const analysis::ManualCollective &C,
+                         const SourceManager &SM, const TraceEvidence &E) {
+  if (!E.Present)
+    return "static analysis";
+  for (const CallExpr *Call : {C.RootCall, C.PeerCall}) {
+    if (!Call)
+      continue;
+    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Call->getBeginLoc()));
+    if (P.isValid() && E.covers(P.getFilename(), P.getLine()))
+      return "static analysis and the trace";
+  }
+  return "static analysis; the trace does not show it";
+}
+
+class CheckConsumer : public ASTConsumer {
+public:
+  CheckConsumer(CompilerInstance &CI, CheckState &State)
+      : CI(CI), State(State) {}
+
+  void HandleTranslationUnit(ASTContext &Context) override {
+    if (CI.getDiagnostics().hasErrorOccurred())
+      return;
+    analysis::ManualCollectiveFinder Finder(Context);
+    SmallVector<const FunctionDecl *, 32> Functions;
+    collectFunctions(Context, Functions);
+    for (const FunctionDecl *F : Functions)
+      for (const analysis::ManualCollective &C : Finder.find(*F))
+        report(Context, C);
+  }
+
+private:
+  void collectFunctions(ASTContext &Context,
+                        SmallVectorImpl<const FunctionDecl *> &Out) {
+    struct Visitor : RecursiveASTVisitor<Visitor> {
+      const SourceManager &SM;
+      SmallVectorImpl<const FunctionDecl *> &Out;
+      Visitor(const SourceManager &SM, SmallVectorImpl<const FunctionDecl *> &O)
+          : SM(SM), Out(O) {}
+      bool VisitFunctionDecl(FunctionDecl *F) {
+        if (F->doesThisDeclarationHaveABody() &&
+            SM.isInMainFile(SM.getExpansionLoc(F->getLocation())))
+          Out.push_back(F);
+        return true;
+      }
+    } V(Context.getSourceManager(), Out);
+    V.TraverseDecl(Context.getTranslationUnitDecl());
+  }
+
+  void report(ASTContext &Context, const analysis::ManualCollective &C) {
+    DiagnosticsEngine &Diags = CI.getDiagnostics();
+    const SourceManager &SM = Context.getSourceManager();
+    ++State.Findings;
+    std::string What =
+        (C.Kind == analysis::ManualKind::Gather
+             ? "loop of point-to-point receives implements a "
+             : "loop of point-to-point sends implements a ") +
+        analysis::collectiveNoun(C.Kind).str();
+    std::string Evidence = evidenceText(C, SM, State.Evidence);
+    SourceLocation Loc = SM.getExpansionLoc(C.Loop->getBeginLoc());
+    std::string Rule = analysis::ruleId(C.Kind).str();
+    if (!C.isSafe()) {
+      std::string Checks;
+      for (const analysis::Refusal &R : C.Refusals) {
+        StringRef Name = analysis::checkName(R.Check);
+        if (StringRef(Checks).contains(Name))
+          continue;
+        Checks += (Checks.empty() ? "" : ", ") + Name.str();
+      }
+      unsigned ID = Diags.getCustomDiagID(
+          DiagnosticsEngine::Warning,
+          "%0 (%1); not rewritten: %2 refused [%3]");
+      Diags.Report(Loc, ID) << What << Evidence << Checks << Rule;
+      unsigned NoteID = Diags.getCustomDiagID(DiagnosticsEngine::Note,
+                                              "%0: %1");
+      for (const analysis::Refusal &R : C.Refusals)
+        Diags.Report(SM.getExpansionLoc(R.Loc), NoteID)
+            << analysis::checkName(R.Check) << R.Reason;
+      return;
+    }
+    llvm::Expected<tooling::AtomicChange> Change =
+        transform::rewriteManualCollective(C, Context);
+    if (!Change) {
+      unsigned ID = Diags.getCustomDiagID(
+          DiagnosticsEngine::Warning, "%0 (%1); not rewritten: %2 [%3]");
+      Diags.Report(Loc, ID) << What << Evidence
+                            << llvm::toString(Change.takeError()) << Rule;
+      return;
+    }
+    ++State.Rewritable;
+    unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Warning,
+                                        "%0 (%1); replace it with %2 [%3]");
+    DiagnosticBuilder B = Diags.Report(Loc, ID);
+    B << What << Evidence
+      << (C.Kind == analysis::ManualKind::Bcast     ? "MPI_Bcast"
+          : C.Kind == analysis::ManualKind::Scatter ? "MPI_Scatter"
+                                                    : "MPI_Gather")
+      << Rule;
+    for (const tooling::Replacement &R : Change->getReplacements()) {
+      SourceLocation Start =
+          SM.getLocForStartOfFile(SM.getFileID(Loc)).getLocWithOffset(
+              R.getOffset());
+      B << FixItHint::CreateReplacement(
+          CharSourceRange::getCharRange(Start,
+                                        Start.getLocWithOffset(R.getLength())),
+          R.getReplacementText());
+    }
+    std::string File = Change->getFilePath();
+    if (OptionalFileEntryRef Entry = SM.getFileEntryRefForID(SM.getFileID(Loc)))
+      if (!Entry->getFileEntry().tryGetRealPathName().empty())
+        File = Entry->getFileEntry().tryGetRealPathName().str();
+    std::string Key = File + '\0' + Change->toYAMLString();
+    if (State.SeenChanges.insert(Key).second)
+      State.Changes[File].push_back(std::move(*Change));
+  }
+
+  CompilerInstance &CI;
+  CheckState &State;
+};
+
+class CheckAction : public ASTFrontendAction {
+public:
+  explicit CheckAction(CheckState &State) : State(State) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 StringRef) override {
+    return std::make_unique<CheckConsumer>(CI, State);
+  }
+
+private:
+  CheckState &State;
+};
+
+class CheckActionFactory : public tooling::FrontendActionFactory {
+public:
+  explicit CheckActionFactory(CheckState &State) : State(State) {}
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<CheckAction>(State);
+  }
+
+private:
+  CheckState &State;
+};
+
+/// Applies the collected rewrites file by file, formatted in each file's
+/// clang-format style; each file is replaced atomically.
+bool applyChanges(const CheckState &State) {
+  bool OK = true;
+  for (const auto &[File, Changes] : State.Changes) {
+    auto Code = llvm::MemoryBuffer::getFile(File);
+    if (!Code) {
+      error() << "cannot read '" << File << "': " << Code.getError().message()
+              << "\n";
+      OK = false;
+      continue;
+    }
+    tooling::ApplyChangesSpec Spec;
+    llvm::Expected<format::FormatStyle> Style = format::getStyle(
+        "file", File, "LLVM", (*Code)->getBuffer());
+    if (!Style) {
+      warning() << "no usable clang-format style for '" << File
+                << "', using LLVM: " << llvm::toString(Style.takeError())
+                << "\n";
+      Spec.Style = format::getLLVMStyle();
+    } else {
+      Spec.Style = *Style;
+    }
+    Spec.Format = tooling::ApplyChangesSpec::kAll;
+    llvm::Expected<std::string> NewCode = tooling::applyAtomicChanges(
+        File, (*Code)->getBuffer(), Changes, Spec);
+    if (!NewCode) {
+      error() << "cannot apply the rewrites to '" << File
+              << "': " << llvm::toString(NewCode.takeError()) << "\n";
+      OK = false;
+      continue;
+    }
+    if (llvm::Error E = llvm::writeToOutput(File, [&](llvm::raw_ostream &OS) {
+          OS << *NewCode;
+          return llvm::Error::success();
+        })) {
+      error() << "cannot write '" << File << "': " << llvm::toString(std::move(E))
+              << "\n";
+      OK = false;
+      continue;
+    }
+    llvm::errs() << "mpilift: rewrote " << Changes.size()
+                 << (Changes.size() == 1 ? " collective" : " collectives")
+                 << " in " << File << "\n";
+  }
+  return OK;
+}
+
+} // namespace
+
+int runCheckCommand(int Argc, const char **Argv) {
+  static cl::OptionCategory Category("mpilift check options");
+  cl::opt<bool> Fix("fix", cl::desc("apply the rewrites in place"),
+                    cl::cat(Category));
+  cl::opt<std::string> PatternsFile(
+      "patterns", cl::desc("patterns from 'mpilift detect --format json'"),
+      cl::value_desc("file"), cl::cat(Category));
+  cl::opt<std::string> TraceDir(
+      "trace", cl::desc("a trace directory; detect its patterns first"),
+      cl::value_desc("dir"), cl::cat(Category));
+  cl::opt<std::string> Collectives(
+      "collectives", cl::desc("blocking (the only form so far)"),
+      cl::init("blocking"), cl::cat(Category));
+
+  auto Parser = tooling::CommonOptionsParser::create(
+      Argc, Argv, Category, cl::ZeroOrMore,
+      "mpilift check: find hand-written collectives and rewrite them\n");
+  if (!Parser) {
+    error() << llvm::toString(Parser.takeError()) << "\n";
+    return ExitBadInput;
+  }
+  if (Collectives != "blocking") {
+    error() << "--collectives " << Collectives
+            << " is not supported yet; only 'blocking' is\n";
+    return ExitBadInput;
+  }
+  if (!PatternsFile.empty() && !TraceDir.empty()) {
+    error() << "give --patterns or --trace, not both\n";
+    return ExitBadInput;
+  }
+
+  CheckState State;
+  State.Fix = Fix;
+  if (!PatternsFile.empty()) {
+    auto Text = llvm::MemoryBuffer::getFile(PatternsFile);
+    if (!Text) {
+      error() << "cannot read '" << PatternsFile
+              << "': " << Text.getError().message() << "\n";
+      return ExitBadInput;
+    }
+    llvm::Expected<llvm::json::Value> Doc =
+        llvm::json::parse((*Text)->getBuffer());
+    if (!Doc) {
+      error() << "'" << PatternsFile
+              << "' is not JSON: " << llvm::toString(Doc.takeError()) << "\n";
+      return ExitBadInput;
+    }
+    if (llvm::Error E = addPatternSites(*Doc, PatternsFile, State.Evidence)) {
+      error() << llvm::toString(std::move(E)) << "\n";
+      return ExitBadInput;
+    }
+  }
+  if (!TraceDir.empty()) {
+    std::optional<llvm::json::Value> Doc = detectPatternsAsJson(TraceDir);
+    if (!Doc)
+      return ExitBadInput;
+    if (llvm::Error E = addPatternSites(*Doc, TraceDir, State.Evidence)) {
+      error() << llvm::toString(std::move(E)) << "\n";
+      return ExitBadInput;
+    }
+  }
+
+  std::vector<std::string> Files = Parser->getSourcePathList();
+  if (Files.empty())
+    Files = Parser->getCompilations().getAllFiles();
+  if (Files.empty()) {
+    error() << "no source files: name them or give a compile database "
+               "with -p\n";
+    return ExitBadInput;
+  }
+  tooling::ClangTool Tool(Parser->getCompilations(), Files);
+  auto Wrappers = std::make_shared<MPIWrapperFlags>();
+  Tool.appendArgumentsAdjuster(
+      [Wrappers](const tooling::CommandLineArguments &Args, StringRef) {
+        tooling::CommandLineArguments Out = Args;
+        if (!Args.empty() && MPIWrapperFlags::isWrapper(Args[0])) {
+          const std::vector<std::string> &Flags = Wrappers->flagsFor(Args[0]);
+          Out.insert(Out.begin() + 1, Flags.begin(), Flags.end());
+        }
+        bool HasResourceDir = llvm::any_of(Args, [](const std::string &A) {
+          return StringRef(A).starts_with("-resource-dir");
+        });
+        if (!HasResourceDir &&
+            llvm::sys::fs::is_directory(MPILIFT_CLANG_RESOURCE_DIR))
+          Out.insert(Out.begin() + 1,
+                     "-resource-dir=" MPILIFT_CLANG_RESOURCE_DIR);
+        return Out;
+      });
+  CheckActionFactory Factory(State);
+  int ToolStatus = Tool.run(&Factory);
+  bool Applied = true;
+  if (Fix)
+    Applied = applyChanges(State);
+  if (ToolStatus != 0) {
+    error() << "some translation units could not be parsed; they were not "
+               "checked\n";
+    return ExitBadInput;
+  }
+  return Applied ? ExitClean : ExitBadInput;
+}
+
+} // namespace mpilift
