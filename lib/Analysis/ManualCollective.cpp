@@ -696,6 +696,10 @@ CandidateBuilder::inputDependence(const Expr *E, const FunctionDecl &Where,
   if (Depth > 4)
     return Fail("gave up following " + Name + " through callers",
                 E->getBeginLoc());
+  const auto *Param = dyn_cast<ParmVarDecl>(V);
+  if (Param && Where.isMain())
+    return Fail(Name + " is a parameter of main: program input",
+                E->getBeginLoc());
   const FunctionFacts &WhereFacts = TU.factsOf(Where);
   for (const Write &W : WhereFacts.writesOf(V)) {
     switch (W.Kind) {
@@ -720,12 +724,8 @@ CandidateBuilder::inputDependence(const Expr *E, const FunctionDecl &Where,
                   W.Where->getBeginLoc());
     }
   }
-  const auto *Param = dyn_cast<ParmVarDecl>(V);
   if (!Param)
     return std::nullopt;
-  if (Where.isMain())
-    return Fail(Name + " is a parameter of main: program input",
-                E->getBeginLoc());
   ArrayRef<CallSite> Callers = TU.callersOf(&Where);
   if (Callers.empty() || TU.mayBeCalledIndirectly(&Where))
     return Fail(Name + " is a parameter of '" + Where.getNameAsString() +
@@ -811,7 +811,8 @@ void CandidateBuilder::checkMessage(const ForStmt *Loop) {
     if (!S || S == Result.RootCall)
       continue;
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
-      if (!isKnownNonWritingCall(Call)) {
+      // Other MPI calls are the message-order check's business.
+      if (!mpiCallee(Call) && !isKnownNonWritingCall(Call)) {
         refuse(SafetyCheck::MessageIntegrity,
                "the call of " + quoted(Call->getCallee(), Context) +
                    " may change the message",
@@ -870,14 +871,15 @@ void CandidateBuilder::checkArguments() {
     const Expr *X = mpiArg(A, R), *Y = mpiArg(B, R);
     if (mentions(X, LoopVar)) {
       refuse(SafetyCheck::MatchingArguments,
-             std::string("the ") + mpi::name(R) + " " + quoted(X, Context) +
+             "the " + StringRef(mpi::name(R)).lower() + " " +
+                 quoted(X, Context) +
                  " differs per peer",
              X->getBeginLoc());
       continue;
     }
     if (!sameSpelling(X, Y, Context))
       refuse(SafetyCheck::MatchingArguments,
-             std::string("the ") + mpi::name(R) + " differs: " +
+             "the " + StringRef(mpi::name(R)).lower() + " differs: " +
                  quoted(X, Context) + " against " + quoted(Y, Context),
              Y->getBeginLoc());
   }
@@ -1062,6 +1064,8 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
     return Result;
   }
 
+  // Inside a macro the spelling of the arguments is not ours to compare or
+  // rewrite; nothing else is checked.
   for (const CallExpr *Call : {Result.RootCall, Result.PeerCall})
     if (Call->getBeginLoc().isMacroID())
       refuse(SafetyCheck::SourceForm,
@@ -1071,6 +1075,8 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
   if (If->getBeginLoc().isMacroID() || Loop->getBeginLoc().isMacroID())
     refuse(SafetyCheck::SourceForm, "the pattern is inside a macro expansion",
            If->getBeginLoc());
+  if (!Result.Refusals.empty())
+    return Result;
 
   checkExecutedOnce(Loop, RootBranch, "collective statement");
   checkExecutedOnce(Result.PeerCall, PeerBranch, "peer's call");

@@ -1,0 +1,22 @@
+// `size` is changed after MPI_Comm_size wrote it.
+// RUN: %check-rewrite refuse %s %t | FileCheck %s --implicit-check-not=warning:
+#include <mpi.h>
+
+int main(int argc, char **argv) {
+  int rank, size, data[4] = {1, 2, 3, 4};
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  size = size > 2 ? size - 1 : size;
+  if (rank == 0) {
+    for (int i = 1; i < size; i++)
+      MPI_Send(data, 4, MPI_INT, i, 0, MPI_COMM_WORLD);
+    // CHECK: :[[@LINE-2]]:5: warning: {{.*}}not rewritten: scale-independence refused [mpilift-manual-bcast]
+    // CHECK: :[[@LINE-5]]:3: note: scale-independence: the loop bound 'size' is written here, not only by MPI_Comm_size
+  } else if (rank < size) {
+    MPI_Recv(data, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  MPI_Finalize();
+  return 0;
+}
+// CHECK: check-rewrite: unchanged

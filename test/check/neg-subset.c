@@ -1,0 +1,21 @@
+// Only the lower half of the ranks is reached.
+// RUN: %check-rewrite refuse %s %t | FileCheck %s --implicit-check-not=warning:
+#include <mpi.h>
+
+int main(int argc, char **argv) {
+  int rank, size, data = 5;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    for (int i = 1; i < size / 2; i++)
+      MPI_Send(&data, 1, MPI_INT, i, 0, MPI_COMM_WORLD);
+    // CHECK: :[[@LINE-2]]:5: warning: {{.*}}not rewritten: scale-independence refused [mpilift-manual-bcast]
+    // CHECK: :[[@LINE-3]]:25: note: scale-independence: the loop bound 'size / 2' is not the size of 'MPI_COMM_WORLD'
+  } else if (rank < size / 2) {
+    MPI_Recv(&data, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  MPI_Finalize();
+  return 0;
+}
+// CHECK: check-rewrite: unchanged
