@@ -17,6 +17,7 @@
 #include "mpilift/Analysis/ManualCollective.h"
 
 #include "FunctionFacts.h"
+#include "RankArithmetic.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -60,6 +61,18 @@ StringRef ruleId(ManualKind Kind) {
     return "mpilift-manual-gather";
   }
   llvm_unreachable("unknown collective");
+}
+
+StringRef topologyName(ManualTopology Topology) {
+  switch (Topology) {
+  case ManualTopology::Star:
+    return "star";
+  case ManualTopology::Ring:
+    return "ring";
+  case ManualTopology::Chain:
+    return "chain";
+  }
+  llvm_unreachable("unknown topology");
 }
 
 StringRef collectiveNoun(ManualKind Kind) {
@@ -310,6 +323,28 @@ private:
   void checkScale(const ForStmt *Loop);
   void checkMessage(const ForStmt *Loop);
   void checkArguments();
+  void chooseRoot(const BinaryOperator *Cond);
+  const Stmt *statementOf(const Stmt *S, const Stmt *Branch);
+  std::optional<std::pair<const Stmt *, const Expr *>>
+  guardedSend(const CallExpr *Send, const Stmt *Branch);
+  std::optional<ManualCollective> tryChain(const IfStmt *If,
+                                           const BinaryOperator *Cond,
+                                           const Stmt *Root, const Stmt *Peer);
+  void checkStatementsBetween(const Stmt *Branch, const Stmt *From,
+                              const Stmt *To, const ValueDecl *Base);
+  void checkChainScale(const Expr *RootCond, const CallExpr *RootRecv,
+                       const CallExpr *PeerRecv, const CallExpr *Forward,
+                       const Expr *ForwardCond);
+  std::optional<std::string>
+  simulateChain(const RankArithmetic &Arith, RankEnvironment &Env,
+                const VarDecl *Rank, int64_t N, int64_t R,
+                const Expr *RootCond, const Expr *RootDest,
+                const Expr *RootSource, const Expr *PeerSource,
+                const Expr *ForwardDest, const Expr *ForwardCond,
+                bool &SawRing);
+  void checkSameArguments(const clang::CallExpr *A, const clang::CallExpr *B);
+  void checkNoWrites(const Stmt *S, const ValueDecl *Base, const Stmt *Skip);
+  const ValueDecl *messageObject(const Expr *Buffer);
   void checkOrder();
   void checkStatus(const CallExpr *Recv, const Stmt *Scope);
   void checkValueFromQuery(const VarDecl *V, StringRef Query,
@@ -331,6 +366,8 @@ private:
   const IfStmt *RootSkip = nullptr;
   const Stmt *RootBranch = nullptr;
   const Stmt *PeerBranch = nullptr;
+  /// Every call the rewrite replaces or deletes.
+  SmallVector<const CallExpr *, 4> PatternCalls;
 };
 
 /// The first `for` loop under \p S (not inside a nested loop) whose body
@@ -794,21 +831,15 @@ void CandidateBuilder::checkScale(const ForStmt *Loop) {
            Loop->getBeginLoc());
 }
 
-/// Algorithm 3: nothing in the collective statement may change the
-/// message; a scatter or gather addresses block `i` as `base + i*count`.
-void CandidateBuilder::checkMessage(const ForStmt *Loop) {
-  const ValueDecl *Base = bufferBase(Result.RootBuffer);
-  if (!Base) {
-    refuse(SafetyCheck::MessageIntegrity,
-           "cannot tell which object the buffer " +
-               quoted(Result.RootBuffer, Context) + " is",
-           Result.RootBuffer->getBeginLoc());
-    return;
-  }
-  SmallVector<const Stmt *, 16> Work = {Loop->getBody()};
+/// Refuses every write under \p S (but \p Skip) that may change \p Base:
+/// direct writes, writes through pointers that may alias it, and calls that
+/// could write it.
+void CandidateBuilder::checkNoWrites(const Stmt *S, const ValueDecl *Base,
+                                     const Stmt *Skip) {
+  SmallVector<const Stmt *, 16> Work = {S};
   while (!Work.empty()) {
     const Stmt *S = Work.pop_back_val();
-    if (!S || S == Result.RootCall)
+    if (!S || S == Skip)
       continue;
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
       // Other MPI calls are the message-order check's business.
@@ -844,6 +875,26 @@ void CandidateBuilder::checkMessage(const ForStmt *Loop) {
     for (const Stmt *Child : S->children())
       Work.push_back(Child);
   }
+}
+
+/// The object \p Buffer addresses, or a refusal naming it.
+const ValueDecl *CandidateBuilder::messageObject(const Expr *Buffer) {
+  const ValueDecl *Base = bufferBase(Buffer);
+  if (!Base)
+    refuse(SafetyCheck::MessageIntegrity,
+           "cannot tell which object the buffer " + quoted(Buffer, Context) +
+               " is",
+           Buffer->getBeginLoc());
+  return Base;
+}
+
+/// Algorithm 3: nothing in the collective statement may change the
+/// message; a scatter or gather addresses block `i` as `base + i*count`.
+void CandidateBuilder::checkMessage(const ForStmt *Loop) {
+  const ValueDecl *Base = messageObject(Result.RootBuffer);
+  if (!Base)
+    return;
+  checkNoWrites(Loop->getBody(), Base, Result.RootCall);
   if (Result.Kind == ManualKind::Bcast)
     return;
   // Scatter and gather: the block of peer i is `count` elements of the
@@ -865,11 +916,27 @@ void CandidateBuilder::checkMessage(const ForStmt *Loop) {
 /// Both sides use the same communicator, tag, datatype and count; the
 /// receive names the root (or any source).
 void CandidateBuilder::checkArguments() {
-  const CallExpr *A = Result.RootCall, *B = Result.PeerCall;
+  const CallExpr *B = Result.PeerCall;
+  checkSameArguments(Result.RootCall, B);
+  const Expr *Peer = mpiArg(B, Result.Kind == ManualKind::Gather
+                                   ? mpi::Role::Dest
+                                   : mpi::Role::Source);
+  bool AnySource = Peer && sourceText(Peer, Context) == "MPI_ANY_SOURCE";
+  if (!AnySource && !sameSpelling(Peer, Result.Root, Context))
+    refuse(SafetyCheck::MatchingArguments,
+           "the peer " + quoted(Peer, Context) + " is not the guard's root " +
+               quoted(Result.Root, Context),
+           Peer->getBeginLoc());
+}
+
+/// \p A and \p B use the same communicator, tag, datatype and count, none
+/// of which varies with the loop.
+void CandidateBuilder::checkSameArguments(const CallExpr *A,
+                                          const CallExpr *B) {
   for (mpi::Role R : {mpi::Role::Comm, mpi::Role::Tag, mpi::Role::Datatype,
                       mpi::Role::Count}) {
     const Expr *X = mpiArg(A, R), *Y = mpiArg(B, R);
-    if (mentions(X, LoopVar)) {
+    if (LoopVar && mentions(X, LoopVar)) {
       refuse(SafetyCheck::MatchingArguments,
              "the " + StringRef(mpi::name(R)).lower() + " " +
                  quoted(X, Context) +
@@ -888,15 +955,6 @@ void CandidateBuilder::checkArguments() {
     refuse(SafetyCheck::MatchingArguments,
            "a receive with MPI_ANY_TAG may match another message",
            Tag->getBeginLoc());
-  const Expr *Peer = mpiArg(B, Result.Kind == ManualKind::Gather
-                                   ? mpi::Role::Dest
-                                   : mpi::Role::Source);
-  bool AnySource = Peer && sourceText(Peer, Context) == "MPI_ANY_SOURCE";
-  if (!AnySource && !sameSpelling(Peer, Result.Root, Context))
-    refuse(SafetyCheck::MatchingArguments,
-           "the peer " + quoted(Peer, Context) + " is not the guard's root " +
-               quoted(Result.Root, Context),
-           Peer->getBeginLoc());
 }
 
 /// No other point-to-point message on the same communicator and tag in
@@ -907,7 +965,7 @@ void CandidateBuilder::checkOrder() {
   SmallVector<const CallExpr *, 32> Calls;
   collectCalls(F.getBody(), Calls);
   for (const CallExpr *Call : Calls) {
-    if (Call == Result.RootCall || Call == Result.PeerCall)
+    if (llvm::is_contained(PatternCalls, Call))
       continue;
     const mpi::FunctionInfo *Info = mpiCallee(Call);
     if (!Info || !isPointToPoint(*Info))
@@ -979,6 +1037,362 @@ void CandidateBuilder::checkStatus(const CallExpr *Recv, const Stmt *Scope) {
   }
 }
 
+/// Which side of the guard is the root: the one that is not a rank
+/// variable set by MPI_Comm_rank. Prefer the right-hand side.
+void CandidateBuilder::chooseRoot(const BinaryOperator *Cond) {
+  const Expr *L = Cond->getLHS()->IgnoreParenImpCasts();
+  const Expr *R = Cond->getRHS()->IgnoreParenImpCasts();
+  Result.Root = R;
+  if (const VarDecl *RV = namedVariable(R)) {
+    for (const Write &W : Facts.writesOf(RV))
+      if (W.Kind == WriteKind::AddressPass && mpiCallee(W.Call) &&
+          mpiCallee(W.Call)->Id == mpi::FunctionId::Comm_rank)
+        Result.Root = L;
+  }
+}
+
+/// The statement of \p Branch (a block, or a single statement) that
+/// holds \p S.
+const Stmt *CandidateBuilder::statementOf(const Stmt *S, const Stmt *Branch) {
+  const Stmt *Child = S;
+  while (Child && Child != Branch) {
+    DynTypedNodeList Parents = Context.getParents(*Child);
+    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (Parent == Branch)
+      return isa<CompoundStmt>(Branch) ? Child : Branch;
+    Child = Parent;
+  }
+  return Child;
+}
+
+/// For a send that is its statement, or the only statement of an `if`
+/// without else: that statement and the `if`'s condition.
+std::optional<std::pair<const Stmt *, const Expr *>>
+CandidateBuilder::guardedSend(const CallExpr *Send, const Stmt *Branch) {
+  const Stmt *S = statementOf(Send, Branch);
+  if (!S)
+    return std::nullopt;
+  if (const auto *E = dyn_cast<Expr>(S))
+    if (E->IgnoreParenCasts() == Send)
+      return std::make_pair(S, nullptr);
+  const auto *If = dyn_cast<IfStmt>(S);
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+    return std::nullopt;
+  const Stmt *Then = If->getThen();
+  if (const auto *Block = dyn_cast<CompoundStmt>(Then)) {
+    if (Block->size() != 1)
+      return std::nullopt;
+    Then = Block->body_front();
+  }
+  const auto *E = dyn_cast<Expr>(Then);
+  if (!E || E->IgnoreParenCasts() != Send)
+    return std::nullopt;
+  return std::make_pair(S, If->getCond());
+}
+
+/// Ring and chain broadcasts (Listing 2): the root sends to its neighbour;
+/// every other rank receives from its predecessor and forwards to its
+/// successor unless the message has gone round. A ring may return the
+/// message to the root, which receives it last.
+std::optional<ManualCollective>
+CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
+                           const Stmt *Root, const Stmt *Peer) {
+  auto PointToPoint = [](const Stmt *Branch) {
+    SmallVector<const CallExpr *, 4> Calls, Out;
+    collectCalls(Branch, Calls);
+    for (const CallExpr *Call : Calls)
+      if (const mpi::FunctionInfo *Info = mpiCallee(Call))
+        if (isPointToPoint(*Info))
+          Out.push_back(Call);
+    return Out;
+  };
+  SmallVector<const CallExpr *, 4> RootCalls = PointToPoint(Root);
+  SmallVector<const CallExpr *, 4> PeerCalls = PointToPoint(Peer);
+  if (RootCalls.empty() || RootCalls.size() > 2 || PeerCalls.size() != 2 ||
+      !isBlockingSend(RootCalls[0]) ||
+      (RootCalls.size() == 2 && !isRecv(RootCalls[1])) ||
+      !isRecv(PeerCalls[0]) || !isBlockingSend(PeerCalls[1]))
+    return std::nullopt;
+  const CallExpr *RootSend = RootCalls[0];
+  const CallExpr *RootRecv = RootCalls.size() == 2 ? RootCalls[1] : nullptr;
+  const CallExpr *PeerRecv = PeerCalls[0], *Forward = PeerCalls[1];
+  auto RootSide = guardedSend(RootSend, Root);
+  auto ForwardSide = guardedSend(Forward, Peer);
+  if (!RootSide || !ForwardSide)
+    return std::nullopt;
+  const Stmt *RecvStmt = statementOf(PeerRecv, Peer);
+  const Stmt *RootRecvStmt = RootRecv ? statementOf(RootRecv, Root) : nullptr;
+  auto IsCallStatement = [](const Stmt *S, const CallExpr *Call) {
+    const auto *E = dyn_cast_or_null<Expr>(S);
+    return E && E->IgnoreParenCasts() == Call;
+  };
+  if (!IsCallStatement(RecvStmt, PeerRecv) ||
+      (RootRecv && !IsCallStatement(RootRecvStmt, RootRecv)))
+    return std::nullopt;
+
+  RootBranch = Root;
+  PeerBranch = Peer;
+  Result.Function = &F;
+  Result.Guard = If;
+  Result.Kind = ManualKind::Bcast;
+  Result.Topology = ManualTopology::Chain;
+  Result.RootStmt = RootSide->first;
+  Result.RootCall = RootSend;
+  Result.PeerCall = PeerRecv;
+  Result.RootBuffer = mpiArg(RootSend, mpi::Role::SendBuffer);
+  Result.Removed.push_back(ForwardSide->first);
+  if (RootRecvStmt)
+    Result.Removed.push_back(RootRecvStmt);
+  PatternCalls = {RootSend, PeerRecv, Forward};
+  if (RootRecv)
+    PatternCalls.push_back(RootRecv);
+  chooseRoot(Cond);
+
+  for (const CallExpr *Call : PatternCalls)
+    if (Call->getBeginLoc().isMacroID())
+      refuse(SafetyCheck::SourceForm,
+             "the call is spelled inside a macro; rewriting it would change "
+             "every use of the macro",
+             Context.getSourceManager().getExpansionLoc(Call->getBeginLoc()));
+  if (!Result.Refusals.empty())
+    return Result;
+
+  checkGuard(Cond);
+  for (const CallExpr *Call : {PeerRecv, Forward, RootRecv})
+    if (Call)
+      checkSameArguments(RootSend, Call);
+  // The message goes round unchanged: each rank forwards what it received,
+  // and the root gets back what it sent.
+  const Expr *PeerBuffer = mpiArg(PeerRecv, mpi::Role::RecvBuffer);
+  const Expr *Forwarded = mpiArg(Forward, mpi::Role::SendBuffer);
+  if (!sameSpelling(PeerBuffer, Forwarded, Context))
+    refuse(SafetyCheck::MessageIntegrity,
+           "forwards " + quoted(Forwarded, Context) + ", not the received " +
+               quoted(PeerBuffer, Context),
+           Forwarded->getBeginLoc());
+  if (const ValueDecl *Base = messageObject(PeerBuffer))
+    checkStatementsBetween(Peer, RecvStmt, ForwardSide->first, Base);
+  if (RootRecv) {
+    const Expr *Back = mpiArg(RootRecv, mpi::Role::RecvBuffer);
+    if (!sameSpelling(Back, Result.RootBuffer, Context))
+      refuse(SafetyCheck::MessageIntegrity,
+             "the root receives into " + quoted(Back, Context) +
+                 ", not the buffer it sent",
+             Back->getBeginLoc());
+    if (const ValueDecl *Base = messageObject(Result.RootBuffer))
+      checkStatementsBetween(Root, RootSide->first, RootRecvStmt, Base);
+  }
+  checkChainScale(RootSide->second, RootRecv, PeerRecv, Forward,
+                  ForwardSide->second);
+  checkOrder();
+  checkStatus(PeerRecv, nullptr);
+  if (RootRecv)
+    checkStatus(RootRecv, nullptr);
+
+  const SourceManager &SM = Context.getSourceManager();
+  llvm::stable_sort(Result.Refusals, [&](const Refusal &A, const Refusal &B) {
+    return SM.isBeforeInTranslationUnit(A.Loc, B.Loc);
+  });
+  return Result;
+}
+
+/// No statement of \p Branch strictly between \p From and \p To may
+/// change \p Base.
+void CandidateBuilder::checkStatementsBetween(const Stmt *Branch,
+                                              const Stmt *From, const Stmt *To,
+                                              const ValueDecl *Base) {
+  const auto *Block = dyn_cast<CompoundStmt>(Branch);
+  if (!Block)
+    return;
+  bool Inside = false;
+  for (const Stmt *S : Block->body()) {
+    if (S == To)
+      return;
+    if (Inside)
+      checkNoWrites(S, Base, nullptr);
+    if (S == From)
+      Inside = true;
+  }
+}
+
+/// Algorithm 2 for rings and chains: the neighbour expressions are
+/// evaluated for every rank at every size up to past the largest constant
+/// they mention, and the messages they describe must form a broadcast from
+/// the root: every other rank receives exactly once, from the rank it names,
+/// and the message reaches it from the root.
+void CandidateBuilder::checkChainScale(const Expr *RootCond,
+                                       const CallExpr *RootRecv,
+                                       const CallExpr *PeerRecv,
+                                       const CallExpr *Forward,
+                                       const Expr *ForwardCond) {
+  RankArithmetic Arith(Facts, Context);
+  const Expr *RootDest = mpiArg(Result.RootCall, mpi::Role::Dest);
+  const Expr *RootSource =
+      RootRecv ? mpiArg(RootRecv, mpi::Role::Source) : nullptr;
+  const Expr *PeerSource = mpiArg(PeerRecv, mpi::Role::Source);
+  const Expr *ForwardDest = mpiArg(Forward, mpi::Role::Dest);
+  const Expr *Exprs[] = {RootCond,   RootDest,    RootSource,
+                         PeerSource, ForwardDest, ForwardCond};
+  const auto *Guard = cast<BinaryOperator>(Result.Guard->getCond()->IgnoreParenImpCasts());
+  const VarDecl *Rank = namedVariable(
+      Result.Root == Guard->getRHS()->IgnoreParenImpCasts() ? Guard->getLHS()
+                                                            : Guard->getRHS());
+  if (!Rank)
+    return; // checkGuard has refused already.
+  const VarDecl *RootVar = namedVariable(Result.Root);
+  SmallVector<const VarDecl *, 4> Known = {Rank};
+  if (RootVar)
+    Known.push_back(RootVar);
+  SmallVector<const VarDecl *, 4> Free;
+  int64_t Largest = Arith.largestLiteral(Result.Root);
+  for (const Expr *E : Exprs) {
+    Arith.freeVariables(E, Known, Free);
+    Largest = std::max(Largest, Arith.largestLiteral(E));
+  }
+  const Expr *Comm = mpiArg(Result.RootCall, mpi::Role::Comm);
+  const VarDecl *Size = nullptr;
+  for (const VarDecl *V : Free) {
+    if (!Size) {
+      Size = V;
+      continue;
+    }
+    refuse(SafetyCheck::InputIndependence,
+           "the neighbours depend on '" + V->getNameAsString() +
+               "' as well as on '" + Size->getNameAsString() +
+               "'; only the rank, the size and the root are allowed",
+           Result.RootStmt->getBeginLoc());
+    return;
+  }
+  if (Size)
+    checkValueFromQuery(Size, "MPI_Comm_size", Comm, Result.RootStmt, F,
+                        SafetyCheck::ScaleIndependence,
+                        "the neighbours' modulus", 0);
+  // A rank the root exists for at every size: a variable root is tried in
+  // every position, a root computed from the size is evaluated.
+  int64_t MaxSize = std::min<int64_t>(256, std::max<int64_t>(16, 2 * Largest + 4));
+  bool SawRing = false;
+  for (int64_t N = 1; N <= MaxSize; ++N) {
+    RankEnvironment Env;
+    if (Size)
+      Env[Size] = N;
+    SmallVector<int64_t, 16> Roots;
+    if (RootVar && !Arith.evaluate(Result.Root, Env)) {
+      for (int64_t R = 0; R < N; ++R)
+        Roots.push_back(R);
+    } else if (std::optional<int64_t> R = Arith.evaluate(Result.Root, Env)) {
+      if (*R < 0 || *R >= N)
+        continue; // No such root at this size; both versions fail alike.
+      Roots.push_back(*R);
+    } else {
+      refuse(SafetyCheck::InputIndependence,
+             "cannot evaluate the root " + quoted(Result.Root, Context) +
+                 " from the size",
+             Result.Root->getBeginLoc());
+      return;
+    }
+    for (int64_t R : Roots) {
+      if (RootVar)
+        Env[RootVar] = R;
+      std::optional<std::string> Why = simulateChain(
+          Arith, Env, Rank, N, R, RootCond, RootDest, RootSource, PeerSource,
+          ForwardDest, ForwardCond, SawRing);
+      if (Why) {
+        refuse(SafetyCheck::ScaleIndependence,
+               "at " + std::to_string(N) + (N == 1 ? " process" : " processes") +
+                   " with root " +
+                   std::to_string(R) + ", " + *Why,
+               Result.RootStmt->getBeginLoc());
+        return;
+      }
+    }
+  }
+}
+
+/// One run of the ring or chain at \p N processes with root \p R; what
+/// goes wrong, or nothing.
+std::optional<std::string> CandidateBuilder::simulateChain(
+    const RankArithmetic &Arith, RankEnvironment &Env, const VarDecl *Rank,
+    int64_t N, int64_t R, const Expr *RootCond, const Expr *RootDest,
+    const Expr *RootSource, const Expr *PeerSource, const Expr *ForwardDest,
+    const Expr *ForwardCond, bool &SawRing) {
+  auto At = [&](const Expr *E, int64_t Me) {
+    Env[Rank] = Me;
+    return Arith.evaluate(E, Env);
+  };
+  auto Cannot = [&](const Expr *E) {
+    return "cannot evaluate " + quoted(E, Context);
+  };
+  std::vector<std::vector<int64_t>> Inbox(N);
+  std::vector<int64_t> Source(N, -1);
+  auto Send = [&](const Expr *Cond, const Expr *Dest, int64_t Me)
+      -> std::optional<std::string> {
+    if (Cond) {
+      std::optional<int64_t> Go = At(Cond, Me);
+      if (!Go)
+        return Cannot(Cond);
+      if (!*Go)
+        return std::nullopt;
+    }
+    std::optional<int64_t> To = At(Dest, Me);
+    if (!To)
+      return Cannot(Dest);
+    if (*To < 0 || *To >= N)
+      return "rank " + std::to_string(Me) + " sends to rank " +
+             std::to_string(*To) + ", which does not exist";
+    Inbox[*To].push_back(Me);
+    return std::nullopt;
+  };
+  if (auto Why = Send(RootCond, RootDest, R))
+    return Why;
+  for (int64_t Me = 0; Me < N; ++Me) {
+    if (Me == R)
+      continue;
+    std::optional<int64_t> From = At(PeerSource, Me);
+    if (!From)
+      return Cannot(PeerSource);
+    Source[Me] = *From;
+    if (auto Why = Send(ForwardCond, ForwardDest, Me))
+      return Why;
+  }
+  if (N > 1) {
+    std::optional<int64_t> Next = At(ForwardDest, N - 1);
+    if (Next && *Next == 0 && !SawRing) {
+      SawRing = true;
+      Result.Topology = ManualTopology::Ring;
+    }
+  }
+  for (int64_t Me = 0; Me < N; ++Me) {
+    std::vector<int64_t> Expected;
+    if (Me != R) {
+      Expected.push_back(Source[Me]);
+    } else if (RootSource) {
+      std::optional<int64_t> From = At(RootSource, Me);
+      if (!From)
+        return Cannot(RootSource);
+      Expected.push_back(*From);
+    }
+    if (Inbox[Me].size() == 1 && Expected.size() == 1 &&
+        Inbox[Me] != Expected)
+      return "rank " + std::to_string(Me) + " receives from rank " +
+             std::to_string(Expected[0]) + " but rank " +
+             std::to_string(Inbox[Me][0]) + " sends to it";
+    if (Inbox[Me] != Expected)
+      return "rank " + std::to_string(Me) + " receives " +
+             std::to_string(Expected.size()) + " message" +
+             (Expected.size() == 1 ? "" : "s") + " but is sent " +
+             std::to_string(Inbox[Me].size());
+  }
+  // Every rank hears from the root through its chain of sources.
+  for (int64_t Me = 0; Me < N; ++Me) {
+    int64_t At = Me;
+    for (int64_t Step = 0; Step < N && At != R; ++Step)
+      At = Source[At] < 0 ? R : Source[At];
+    if (At != R)
+      return "rank " + std::to_string(Me) + " waits in a cycle without the root";
+  }
+  return std::nullopt;
+}
+
 std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
   const auto *Cond =
       dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
@@ -991,12 +1405,12 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
       Cond->getOpcode() == BO_EQ ? If->getElse() : If->getThen();
   const ForStmt *Loop = findPeerLoop(Equal);
   if (!Loop)
-    return std::nullopt;
+    return tryChain(If, Cond, Equal, Unequal);
   RootBranch = Equal;
   PeerBranch = Unequal;
   Result.Function = &F;
   Result.Guard = If;
-  Result.Loop = Loop;
+  Result.RootStmt = Loop;
 
   SmallVector<const CallExpr *, 4> Calls;
   collectCalls(Loop->getBody(), Calls);
@@ -1021,17 +1435,7 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
   if (PeerVar != LoopVar)
     return std::nullopt;
 
-  // Which side of the guard is the root: the one that is not a rank
-  // variable set by MPI_Comm_rank. Prefer the right-hand side.
-  const Expr *L = Cond->getLHS()->IgnoreParenImpCasts();
-  const Expr *R = Cond->getRHS()->IgnoreParenImpCasts();
-  Result.Root = R;
-  if (const VarDecl *RV = namedVariable(R)) {
-    for (const Write &W : TU.factsOf(F).writesOf(RV))
-      if (W.Kind == WriteKind::AddressPass && mpiCallee(W.Call) &&
-          mpiCallee(W.Call)->Id == mpi::FunctionId::Comm_rank)
-        Result.Root = L;
-  }
+  chooseRoot(Cond);
 
   const Expr *Buffer = mpiArg(Result.RootCall, isRecv(Result.RootCall)
                                                    ? mpi::Role::RecvBuffer
@@ -1078,6 +1482,7 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
   if (!Result.Refusals.empty())
     return Result;
 
+  PatternCalls = {Result.RootCall, Result.PeerCall};
   checkExecutedOnce(Loop, RootBranch, "collective statement");
   checkExecutedOnce(Result.PeerCall, PeerBranch, "peer's call");
   checkLoopBody(Loop);
@@ -1133,7 +1538,7 @@ ManualCollectiveFinder::find(const FunctionDecl &Function) {
       continue;
     // A guard nested inside an accepted pattern's loop is not another one.
     SmallVector<const IfStmt *, 4> Inner;
-    collectIfs(C->Loop, Inner);
+    collectIfs(C->RootStmt, Inner);
     Claimed.insert(Inner.begin(), Inner.end());
     Found.push_back(std::move(*C));
   }

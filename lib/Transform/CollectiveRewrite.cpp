@@ -9,6 +9,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "mpilift/MPI/Vocabulary.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Tooling/Transformer/SourceCode.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -70,17 +71,53 @@ std::pair<std::string, std::string> collectiveCalls(const ManualCollective &C,
   llvm_unreachable("unknown collective");
 }
 
-/// Whether \p Branch is \p Only, alone or as the only statement of a block.
-bool holdsOnly(const Stmt *Branch, const Stmt *Only) {
+/// Whether \p Branch holds nothing but \p Only once the statements in
+/// \p Removed are gone.
+bool holdsOnly(const Stmt *Branch, const Stmt *Only,
+               llvm::ArrayRef<const Stmt *> Removed) {
   if (Branch == Only)
     return true;
   const auto *Block = dyn_cast<CompoundStmt>(Branch);
-  if (!Block || Block->size() != 1)
+  if (!Block)
     return false;
-  const Stmt *S = Block->body_front();
-  if (const auto *E = dyn_cast<Expr>(S))
-    S = E->IgnoreParenCasts();
-  return S == Only;
+  unsigned Kept = 0;
+  bool Found = false;
+  for (const Stmt *S : Block->body()) {
+    if (llvm::is_contained(Removed, S))
+      continue;
+    ++Kept;
+    const Stmt *Inner = S;
+    if (const auto *E = dyn_cast<Expr>(S))
+      Inner = E->IgnoreParenCasts();
+    Found |= S == Only || Inner == Only;
+  }
+  return Kept == 1 && Found;
+}
+
+/// The range of statement \p S with its semicolon and, when it stands on
+/// lines of its own, its indentation and line break, so deleting it leaves
+/// no blank line.
+CharSourceRange wholeLines(const Stmt &S, ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  CharSourceRange R = tooling::getExtendedRange(S, tok::semi, Context);
+  R = Lexer::makeFileCharRange(R, SM, Context.getLangOpts());
+  if (R.isInvalid())
+    return R;
+  auto [File, Begin] = SM.getDecomposedLoc(R.getBegin());
+  unsigned End = SM.getFileOffset(R.getEnd());
+  StringRef Code = SM.getBufferData(File);
+  unsigned B = Begin;
+  while (B > 0 && (Code[B - 1] == ' ' || Code[B - 1] == '\t'))
+    --B;
+  unsigned E = End;
+  while (E < Code.size() && (Code[E] == ' ' || Code[E] == '\t'))
+    ++E;
+  if ((B == 0 || Code[B - 1] == '\n') && E < Code.size() && Code[E] == '\n')
+    return CharSourceRange::getCharRange(R.getBegin().getLocWithOffset(
+                                             int(B) - int(Begin)),
+                                         R.getBegin().getLocWithOffset(
+                                             int(E) + 1 - int(Begin)));
+  return R;
 }
 
 } // namespace
@@ -94,13 +131,13 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context) {
   auto [RootCall, PeerCall] = collectiveCalls(C, Texts);
 
   const Stmt *Then = C.Guard->getThen(), *Else = C.Guard->getElse();
-  bool LoopInThen = SM.isPointWithin(C.Loop->getBeginLoc(),
+  bool LoopInThen = SM.isPointWithin(C.RootStmt->getBeginLoc(),
                                      Then->getBeginLoc(), Then->getEndLoc());
   const Stmt *RootBranch = LoopInThen ? Then : Else;
   const Stmt *PeerBranch = LoopInThen ? Else : Then;
 
-  if (RootCall == PeerCall && holdsOnly(RootBranch, C.Loop) &&
-      holdsOnly(PeerBranch, C.PeerCall)) {
+  if (RootCall == PeerCall && holdsOnly(RootBranch, C.RootStmt, C.Removed) &&
+      holdsOnly(PeerBranch, C.PeerCall, C.Removed)) {
     CharSourceRange Whole =
         tooling::getExtendedRange(*C.Guard, tok::semi, Context);
     if (llvm::Error E = Change.replace(SM, Whole, RootCall + ";"))
@@ -108,13 +145,16 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context) {
     return Change;
   }
   CharSourceRange Loop =
-      tooling::getExtendedRange(*C.Loop, tok::semi, Context);
+      tooling::getExtendedRange(*C.RootStmt, tok::semi, Context);
   if (llvm::Error E = Change.replace(SM, Loop, RootCall + ";"))
     return std::move(E);
   CharSourceRange Peer = CharSourceRange::getTokenRange(
       C.PeerCall->getSourceRange());
   if (llvm::Error E = Change.replace(SM, Peer, PeerCall))
     return std::move(E);
+  for (const Stmt *S : C.Removed)
+    if (llvm::Error E = Change.replace(SM, wholeLines(*S, Context), ""))
+      return std::move(E);
   return Change;
 }
 

@@ -2,6 +2,7 @@
 // from rank i at &results[i * 2] and fills its own block itself.
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
+// RUN: %check-rewrite rewrite %s %t.traced --trace | FileCheck %s --check-prefix=TRACED --implicit-check-not=warning:
 #include <mpi.h>
 #include <stdio.h>
 
@@ -36,3 +37,6 @@ int main(int argc, char **argv) {
   return 0;
 }
 // CHECK-MESSAGES: check-rewrite: same output at np 1 2 3 4 5 8
+
+// TRACED: warning: loop of point-to-point receives implements a gather (static analysis and the trace); replace it with MPI_Gather
+// TRACED: check-rewrite: same output at np 1 2 3 4 5 8

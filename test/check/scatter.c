@@ -2,6 +2,7 @@
 // its own block with a local copy, which stays.
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
+// RUN: %check-rewrite rewrite %s %t.traced --trace | FileCheck %s --check-prefix=TRACED --implicit-check-not=warning:
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,3 +37,6 @@ int main(int argc, char **argv) {
   return 0;
 }
 // CHECK-MESSAGES: check-rewrite: same output at np 1 2 3 4 5 8
+
+// TRACED: warning: loop of point-to-point sends implements a scatter (static analysis and the trace); replace it with MPI_Scatter
+// TRACED: check-rewrite: same output at np 1 2 3 4 5 8

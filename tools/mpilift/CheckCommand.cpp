@@ -174,6 +174,25 @@ std::string evidenceText(const analysis::ManualCollective &C,
   return "static analysis; the trace does not show it";
 }
 
+/// "loop of point-to-point sends implements a broadcast", ...
+std::string patternPhrase(const analysis::ManualCollective &C) {
+  std::string Shape;
+  switch (C.Topology) {
+  case analysis::ManualTopology::Star:
+    Shape = C.Kind == analysis::ManualKind::Gather
+                ? "loop of point-to-point receives"
+                : "loop of point-to-point sends";
+    break;
+  case analysis::ManualTopology::Ring:
+    Shape = "ring of point-to-point messages";
+    break;
+  case analysis::ManualTopology::Chain:
+    Shape = "chain of point-to-point messages";
+    break;
+  }
+  return Shape + " implements a " + analysis::collectiveNoun(C.Kind).str();
+}
+
 class CheckConsumer : public ASTConsumer {
 public:
   CheckConsumer(CompilerInstance &CI, CheckState &State)
@@ -212,13 +231,9 @@ private:
     DiagnosticsEngine &Diags = CI.getDiagnostics();
     const SourceManager &SM = Context.getSourceManager();
     ++State.Findings;
-    std::string What =
-        (C.Kind == analysis::ManualKind::Gather
-             ? "loop of point-to-point receives implements a "
-             : "loop of point-to-point sends implements a ") +
-        analysis::collectiveNoun(C.Kind).str();
+    std::string What = patternPhrase(C);
     std::string Evidence = evidenceText(C, SM, State.Evidence);
-    SourceLocation Loc = SM.getExpansionLoc(C.Loop->getBeginLoc());
+    SourceLocation Loc = SM.getExpansionLoc(C.RootStmt->getBeginLoc());
     std::string Rule = analysis::ruleId(C.Kind).str();
     if (!C.isSafe()) {
       std::string Checks;

@@ -37,6 +37,16 @@ namespace analysis {
 /// The collective a hand-written pattern implements.
 enum class ManualKind { Bcast, Scatter, Gather };
 
+/// How the hand-written pattern moves the message.
+enum class ManualTopology {
+  Star,  ///< The root loops over the peers.
+  Ring,  ///< Each rank forwards to (rank + 1) % size.
+  Chain, ///< Each rank forwards to rank + 1, the last one stops.
+};
+
+/// "star", "ring", "chain".
+llvm::StringRef topologyName(ManualTopology Topology);
+
 /// The safety checks; their names appear in diagnostics and in
 /// docs/checks/.
 enum class SafetyCheck {
@@ -68,17 +78,23 @@ struct Refusal {
 /// One hand-written collective found in a function body.
 struct ManualCollective {
   ManualKind Kind = ManualKind::Bcast;
+  ManualTopology Topology = ManualTopology::Star;
   const clang::FunctionDecl *Function = nullptr;
   const clang::IfStmt *Guard = nullptr; ///< The rank guard.
-  const clang::Stmt *Loop = nullptr;    ///< The collective statement.
-  /// The call inside the loop (MPI_Send for bcast/scatter, MPI_Recv for
-  /// gather) and the single call of the other branch.
+  /// The root's collective statement, which the root's call replaces: the
+  /// loop over peers of a star, the send (or its `if`) of a ring or chain.
+  const clang::Stmt *RootStmt = nullptr;
+  /// The root's call (MPI_Send for bcast/scatter, MPI_Recv for gather; in
+  /// the star's loop) and the call of the other branch that talks to it.
   const clang::CallExpr *RootCall = nullptr;
   const clang::CallExpr *PeerCall = nullptr;
   const clang::Expr *Root = nullptr; ///< The root, as the guard names it.
   /// The root's buffer without the per-peer offset (scatter and gather:
   /// the array base; broadcast: the send buffer itself).
   const clang::Expr *RootBuffer = nullptr;
+  /// Statements the rewrite deletes: a ring's or chain's forwarding send,
+  /// the closing receive of a ring that returns to its root.
+  std::vector<const clang::Stmt *> Removed;
   /// Every reason not to rewrite, in source order; empty when safe.
   std::vector<Refusal> Refusals;
 
