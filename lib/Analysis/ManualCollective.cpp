@@ -59,6 +59,10 @@ StringRef ruleId(ManualKind Kind) {
     return "mpilift-manual-scatter";
   case ManualKind::Gather:
     return "mpilift-manual-gather";
+  case ManualKind::Allgather:
+    return "mpilift-manual-allgather";
+  case ManualKind::Alltoall:
+    return "mpilift-manual-alltoall";
   }
   llvm_unreachable("unknown collective");
 }
@@ -83,6 +87,10 @@ StringRef collectiveNoun(ManualKind Kind) {
     return "scatter";
   case ManualKind::Gather:
     return "gather";
+  case ManualKind::Allgather:
+    return "allgather";
+  case ManualKind::Alltoall:
+    return "alltoall";
   }
   llvm_unreachable("unknown collective");
 }
@@ -301,6 +309,26 @@ bool isKnownNonWritingCall(const CallExpr *Call) {
       .Default(false);
 }
 
+/// Every `if` statement of a body, in source order.
+void collectIfs(const Stmt *S, SmallVectorImpl<const IfStmt *> &Out) {
+  if (!S)
+    return;
+  if (const auto *If = dyn_cast<IfStmt>(S))
+    Out.push_back(If);
+  for (const Stmt *Child : S->children())
+    collectIfs(Child, Out);
+}
+
+/// Every `for` statement of a body, in source order.
+void collectLoops(const Stmt *S, SmallVectorImpl<const ForStmt *> &Out) {
+  if (!S)
+    return;
+  if (const auto *Loop = dyn_cast<ForStmt>(S))
+    Out.push_back(Loop);
+  for (const Stmt *Child : S->children())
+    collectLoops(Child, Out);
+}
+
 /// One candidate under construction, with everything the checks need.
 class CandidateBuilder {
 public:
@@ -323,6 +351,14 @@ private:
   void checkScale(const ForStmt *Loop);
   void checkMessage(const ForStmt *Loop);
   void checkArguments();
+  void checkElementType(const Expr *Base, mpi::Role TypeRole);
+  bool isBlockCopy(const Stmt *S, const Expr *Dest, const Expr *Source,
+                   const Expr *Count, QualType Element);
+  bool isOwnBlock(const Expr *E, const Expr *Base, const VarDecl *Self,
+                  const Expr *Count);
+public:
+  std::optional<ManualCollective> tryExchange(const ForStmt *Loop);
+private:
   void chooseRoot(const BinaryOperator *Cond);
   const Stmt *statementOf(const Stmt *S, const Stmt *Branch);
   std::optional<std::pair<const Stmt *, const Expr *>>
@@ -899,18 +935,7 @@ void CandidateBuilder::checkMessage(const ForStmt *Loop) {
     return;
   // Scatter and gather: the block of peer i is `count` elements of the
   // datatype; the C element type must have the datatype's size.
-  const Expr *Type = mpiArg(Result.RootCall, mpi::Role::Datatype);
-  QualType Element = elementType(Result.RootBuffer);
-  std::optional<uint64_t> TypeSize =
-      predefinedTypeSize(squeezed(sourceText(Type, Context)), Context);
-  if (Element.isNull() || Element->isIncompleteType() || !TypeSize ||
-      Context.getTypeSizeInChars(Element).getQuantity() !=
-          static_cast<int64_t>(*TypeSize))
-    refuse(SafetyCheck::MessageIntegrity,
-           "cannot prove that an element of " +
-               quoted(Result.RootBuffer, Context) + " is one " +
-               quoted(Type, Context),
-           Type->getBeginLoc());
+  checkElementType(Result.RootBuffer, mpi::Role::Datatype);
 }
 
 /// Both sides use the same communicator, tag, datatype and count; the
@@ -962,6 +987,8 @@ void CandidateBuilder::checkSameArguments(const CallExpr *A,
 void CandidateBuilder::checkOrder() {
   const Expr *Comm = mpiArg(Result.RootCall, mpi::Role::Comm);
   const Expr *Tag = mpiArg(Result.RootCall, mpi::Role::Tag);
+  if (!Tag)
+    Tag = mpiArg(Result.RootCall, mpi::Role::SendTag);
   SmallVector<const CallExpr *, 32> Calls;
   collectCalls(F.getBody(), Calls);
   for (const CallExpr *Call : Calls) {
@@ -1393,6 +1420,216 @@ std::optional<std::string> CandidateBuilder::simulateChain(
   return std::nullopt;
 }
 
+/// `memcpy(Dest, Source, count * sizeof(T))` with \p Dest, \p Source and
+/// the element count spelled as given, and `sizeof` of the element size.
+bool CandidateBuilder::isBlockCopy(const Stmt *S, const Expr *Dest,
+                                   const Expr *Source, const Expr *Count,
+                                   QualType Element) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(
+      isa_and_nonnull<Expr>(S) ? cast<Expr>(S)->IgnoreParenCasts() : nullptr);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !Callee->getIdentifier() ||
+      (Callee->getName() != "memcpy" && Callee->getName() != "memmove") ||
+      Call->getNumArgs() != 3 || Element.isNull())
+    return false;
+  if (!sameSpelling(Call->getArg(0)->IgnoreParenCasts(), Dest, Context) ||
+      !sameSpelling(Call->getArg(1)->IgnoreParenCasts(), Source, Context))
+    return false;
+  const auto *Mul =
+      dyn_cast<BinaryOperator>(Call->getArg(2)->IgnoreParenImpCasts());
+  if (!Mul || Mul->getOpcode() != BO_Mul)
+    return false;
+  for (auto [A, B] : {std::pair(Mul->getLHS(), Mul->getRHS()),
+                      std::pair(Mul->getRHS(), Mul->getLHS())}) {
+    const auto *Size =
+        dyn_cast<UnaryExprOrTypeTraitExpr>(B->IgnoreParenImpCasts());
+    if (!Size || Size->getKind() != UETT_SizeOf ||
+        !sameSpelling(A->IgnoreParenImpCasts(), Count, Context))
+      continue;
+    if (Context.getTypeSizeInChars(Size->getTypeOfArgument()) ==
+        Context.getTypeSizeInChars(Element))
+      return true;
+  }
+  return false;
+}
+
+/// The block of \p Base that belongs to rank \p Self, as an expression
+/// `Base + Self*Count` or `&Base[Self*Count]` is spelled in \p E.
+bool CandidateBuilder::isOwnBlock(const Expr *E, const Expr *Base,
+                                  const VarDecl *Self, const Expr *Count) {
+  const Expr *Found = peerBlockBase(E, Self, Count, Context);
+  return Found && sameSpelling(Found, Base, Context);
+}
+
+/// Allgather and alltoall written as a loop of MPI_Sendrecv over every
+/// other rank: block i of the receive array comes from rank i; what is sent
+/// is the same block (allgather) or block i of the send array (alltoall).
+std::optional<ManualCollective>
+CandidateBuilder::tryExchange(const ForStmt *Loop) {
+  SmallVector<const CallExpr *, 4> Calls;
+  collectCalls(Loop->getBody(), Calls);
+  const CallExpr *Exchange = nullptr;
+  for (const CallExpr *Call : Calls) {
+    const mpi::FunctionInfo *Info = mpiCallee(Call);
+    if (Info && Info->Id == mpi::FunctionId::Sendrecv && !Exchange)
+      Exchange = Call;
+  }
+  if (!Exchange || !matchLoopHeader(Loop))
+    return std::nullopt;
+  if (namedVariable(mpiArg(Exchange, mpi::Role::Dest)) != LoopVar ||
+      namedVariable(mpiArg(Exchange, mpi::Role::Source)) != LoopVar)
+    return std::nullopt;
+  for (const CallExpr *Call : Calls)
+    if (Call != Exchange && mpiCallee(Call))
+      refuse(SafetyCheck::MessageOrder,
+             "another MPI call inside the collective statement",
+             Call->getBeginLoc());
+
+  // The rank the loop skips is the calling rank.
+  SmallVector<const IfStmt *, 4> Ifs;
+  collectIfs(Loop->getBody(), Ifs);
+  for (const IfStmt *If : Ifs) {
+    const auto *Cond =
+        dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+    if (!Cond || (Cond->getOpcode() != BO_NE && Cond->getOpcode() != BO_EQ))
+      continue;
+    if (isVariable(Cond->getLHS(), LoopVar))
+      Result.Root = Cond->getRHS()->IgnoreParenImpCasts();
+    else if (isVariable(Cond->getRHS(), LoopVar))
+      Result.Root = Cond->getLHS()->IgnoreParenImpCasts();
+    if (Result.Root)
+      break;
+  }
+  const VarDecl *Self = namedVariable(Result.Root);
+  if (!Self)
+    return std::nullopt;
+
+  const Expr *Count = mpiArg(Exchange, mpi::Role::SendCount);
+  const Expr *Send = mpiArg(Exchange, mpi::Role::SendBuffer);
+  const Expr *Recv = mpiArg(Exchange, mpi::Role::RecvBuffer);
+  const Expr *RecvBase = peerBlockBase(Recv, LoopVar, Count, Context);
+  bool PerPeerSend = mentions(Send, LoopVar);
+  const Expr *SendBase =
+      PerPeerSend ? peerBlockBase(Send, LoopVar, Count, Context) : Send;
+  if (!RecvBase || !SendBase)
+    return std::nullopt;
+  Result.Function = &F;
+  Result.Kind = PerPeerSend ? ManualKind::Alltoall : ManualKind::Allgather;
+  Result.RootStmt = Loop;
+  Result.RootCall = Exchange;
+  Result.RootBuffer = RecvBase;
+  Result.SendBuffer = SendBase;
+  PatternCalls = {Exchange};
+  if (Exchange->getBeginLoc().isMacroID() || Loop->getBeginLoc().isMacroID()) {
+    refuse(SafetyCheck::SourceForm,
+           "the exchange is spelled inside a macro",
+           Context.getSourceManager().getExpansionLoc(Loop->getBeginLoc()));
+    return Result;
+  }
+
+  for (auto [A, B] : {std::pair(mpi::Role::SendCount, mpi::Role::RecvCount),
+                      std::pair(mpi::Role::SendType, mpi::Role::RecvType),
+                      std::pair(mpi::Role::SendTag, mpi::Role::RecvTag)}) {
+    const Expr *X = mpiArg(Exchange, A), *Y = mpiArg(Exchange, B);
+    if (mentions(X, LoopVar) || mentions(Y, LoopVar))
+      refuse(SafetyCheck::MatchingArguments,
+             "the " + StringRef(mpi::name(A)).lower() + " differs per peer",
+             X->getBeginLoc());
+    else if (!sameSpelling(X, Y, Context))
+      refuse(SafetyCheck::MatchingArguments,
+             "sends with " + quoted(X, Context) + " but receives with " +
+                 quoted(Y, Context),
+             Y->getBeginLoc());
+  }
+  checkValueFromQuery(Self, "MPI_Comm_rank",
+                      mpiArg(Exchange, mpi::Role::Comm), Loop, F,
+                      SafetyCheck::ScaleIndependence, "the skipped rank", 0);
+  checkLoopBody(Loop);
+  checkScale(Loop);
+
+  // Message integrity: neither array changes in the loop, elements are the
+  // datatype's size, and the rank's own block ends as MPI would leave it.
+  QualType Element = elementType(RecvBase);
+  for (const Expr *Base : {RecvBase, SendBase})
+    if (const ValueDecl *Object = messageObject(Base))
+      checkNoWrites(Loop->getBody(), Object, Exchange);
+  checkElementType(RecvBase, mpi::Role::RecvType);
+  if (PerPeerSend)
+    checkElementType(SendBase, mpi::Role::SendType);
+  if (PerPeerSend)
+    Result.InPlace = sameSpelling(SendBase, RecvBase, Context);
+  else
+    Result.InPlace = isOwnBlock(Send, RecvBase, Self, Count);
+  if (!Result.InPlace) {
+    // The loop leaves the own block alone; MPI writes it. Accept only when
+    // the program itself copies the same data there next to the loop.
+    const Expr *OwnSource = Send;
+    const Stmt *Before = nullptr, *After = nullptr;
+    if (const auto *Block = dyn_cast_or_null<CompoundStmt>(
+            Context.getParents(*Loop).empty()
+                ? nullptr
+                : Context.getParents(*Loop)[0].get<CompoundStmt>())) {
+      const Stmt *Prev = nullptr;
+      bool Next = false;
+      for (const Stmt *S : Block->body()) {
+        if (Next) {
+          After = S;
+          break;
+        }
+        if (S == Loop) {
+          Before = Prev;
+          Next = true;
+        }
+        Prev = S;
+      }
+    }
+    auto Copies = [&](const Stmt *S) {
+      if (!S)
+        return false;
+      const auto *Call = dyn_cast<CallExpr>(
+          isa<Expr>(S) ? cast<Expr>(S)->IgnoreParenCasts() : S);
+      if (!Call || Call->getNumArgs() != 3)
+        return false;
+      const Expr *Dest = Call->getArg(0)->IgnoreParenCasts();
+      const Expr *Source = Call->getArg(1)->IgnoreParenCasts();
+      bool SourceOK = PerPeerSend ? isOwnBlock(Source, SendBase, Self, Count)
+                                  : sameSpelling(Source, OwnSource, Context);
+      return isOwnBlock(Dest, RecvBase, Self, Count) && SourceOK &&
+             isBlockCopy(S, Dest, Source, Count, Element);
+    };
+    if (!Copies(Before) && !Copies(After))
+      refuse(SafetyCheck::MessageIntegrity,
+             "the loop leaves this rank's own block of " +
+                 quoted(RecvBase, Context) +
+                 " alone and nothing next to it copies the rank's data "
+                 "there; the collective would write it",
+             Loop->getBeginLoc());
+  }
+  checkStatus(Exchange, Loop);
+  checkOrder();
+
+  const SourceManager &SM = Context.getSourceManager();
+  llvm::stable_sort(Result.Refusals, [&](const Refusal &A, const Refusal &B) {
+    return SM.isBeforeInTranslationUnit(A.Loc, B.Loc);
+  });
+  return Result;
+}
+
+/// An element of \p Base has the size of the datatype of role \p Type.
+void CandidateBuilder::checkElementType(const Expr *Base, mpi::Role TypeRole) {
+  const Expr *Type = mpiArg(Result.RootCall, TypeRole);
+  QualType Element = elementType(Base);
+  std::optional<uint64_t> TypeSize =
+      predefinedTypeSize(squeezed(sourceText(Type, Context)), Context);
+  if (Element.isNull() || Element->isIncompleteType() || !TypeSize ||
+      Context.getTypeSizeInChars(Element).getQuantity() !=
+          static_cast<int64_t>(*TypeSize))
+    refuse(SafetyCheck::MessageIntegrity,
+           "cannot prove that an element of " + quoted(Base, Context) +
+               " is one " + quoted(Type, Context),
+           Type->getBeginLoc());
+}
+
 std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
   const auto *Cond =
       dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
@@ -1503,16 +1740,6 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
   return Result;
 }
 
-/// Every `if` statement of a body, in source order.
-void collectIfs(const Stmt *S, SmallVectorImpl<const IfStmt *> &Out) {
-  if (!S)
-    return;
-  if (const auto *If = dyn_cast<IfStmt>(S))
-    Out.push_back(If);
-  for (const Stmt *Child : S->children())
-    collectIfs(Child, Out);
-}
-
 } // namespace
 
 ManualCollectiveFinder::ManualCollectiveFinder(ASTContext &Context)
@@ -1542,6 +1769,24 @@ ManualCollectiveFinder::find(const FunctionDecl &Function) {
     Claimed.insert(Inner.begin(), Inner.end());
     Found.push_back(std::move(*C));
   }
+  // Exchange loops that no guard claimed.
+  SmallVector<const ForStmt *, 16> Loops;
+  collectLoops(Function.getBody(), Loops);
+  for (const ForStmt *Loop : Loops) {
+    if (llvm::any_of(Found, [&](const ManualCollective &C) {
+          return C.RootStmt == Loop;
+        }))
+      continue;
+    CandidateBuilder Builder(TU, Function);
+    if (std::optional<ManualCollective> C = Builder.tryExchange(Loop))
+      Found.push_back(std::move(*C));
+  }
+  const SourceManager &SM = Function.getASTContext().getSourceManager();
+  llvm::stable_sort(Found, [&](const ManualCollective &A,
+                               const ManualCollective &B) {
+    return SM.isBeforeInTranslationUnit(A.RootStmt->getBeginLoc(),
+                                        B.RootStmt->getBeginLoc());
+  });
   return Found;
 }
 

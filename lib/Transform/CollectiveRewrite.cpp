@@ -35,6 +35,13 @@ CallTexts textsOf(const ManualCollective &C, const ASTContext &Context) {
         Call->getDirectCallee()->getName().str());
     return sourceText(Call->getArg(*Info->argIndex(R)), Context);
   };
+  if (!C.Guard) // Allgather, alltoall: one exchange call, no root.
+    return {Arg(C.RootCall, mpi::Role::SendCount),
+            Arg(C.RootCall, mpi::Role::SendType),
+            "",
+            Arg(C.RootCall, mpi::Role::Comm),
+            sourceText(C.RootBuffer, Context),
+            sourceText(C.SendBuffer, Context)};
   bool PeerSends = C.Kind == ManualKind::Gather;
   return {Arg(C.RootCall, mpi::Role::Count),
           Arg(C.RootCall, mpi::Role::Datatype),
@@ -43,6 +50,19 @@ CallTexts textsOf(const ManualCollective &C, const ASTContext &Context) {
           sourceText(C.RootBuffer, Context),
           Arg(C.PeerCall,
               PeerSends ? mpi::Role::SendBuffer : mpi::Role::RecvBuffer)};
+}
+
+/// The one call every rank makes for an allgather or alltoall; the send
+/// text is PeerBuffer. In place, the own block is the contribution.
+std::string exchangeCall(const ManualCollective &C, const CallTexts &T) {
+  const char *Name =
+      C.Kind == ManualKind::Allgather ? "MPI_Allgather" : "MPI_Alltoall";
+  if (C.InPlace)
+    return llvm::formatv("{0}(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, {1}, {2}, "
+                         "{3}, {4})",
+                         Name, T.RootBuffer, T.Count, T.Type, T.Comm);
+  return llvm::formatv("{0}({1}, {2}, {3}, {4}, {2}, {3}, {5})", Name,
+                       T.PeerBuffer, T.Count, T.Type, T.RootBuffer, T.Comm);
 }
 
 /// The collective call each side makes. The root keeps its own block where
@@ -61,6 +81,9 @@ std::pair<std::string, std::string> collectiveCalls(const ManualCollective &C,
                           T.RootBuffer, T.Count, T.Type, T.Root, T.Comm),
             llvm::formatv("MPI_Scatter(NULL, 0, {2}, {0}, {1}, {2}, {3}, {4})",
                           T.PeerBuffer, T.Count, T.Type, T.Root, T.Comm)};
+  case ManualKind::Allgather:
+  case ManualKind::Alltoall:
+    break;
   case ManualKind::Gather:
     return {llvm::formatv("MPI_Gather(MPI_IN_PLACE, {1}, {2}, {0}, {1}, {2}, "
                           "{3}, {4})",
@@ -126,8 +149,16 @@ llvm::Expected<tooling::AtomicChange>
 rewriteManualCollective(const ManualCollective &C, ASTContext &Context) {
   assert(C.isSafe() && "rewriting a collective that failed a safety check");
   const SourceManager &SM = Context.getSourceManager();
-  tooling::AtomicChange Change(SM, C.Guard->getBeginLoc());
+  tooling::AtomicChange Change(SM, C.RootStmt->getBeginLoc());
   CallTexts Texts = textsOf(C, Context);
+  if (!C.Guard) {
+    CharSourceRange Loop =
+        tooling::getExtendedRange(*C.RootStmt, tok::semi, Context);
+    if (llvm::Error E =
+            Change.replace(SM, Loop, exchangeCall(C, Texts) + ";"))
+      return std::move(E);
+    return Change;
+  }
   auto [RootCall, PeerCall] = collectiveCalls(C, Texts);
 
   const Stmt *Then = C.Guard->getThen(), *Else = C.Guard->getElse();

@@ -174,12 +174,30 @@ std::string evidenceText(const analysis::ManualCollective &C,
   return "static analysis; the trace does not show it";
 }
 
+/// The MPI collective a rewrite calls.
+const char *mpiName(analysis::ManualKind Kind) {
+  switch (Kind) {
+  case analysis::ManualKind::Bcast:
+    return "MPI_Bcast";
+  case analysis::ManualKind::Scatter:
+    return "MPI_Scatter";
+  case analysis::ManualKind::Gather:
+    return "MPI_Gather";
+  case analysis::ManualKind::Allgather:
+    return "MPI_Allgather";
+  case analysis::ManualKind::Alltoall:
+    return "MPI_Alltoall";
+  }
+  llvm_unreachable("unknown collective");
+}
+
 /// "loop of point-to-point sends implements a broadcast", ...
 std::string patternPhrase(const analysis::ManualCollective &C) {
   std::string Shape;
   switch (C.Topology) {
   case analysis::ManualTopology::Star:
-    Shape = C.Kind == analysis::ManualKind::Gather
+    Shape = !C.Guard ? "loop of point-to-point exchanges"
+            : C.Kind == analysis::ManualKind::Gather
                 ? "loop of point-to-point receives"
                 : "loop of point-to-point sends";
     break;
@@ -190,7 +208,9 @@ std::string patternPhrase(const analysis::ManualCollective &C) {
     Shape = "chain of point-to-point messages";
     break;
   }
-  return Shape + " implements a " + analysis::collectiveNoun(C.Kind).str();
+  StringRef Noun = analysis::collectiveNoun(C.Kind);
+  return Shape + (Noun.starts_with("a") ? " implements an " : " implements a ") +
+         Noun.str();
 }
 
 class CheckConsumer : public ASTConsumer {
@@ -268,9 +288,7 @@ private:
                                         "%0 (%1); replace it with %2 [%3]");
     DiagnosticBuilder B = Diags.Report(Loc, ID);
     B << What << Evidence
-      << (C.Kind == analysis::ManualKind::Bcast     ? "MPI_Bcast"
-          : C.Kind == analysis::ManualKind::Scatter ? "MPI_Scatter"
-                                                    : "MPI_Gather")
+      << mpiName(C.Kind)
       << Rule;
     for (const tooling::Replacement &R : Change->getReplacements()) {
       SourceLocation Start =

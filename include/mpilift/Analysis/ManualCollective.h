@@ -35,7 +35,7 @@ namespace mpilift {
 namespace analysis {
 
 /// The collective a hand-written pattern implements.
-enum class ManualKind { Bcast, Scatter, Gather };
+enum class ManualKind { Bcast, Scatter, Gather, Allgather, Alltoall };
 
 /// How the hand-written pattern moves the message.
 enum class ManualTopology {
@@ -88,10 +88,17 @@ struct ManualCollective {
   /// the star's loop) and the call of the other branch that talks to it.
   const clang::CallExpr *RootCall = nullptr;
   const clang::CallExpr *PeerCall = nullptr;
-  const clang::Expr *Root = nullptr; ///< The root, as the guard names it.
+  /// The root, as the guard names it; for allgather and alltoall, which
+  /// have no root, the calling rank the loop skips.
+  const clang::Expr *Root = nullptr;
   /// The root's buffer without the per-peer offset (scatter and gather:
   /// the array base; broadcast: the send buffer itself).
   const clang::Expr *RootBuffer = nullptr;
+  /// Allgather and alltoall: what each rank sends (the array base for
+  /// alltoall), and whether the exchange is in place (the rank's own block
+  /// of the receive array is its contribution, so MPI_IN_PLACE is exact).
+  const clang::Expr *SendBuffer = nullptr;
+  bool InPlace = false;
   /// Statements the rewrite deletes: a ring's or chain's forwarding send,
   /// the closing receive of a ring that returns to its root.
   std::vector<const clang::Stmt *> Removed;
