@@ -128,8 +128,14 @@ private:
     if (const auto *Cast = dyn_cast<ImplicitCastExpr>(Parent)) {
       if (Cast->getCastKind() == CK_LValueToRValue)
         return; // A read.
-      // An array decays to a pointer: what the pointer reaches may be
-      // written; the array is treated like its address.
+      // An array decays to a pointer: indexing it uses an element; any
+      // other use hands out its address.
+      DynTypedNodeList Up = Context.getParents(*Cast);
+      const auto *Sub = Up.empty() ? nullptr : Up[0].get<ArraySubscriptExpr>();
+      if (Sub && Sub->getBase()->IgnoreParens() == Cast) {
+        Writes[V].push_back({WriteKind::Element, Sub});
+        return;
+      }
       addressUse(V, Cast);
       return;
     }
@@ -152,12 +158,18 @@ private:
         addressUse(V, Op);
       return;
     }
-    if (isa<MemberExpr>(Parent) || isa<ArraySubscriptExpr>(Parent)) {
-      // A part of V: writing it writes V.
-      const auto *PE = cast<Expr>(Parent);
-      if (PE->getType()->isRecordType() || PE->getType()->isArrayType() ||
-          !PE->isPRValue())
-        Writes[V].push_back({WriteKind::Escape, Parent});
+    if (const auto *Member = dyn_cast<MemberExpr>(Parent)) {
+      // A field of a struct object: a part of V is used. Member calls
+      // (C++) may keep its address.
+      DynTypedNodeList Up = Context.getParents(*Member);
+      bool Called = !Up.empty() && Up[0].get<CXXMemberCallExpr>();
+      Writes[V].push_back(
+          {Member->isArrow() || Called ? WriteKind::Escape : WriteKind::Element,
+           Parent});
+      return;
+    }
+    if (isa<ArraySubscriptExpr>(Parent)) {
+      Writes[V].push_back({WriteKind::Element, Parent});
       return;
     }
     if (isa<CallExpr>(Parent) || isa<CXXConstructExpr>(Parent) ||

@@ -36,6 +36,7 @@ enum class WriteKind {
   Compound,    ///< `x += Value;` and friends.
   IncDec,      ///< `x++`, `--x`.
   AddressPass, ///< `&x` passed to a call (Call is set).
+  Element,     ///< `x[i]` or `x.f` of an array or struct: a part is used.
   Escape,      ///< Anything else: `&x` stored, bound to a reference, ...
 };
 

@@ -16,6 +16,7 @@
 
 #include "mpilift/Analysis/ManualCollective.h"
 
+#include "BufferAccess.h"
 #include "FunctionFacts.h"
 #include "RankArithmetic.h"
 
@@ -793,6 +794,7 @@ CandidateBuilder::inputDependence(const Expr *E, const FunctionDecl &Where,
                   W.Call->getBeginLoc());
     }
     case WriteKind::Escape:
+    case WriteKind::Element:
       return Fail(Name + " may be written through a reference or pointer",
                   W.Where->getBeginLoc());
     }
@@ -1740,6 +1742,26 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
   return Result;
 }
 
+/// Where the nonblocking form of \p C completes: after the whole pattern
+/// statement, as late as no statement may touch its buffers.
+void findWaitPoint(ManualCollective &C, TranslationUnitFacts &TU) {
+  C.PatternStmt = C.Guard ? static_cast<const Stmt *>(C.Guard) : C.RootStmt;
+  if (!C.isSafe())
+    return;
+  SmallVector<const ValueDecl *, 2> Buffers;
+  for (const Expr *E : {C.RootBuffer, C.SendBuffer})
+    if (E)
+      Buffers.push_back(bufferBase(E));
+  if (C.PeerCall)
+    for (mpi::Role R : {mpi::Role::SendBuffer, mpi::Role::RecvBuffer})
+      if (const Expr *E = mpiArg(C.PeerCall, R))
+        Buffers.push_back(bufferBase(E));
+  if (llvm::is_contained(Buffers, nullptr))
+    return;
+  BufferAccess Access(Buffers, TU.factsOf(*C.Function), TU.context());
+  C.Wait = Access.sinkAfter(C.PatternStmt);
+}
+
 } // namespace
 
 ManualCollectiveFinder::ManualCollectiveFinder(ASTContext &Context)
@@ -1781,6 +1803,8 @@ ManualCollectiveFinder::find(const FunctionDecl &Function) {
     if (std::optional<ManualCollective> C = Builder.tryExchange(Loop))
       Found.push_back(std::move(*C));
   }
+  for (ManualCollective &C : Found)
+    findWaitPoint(C, TU);
   const SourceManager &SM = Function.getASTContext().getSourceManager();
   llvm::stable_sort(Found, [&](const ManualCollective &A,
                                const ManualCollective &B) {

@@ -143,23 +143,125 @@ CharSourceRange wholeLines(const Stmt &S, ASTContext &Context) {
   return R;
 }
 
+/// `MPI_Bcast(a, b)` as `MPI_Ibcast(a, b, &Request)`.
+std::string nonblockingForm(StringRef Call, StringRef Request) {
+  assert(Call.starts_with("MPI_") && Call.ends_with(")") &&
+         "not a collective call");
+  return ("MPI_I" + Call.drop_front(4).take_front(1).lower() +
+          Call.drop_front(5).drop_back() + ", &" + Request + ")")
+      .str();
+}
+
+/// A name for the request that no identifier of the file uses.
+std::string freshRequestName(ManualKind Kind, StringRef Code,
+                             llvm::StringSet<> *Taken) {
+  std::string Base = (analysis::collectiveNoun(Kind) == "broadcast"
+                          ? std::string("bcast")
+                          : analysis::collectiveNoun(Kind).str()) +
+                     "_request";
+  for (unsigned N = 1;; ++N) {
+    std::string Name = N == 1 ? Base : Base + std::to_string(N);
+    if (Taken && Taken->contains(Name))
+      continue;
+    // A whole-word occurrence anywhere in the file rules the name out.
+    size_t Pos = 0;
+    bool Used = false;
+    while ((Pos = Code.find(Name, Pos)) != StringRef::npos) {
+      auto IsWord = [](char C) { return isalnum(C) || C == '_'; };
+      bool Left = Pos == 0 || !IsWord(Code[Pos - 1]);
+      bool Right = Pos + Name.size() >= Code.size() ||
+                   !IsWord(Code[Pos + Name.size()]);
+      if (Left && Right) {
+        Used = true;
+        break;
+      }
+      Pos += Name.size();
+    }
+    if (Used)
+      continue;
+    if (Taken)
+      Taken->insert(Name);
+    return Name;
+  }
+}
+
+/// The start of the line \p Loc is on, and that line's indentation.
+std::pair<SourceLocation, std::string> lineStart(SourceLocation Loc,
+                                                 const SourceManager &SM) {
+  Loc = SM.getExpansionLoc(Loc);
+  auto [File, Offset] = SM.getDecomposedLoc(Loc);
+  StringRef Code = SM.getBufferData(File);
+  unsigned Begin = Offset;
+  while (Begin > 0 && Code[Begin - 1] != '\n')
+    --Begin;
+  unsigned Text = Begin;
+  while (Text < Code.size() && (Code[Text] == ' ' || Code[Text] == '\t'))
+    ++Text;
+  return {Loc.getLocWithOffset(int(Begin) - int(Offset)),
+          Code.substr(Begin, Text - Begin).str()};
+}
+
 } // namespace
 
+StringRef collectiveFunction(ManualKind Kind, bool Nonblocking) {
+  switch (Kind) {
+  case ManualKind::Bcast:
+    return Nonblocking ? "MPI_Ibcast" : "MPI_Bcast";
+  case ManualKind::Scatter:
+    return Nonblocking ? "MPI_Iscatter" : "MPI_Scatter";
+  case ManualKind::Gather:
+    return Nonblocking ? "MPI_Igather" : "MPI_Gather";
+  case ManualKind::Allgather:
+    return Nonblocking ? "MPI_Iallgather" : "MPI_Allgather";
+  case ManualKind::Alltoall:
+    return Nonblocking ? "MPI_Ialltoall" : "MPI_Alltoall";
+  }
+  llvm_unreachable("unknown collective");
+}
+
 llvm::Expected<tooling::AtomicChange>
-rewriteManualCollective(const ManualCollective &C, ASTContext &Context) {
+rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
+                        const RewriteOptions &Options) {
   assert(C.isSafe() && "rewriting a collective that failed a safety check");
   const SourceManager &SM = Context.getSourceManager();
   tooling::AtomicChange Change(SM, C.RootStmt->getBeginLoc());
   CallTexts Texts = textsOf(C, Context);
+  std::string Request;
+  if (Options.Nonblocking) {
+    if (!C.Wait)
+      return llvm::createStringError(
+          "the nonblocking form needs the pattern directly inside a block");
+    Request = freshRequestName(
+        C.Kind, SM.getBufferData(SM.getFileID(SM.getExpansionLoc(
+                    C.PatternStmt->getBeginLoc()))),
+        Options.TakenNames);
+    auto [DeclLine, Indent] = lineStart(C.PatternStmt->getBeginLoc(), SM);
+    if (llvm::Error E = Change.insert(
+            SM, DeclLine, Indent + "MPI_Request " + Request + ";\n"))
+      return std::move(E);
+    SourceLocation WaitLoc = C.Wait->Before ? C.Wait->Before->getBeginLoc()
+                                            : C.Wait->Block->getRBracLoc();
+    std::string WaitIndent = Indent;
+    auto [WaitLine, Unused] = lineStart(WaitLoc, SM);
+    if (llvm::Error E = Change.insert(SM, WaitLine,
+                                      WaitIndent + "MPI_Wait(&" + Request +
+                                          ", MPI_STATUS_IGNORE);\n",
+                                      /*InsertAfter=*/false))
+      return std::move(E);
+  }
+  auto Form = [&](std::string Call) {
+    return Options.Nonblocking ? nonblockingForm(Call, Request) : Call;
+  };
   if (!C.Guard) {
     CharSourceRange Loop =
         tooling::getExtendedRange(*C.RootStmt, tok::semi, Context);
     if (llvm::Error E =
-            Change.replace(SM, Loop, exchangeCall(C, Texts) + ";"))
+            Change.replace(SM, Loop, Form(exchangeCall(C, Texts)) + ";"))
       return std::move(E);
     return Change;
   }
-  auto [RootCall, PeerCall] = collectiveCalls(C, Texts);
+  auto [BlockingRoot, BlockingPeer] = collectiveCalls(C, Texts);
+  std::string RootCall = Form(BlockingRoot), PeerCall = Form(BlockingPeer);
 
   const Stmt *Then = C.Guard->getThen(), *Else = C.Guard->getElse();
   bool LoopInThen = SM.isPointWithin(C.RootStmt->getBeginLoc(),

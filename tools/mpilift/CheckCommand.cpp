@@ -158,6 +158,7 @@ struct CheckState {
   std::map<std::string, std::vector<tooling::AtomicChange>> Changes;
   std::set<std::string> SeenChanges;
   unsigned Findings = 0, Rewritable = 0;
+  transform::RewriteOptions Options;
 };
 
 std::string evidenceText(const analysis::ManualCollective &C,
@@ -172,23 +173,6 @@ std::string evidenceText(const analysis::ManualCollective &C,
       return "static analysis and the trace";
   }
   return "static analysis; the trace does not show it";
-}
-
-/// The MPI collective a rewrite calls.
-const char *mpiName(analysis::ManualKind Kind) {
-  switch (Kind) {
-  case analysis::ManualKind::Bcast:
-    return "MPI_Bcast";
-  case analysis::ManualKind::Scatter:
-    return "MPI_Scatter";
-  case analysis::ManualKind::Gather:
-    return "MPI_Gather";
-  case analysis::ManualKind::Allgather:
-    return "MPI_Allgather";
-  case analysis::ManualKind::Alltoall:
-    return "MPI_Alltoall";
-  }
-  llvm_unreachable("unknown collective");
 }
 
 /// "loop of point-to-point sends implements a broadcast", ...
@@ -274,8 +258,11 @@ private:
             << analysis::checkName(R.Check) << R.Reason;
       return;
     }
+    llvm::StringSet<> &Taken = TakenNames[SM.getFileID(Loc)];
+    transform::RewriteOptions Options = State.Options;
+    Options.TakenNames = &Taken;
     llvm::Expected<tooling::AtomicChange> Change =
-        transform::rewriteManualCollective(C, Context);
+        transform::rewriteManualCollective(C, Context, Options);
     if (!Change) {
       unsigned ID = Diags.getCustomDiagID(
           DiagnosticsEngine::Warning, "%0 (%1); not rewritten: %2 [%3]");
@@ -286,18 +273,29 @@ private:
     ++State.Rewritable;
     unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Warning,
                                         "%0 (%1); replace it with %2 [%3]");
-    DiagnosticBuilder B = Diags.Report(Loc, ID);
-    B << What << Evidence
-      << mpiName(C.Kind)
-      << Rule;
-    for (const tooling::Replacement &R : Change->getReplacements()) {
-      SourceLocation Start =
-          SM.getLocForStartOfFile(SM.getFileID(Loc)).getLocWithOffset(
-              R.getOffset());
-      B << FixItHint::CreateReplacement(
-          CharSourceRange::getCharRange(Start,
-                                        Start.getLocWithOffset(R.getLength())),
-          R.getReplacementText());
+    {
+      DiagnosticBuilder B = Diags.Report(Loc, ID);
+      B << What << Evidence
+        << transform::collectiveFunction(C.Kind, State.Options.Nonblocking)
+        << Rule;
+      for (const tooling::Replacement &R : Change->getReplacements()) {
+        SourceLocation Start =
+            SM.getLocForStartOfFile(SM.getFileID(Loc))
+                .getLocWithOffset(R.getOffset());
+        B << FixItHint::CreateReplacement(
+            CharSourceRange::getCharRange(
+                Start, Start.getLocWithOffset(R.getLength())),
+            R.getReplacementText());
+      }
+    } // The warning is emitted here, before its note.
+    if (State.Options.Nonblocking && C.Wait) {
+      unsigned NoteID = Diags.getCustomDiagID(
+          DiagnosticsEngine::Note,
+          "the wait is placed here: %0");
+      SourceLocation WaitLoc = C.Wait->Before
+                                   ? C.Wait->Before->getBeginLoc()
+                                   : C.Wait->Block->getRBracLoc();
+      Diags.Report(SM.getExpansionLoc(WaitLoc), NoteID) << C.Wait->Reason;
     }
     std::string File = Change->getFilePath();
     if (OptionalFileEntryRef Entry = SM.getFileEntryRefForID(SM.getFileID(Loc)))
@@ -310,6 +308,8 @@ private:
 
   CompilerInstance &CI;
   CheckState &State;
+  /// Request names the rewrites of this translation unit declared, per file.
+  std::map<FileID, llvm::StringSet<>> TakenNames;
 };
 
 class CheckAction : public ASTFrontendAction {
@@ -396,7 +396,9 @@ int runCheckCommand(int Argc, const char **Argv) {
       "trace", cl::desc("a trace directory; detect its patterns first"),
       cl::value_desc("dir"), cl::cat(Category));
   cl::opt<std::string> Collectives(
-      "collectives", cl::desc("blocking (the only form so far)"),
+      "collectives",
+      cl::desc("blocking (MPI_Bcast, ...) or nonblocking (MPI_Ibcast + "
+               "MPI_Wait as late as is safe)"),
       cl::init("blocking"), cl::cat(Category));
 
   auto Parser = tooling::CommonOptionsParser::create(
@@ -406,9 +408,9 @@ int runCheckCommand(int Argc, const char **Argv) {
     error() << llvm::toString(Parser.takeError()) << "\n";
     return ExitBadInput;
   }
-  if (Collectives != "blocking") {
-    error() << "--collectives " << Collectives
-            << " is not supported yet; only 'blocking' is\n";
+  if (Collectives != "blocking" && Collectives != "nonblocking") {
+    error() << "--collectives must be blocking or nonblocking, not '"
+            << Collectives << "'\n";
     return ExitBadInput;
   }
   if (!PatternsFile.empty() && !TraceDir.empty()) {
@@ -418,6 +420,7 @@ int runCheckCommand(int Argc, const char **Argv) {
 
   CheckState State;
   State.Fix = Fix;
+  State.Options.Nonblocking = Collectives == "nonblocking";
   if (!PatternsFile.empty()) {
     auto Text = llvm::MemoryBuffer::getFile(PatternsFile);
     if (!Text) {

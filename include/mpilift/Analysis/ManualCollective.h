@@ -28,6 +28,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,15 @@ struct Refusal {
   clang::SourceLocation Loc; ///< The statement that made the check fail.
 };
 
+/// Where the nonblocking form of a collective must complete: before
+/// \c Before in \c Block, or at the end of \c Block when \c Before is
+/// null. \c Reason says what stops the wait from moving further.
+struct WaitPoint {
+  const clang::CompoundStmt *Block = nullptr;
+  const clang::Stmt *Before = nullptr;
+  std::string Reason;
+};
+
 /// One hand-written collective found in a function body.
 struct ManualCollective {
   ManualKind Kind = ManualKind::Bcast;
@@ -102,6 +112,12 @@ struct ManualCollective {
   /// Statements the rewrite deletes: a ring's or chain's forwarding send,
   /// the closing receive of a ring that returns to its root.
   std::vector<const clang::Stmt *> Removed;
+  /// The latest safe completion point of a nonblocking form, after the
+  /// whole pattern statement; none when that statement is not in a block.
+  std::optional<WaitPoint> Wait;
+  /// The statement the rewrite puts in place (the guard, or the exchange
+  /// loop): a nonblocking form declares its request before it.
+  const clang::Stmt *PatternStmt = nullptr;
   /// Every reason not to rewrite, in source order; empty when safe.
   std::vector<Refusal> Refusals;
 

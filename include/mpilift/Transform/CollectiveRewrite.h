@@ -19,16 +19,32 @@
 #include "mpilift/Analysis/ManualCollective.h"
 
 #include "clang/Tooling/Refactoring/AtomicChange.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 
 namespace mpilift {
 namespace transform {
 
+/// How to rewrite.
+struct RewriteOptions {
+  /// Use the nonblocking collective (MPI_Ibcast, ...) with its MPI_Wait at
+  /// the analysis' wait point (`--collectives nonblocking`).
+  bool Nonblocking = false;
+  /// Identifiers already taken in the file, including requests earlier
+  /// rewrites of the same run declared; new names are added.
+  llvm::StringSet<> *TakenNames = nullptr;
+};
+
 /// The edits that replace \p Collective, as one all-or-nothing change.
 /// \p Collective must have passed every safety check.
 llvm::Expected<clang::tooling::AtomicChange>
 rewriteManualCollective(const analysis::ManualCollective &Collective,
-                        clang::ASTContext &Context);
+                        clang::ASTContext &Context,
+                        const RewriteOptions &Options = {});
+
+/// The MPI function the rewrite of \p Kind calls.
+llvm::StringRef collectiveFunction(analysis::ManualKind Kind,
+                                   bool Nonblocking);
 
 } // namespace transform
 } // namespace mpilift
