@@ -1760,6 +1760,38 @@ void findWaitPoint(ManualCollective &C, TranslationUnitFacts &TU) {
     return;
   BufferAccess Access(Buffers, TU.factsOf(*C.Function), TU.context());
   C.Wait = Access.sinkAfter(C.PatternStmt);
+  if (!C.Guard)
+    return;
+  // Inside the branches, after the calls the rewrite puts in place.
+  ASTContext &Context = TU.context();
+  for (const Stmt *Replaced : {C.RootStmt, static_cast<const Stmt *>(C.PeerCall)}) {
+    const Stmt *Child = Replaced;
+    const CompoundStmt *Block = nullptr;
+    while (Child) {
+      DynTypedNodeList Parents = Context.getParents(*Child);
+      const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+      if (!Parent || Parent == C.Guard)
+        break;
+      if ((Block = dyn_cast<CompoundStmt>(Parent)))
+        break;
+      Child = Parent;
+    }
+    if (!Block)
+      continue;
+    bool After = false;
+    for (const Stmt *S : Block->body()) {
+      if (S == Child) {
+        After = true;
+        continue;
+      }
+      if (!After || llvm::is_contained(C.Removed, S))
+        continue;
+      if (Access.mayTouch(S)) {
+        C.BranchWaits.push_back(S);
+        break;
+      }
+    }
+  }
 }
 
 } // namespace

@@ -248,6 +248,14 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
                                           ", MPI_STATUS_IGNORE);\n",
                                       /*InsertAfter=*/false))
       return std::move(E);
+    for (const Stmt *S : C.BranchWaits) {
+      auto [Line, BranchIndent] = lineStart(S->getBeginLoc(), SM);
+      if (llvm::Error E = Change.insert(SM, Line,
+                                        BranchIndent + "MPI_Wait(&" + Request +
+                                            ", MPI_STATUS_IGNORE);\n",
+                                        /*InsertAfter=*/false))
+        return std::move(E);
+    }
   }
   auto Form = [&](std::string Call) {
     return Options.Nonblocking ? nonblockingForm(Call, Request) : Call;

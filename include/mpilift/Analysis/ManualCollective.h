@@ -115,6 +115,10 @@ struct ManualCollective {
   /// The latest safe completion point of a nonblocking form, after the
   /// whole pattern statement; none when that statement is not in a block.
   std::optional<WaitPoint> Wait;
+  /// Statements after the pattern inside its own branches that may touch
+  /// the buffers: the nonblocking form waits before each of them too (the
+  /// later wait then finds the request already complete).
+  std::vector<const clang::Stmt *> BranchWaits;
   /// The statement the rewrite puts in place (the guard, or the exchange
   /// loop): a nonblocking form declares its request before it.
   const clang::Stmt *PatternStmt = nullptr;
