@@ -44,16 +44,22 @@ namespace mpilift {
 
 namespace {
 
-/// Call sites of the patterns a trace shows, as (real path, line).
+/// Call sites of the patterns a trace shows, as (real path, line), and as
+/// (file name, line, function) for sources checked somewhere else than
+/// where the traced binary was built (a copy, another checkout).
 struct TraceEvidence {
   bool Present = false;
   std::set<std::pair<std::string, unsigned>> Sites;
+  std::set<std::tuple<std::string, unsigned, std::string>> Named;
 
-  bool covers(StringRef File, unsigned Line) const {
+  bool covers(StringRef File, unsigned Line, StringRef Function) const {
     llvm::SmallString<256> Real;
     if (llvm::sys::fs::real_path(File, Real))
       Real = File;
-    return Sites.count({std::string(Real), Line}) != 0;
+    if (Sites.count({std::string(Real), Line}))
+      return true;
+    return Named.count({llvm::sys::path::filename(File).str(), Line,
+                        Function.str()}) != 0;
   }
 };
 
@@ -88,6 +94,9 @@ llvm::Error addPatternSites(const llvm::json::Value &Doc, StringRef Origin,
       if (llvm::sys::fs::real_path(*File, Real))
         Real = *File;
       Evidence.Sites.insert({std::string(Real), unsigned(*Line)});
+      if (std::optional<StringRef> Function = SO->getString("function"))
+        Evidence.Named.insert({llvm::sys::path::filename(*File).str(),
+                               unsigned(*Line), Function->str()});
     }
   }
   return llvm::Error::success();
@@ -169,7 +178,8 @@ std::string evidenceText(const analysis::ManualCollective &C,
     if (!Call)
       continue;
     PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Call->getBeginLoc()));
-    if (P.isValid() && E.covers(P.getFilename(), P.getLine()))
+    if (P.isValid() &&
+        E.covers(P.getFilename(), P.getLine(), C.Function->getName()))
       return "static analysis and the trace";
   }
   return "static analysis; the trace does not show it";
