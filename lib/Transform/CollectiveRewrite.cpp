@@ -11,6 +11,7 @@
 #include "mpilift/MPI/Vocabulary.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Tooling/Transformer/SourceCode.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace clang;
@@ -152,15 +153,11 @@ std::string nonblockingForm(StringRef Call, StringRef Request) {
       .str();
 }
 
-/// A name for the request that no identifier of the file uses.
-std::string freshRequestName(ManualKind Kind, StringRef Code,
-                             llvm::StringSet<> *Taken) {
-  std::string Base = (analysis::collectiveNoun(Kind) == "broadcast"
-                          ? std::string("bcast")
-                          : analysis::collectiveNoun(Kind).str()) +
-                     "_request";
+/// A name starting with \p Base that no identifier of the file uses.
+std::string freshName(StringRef Base, StringRef Code,
+                      llvm::StringSet<> *Taken) {
   for (unsigned N = 1;; ++N) {
-    std::string Name = N == 1 ? Base : Base + std::to_string(N);
+    std::string Name = N == 1 ? Base.str() : Base.str() + std::to_string(N);
     if (Taken && Taken->contains(Name))
       continue;
     // A whole-word occurrence anywhere in the file rules the name out.
@@ -183,6 +180,88 @@ std::string freshRequestName(ManualKind Kind, StringRef Code,
       Taken->insert(Name);
     return Name;
   }
+}
+
+/// A name for the request that no identifier of the file uses.
+std::string freshRequestName(ManualKind Kind, StringRef Code,
+                             llvm::StringSet<> *Taken) {
+  std::string Base = (analysis::collectiveNoun(Kind) == "broadcast"
+                          ? std::string("bcast")
+                          : analysis::collectiveNoun(Kind).str()) +
+                     "_request";
+  return freshName(Base, Code, Taken);
+}
+
+/// The C type a predefined datatype describes, for `sizeof`.
+std::optional<StringRef> cTypeOf(StringRef Datatype) {
+  return llvm::StringSwitch<std::optional<StringRef>>(Datatype)
+      .Case("MPI_CHAR", StringRef("char"))
+      .Case("MPI_SIGNED_CHAR", StringRef("signed char"))
+      .Cases("MPI_UNSIGNED_CHAR", "MPI_BYTE", StringRef("unsigned char"))
+      .Case("MPI_SHORT", StringRef("short"))
+      .Case("MPI_UNSIGNED_SHORT", StringRef("unsigned short"))
+      .Case("MPI_INT", StringRef("int"))
+      .Case("MPI_UNSIGNED", StringRef("unsigned"))
+      .Case("MPI_LONG", StringRef("long"))
+      .Case("MPI_UNSIGNED_LONG", StringRef("unsigned long"))
+      .Cases("MPI_LONG_LONG", "MPI_LONG_LONG_INT", StringRef("long long"))
+      .Case("MPI_FLOAT", StringRef("float"))
+      .Case("MPI_DOUBLE", StringRef("double"))
+      .Case("MPI_LONG_DOUBLE", StringRef("long double"))
+      .Default(std::nullopt);
+}
+
+/// `MPI_Send(...)`, `MPI_Recv(...)` or `MPI_Sendrecv(...)` as libcdag
+/// operations on \p Graph.
+llvm::Expected<std::string> cdagOperations(const CallExpr *Call,
+                                           StringRef Graph,
+                                           const ASTContext &Context) {
+  auto Arg = [&](mpi::Role R) {
+    const mpi::FunctionInfo *Info =
+        mpi::lookup(Call->getDirectCallee()->getName().str());
+    std::optional<unsigned> I = Info->argIndex(R);
+    return I ? sourceText(Call->getArg(*I), Context) : std::string();
+  };
+  auto Bytes = [&](mpi::Role Count, mpi::Role Type)
+      -> llvm::Expected<std::string> {
+    std::string TypeText = Arg(Type);
+    std::optional<StringRef> C = cTypeOf(TypeText);
+    if (!C)
+      return llvm::createStringError("no C type for the datatype " + TypeText);
+    return "(size_t)(" + Arg(Count) + ") * sizeof(" + C->str() + ")";
+  };
+  StringRef Name = Call->getDirectCallee()->getName();
+  if (Name == "MPI_Recv") {
+    auto N = Bytes(mpi::Role::Count, mpi::Role::Datatype);
+    if (!N)
+      return N.takeError();
+    return llvm::formatv("cDAG_Recv({0}, {1}, {2}, {3}, {4}, NULL)", Graph,
+                         Arg(mpi::Role::RecvBuffer), *N, Arg(mpi::Role::Source),
+                         Arg(mpi::Role::Tag))
+        .str();
+  }
+  if (Name == "MPI_Sendrecv") {
+    auto Out = Bytes(mpi::Role::SendCount, mpi::Role::SendType);
+    auto In = Bytes(mpi::Role::RecvCount, mpi::Role::RecvType);
+    if (!Out)
+      return Out.takeError();
+    if (!In)
+      return In.takeError();
+    return llvm::formatv("(cDAG_Send({0}, {1}, {2}, {3}, {4}, NULL), "
+                         "cDAG_Recv({0}, {5}, {6}, {7}, {8}, NULL))",
+                         Graph, Arg(mpi::Role::SendBuffer), *Out,
+                         Arg(mpi::Role::Dest), Arg(mpi::Role::SendTag),
+                         Arg(mpi::Role::RecvBuffer), *In,
+                         Arg(mpi::Role::Source), Arg(mpi::Role::RecvTag))
+        .str();
+  }
+  auto N = Bytes(mpi::Role::Count, mpi::Role::Datatype);
+  if (!N)
+    return N.takeError();
+  return llvm::formatv("cDAG_Send({0}, {1}, {2}, {3}, {4}, NULL)", Graph,
+                       Arg(mpi::Role::SendBuffer), *N, Arg(mpi::Role::Dest),
+                       Arg(mpi::Role::Tag))
+      .str();
 }
 
 /// The start of the line \p Loc is on, and that line's indentation.
@@ -296,6 +375,102 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
   for (const Stmt *S : C.Removed)
     if (llvm::Error E = Change.replace(SM, wholeLines(*S, Context), ""))
       return std::move(E);
+  return Change;
+}
+
+} // namespace transform
+} // namespace mpilift
+
+namespace mpilift {
+namespace transform {
+
+llvm::Expected<tooling::AtomicChange>
+rewriteToCDag(const ManualCollective &C, ASTContext &Context,
+              llvm::StringSet<> *TakenNames) {
+  assert(C.Fallback && C.Fallback->Blocker.empty() &&
+         "rewriting a pattern libcdag cannot take");
+  const SourceManager &SM = Context.getSourceManager();
+  tooling::AtomicChange Change(SM, C.RootStmt->getBeginLoc());
+  StringRef Code = SM.getBufferData(
+      SM.getFileID(SM.getExpansionLoc(C.PatternStmt->getBeginLoc())));
+  std::string Schedule = freshName("cdag_schedule", Code, TakenNames);
+  std::string Key = freshName("cdag_key", Code, TakenNames);
+  std::string Now = freshName("cdag_now", Code, TakenNames);
+  std::string Stale = freshName("cdag_stale", Code, TakenNames);
+  std::string Graph = freshName("cdag_graph", Code, TakenNames);
+  std::string Status = freshName("cdag_status", Code, TakenNames);
+  const CallExpr *First = C.RootCall;
+  std::string Comm = sourceText(
+      First->getArg(*mpi::lookup(First->getDirectCallee()->getName().str())
+                         ->argIndex(mpi::Role::Comm)),
+      Context);
+
+  // The key: what the graph was built for, on this rank.
+  std::string Values;
+  for (const analysis::FallbackKey &K : C.Fallback->Key) {
+    std::string Name = K.Var->getNameAsString();
+    if (!Values.empty())
+      Values += ", ";
+    if (!K.ByAddress)
+      Values += "(long)(" + Name + ")";
+    else if (K.Var->getType()->isPointerType())
+      Values += "(long)(size_t)(" + Name + ")";
+    else
+      Values += "(long)(size_t)&(" + Name + ")";
+  }
+  // And the communicator, whatever its handle type is.
+  Values += (Values.empty() ? "" : ", ") + ("(long)(size_t)(" + Comm + ")");
+  size_t KeySize = C.Fallback->Key.size() + 1;
+  std::string Before = llvm::formatv(
+      "{{\n"
+      "static cDAG_Schedule {0} = NULL;\n"
+      "static long {1}[{2}];\n"
+      "long {3}[{2}] = {{{4}};\n"
+      "int {5} = {0} == NULL;\n"
+      "for (int k = 0; k < {2}; k++)\n"
+      "  {5} |= {1}[k] != {3}[k];\n"
+      "MPI_Allreduce(MPI_IN_PLACE, &{5}, 1, MPI_INT, MPI_LOR, {6});\n"
+      "if ({5}) {{\n"
+      "cDAG_Graph {7};\n"
+      "if ({0} != NULL)\n"
+      "  cDAG_Free_schedule(&{0});\n"
+      "cDAG_Create({6}, &{7});\n",
+      Schedule, Key, KeySize, Now, Values,
+      Stale, Comm, Graph);
+  std::string After = llvm::formatv(
+      "\nint {0} = cDAG_Compile({1}, &{2});\n"
+      "if ({0} != CDAG_SUCCESS)\n"
+      "  MPI_Abort({3}, {0});\n"
+      "cDAG_Free(&{1});\n"
+      "for (int k = 0; k < {4}; k++)\n"
+      "  {5}[k] = {6}[k];\n"
+      "}\n"
+      "if (cDAG_Run({2}) != CDAG_SUCCESS)\n"
+      "  MPI_Abort({3}, 1);\n"
+      "}",
+      Status, Graph, Schedule, Comm,
+      KeySize, Key, Now);
+
+  CharSourceRange Region = Lexer::makeFileCharRange(
+      tooling::getExtendedRange(*C.PatternStmt, tok::semi, Context), SM,
+      Context.getLangOpts());
+  if (Region.isInvalid())
+    return llvm::createStringError("the region is not plain source text");
+  if (llvm::Error E = Change.insert(SM, Region.getBegin(), Before))
+    return std::move(E);
+  for (const CallExpr *Call : {C.RootCall, C.PeerCall}) {
+    if (!Call)
+      continue;
+    llvm::Expected<std::string> Ops = cdagOperations(Call, Graph, Context);
+    if (!Ops)
+      return Ops.takeError();
+    if (llvm::Error E = Change.replace(
+            SM, CharSourceRange::getTokenRange(Call->getSourceRange()), *Ops))
+      return std::move(E);
+  }
+  if (llvm::Error E = Change.insert(SM, Region.getEnd(), After))
+    return std::move(E);
+  Change.addHeader("<cdag/cdag.h>");
   return Change;
 }
 

@@ -52,6 +52,11 @@ def main():
     p.add_argument("--trace", action="store_true")
     p.add_argument("--args", default="")
     p.add_argument("--check-args", default="")
+    p.add_argument("--new-build-args", default="",
+                   help="extra flags to build the rewritten program (libcdag)")
+    p.add_argument("--report", default="",
+                   help="run the rewritten program at this np with "
+                        "CDAG_REPORT=1 and print what it says")
     o = p.parse_args()
 
     shutil.rmtree(o.dir, ignore_errors=True)
@@ -94,13 +99,22 @@ def main():
 
     if after == before:
         fail("nothing was rewritten")
+    if o.new_build_args:
+        # The finding asked for these flags (libcdag): the build gets the
+        # compile ones.
+        cflags = " ".join(w for w in o.new_build_args.split()
+                          if w.startswith("-I"))
+        with open(os.path.join(o.dir, "compile_commands.json"), "w") as f:
+            json.dump([{"directory": o.dir, "file": prog,
+                        "command": f"{cc} -g -O0 {cflags} -c {prog} "
+                                   "-o prog.o"}], f)
     r = run(f"{check} --fix {prog}")
     if r.returncode != 0 or open(prog).read() != after:
         fail("a second --fix changed the file or failed:\n" + r.stdout)
     if "warning:" in r.stdout:
         fail("a second run still reports findings:\n" + r.stdout)
     new = os.path.join(o.dir, "new")
-    r = run(f"{cc} -g -O0 {prog} -o {new}")
+    r = run(f"{cc} -g -O0 {prog} -o {new} {o.new_build_args}")
     if r.returncode:
         fail("the rewritten program does not build:\n" + r.stdout)
     nps = o.np.split(",")
@@ -113,6 +127,10 @@ def main():
         if not a:
             fail(f"no output at np {np}: nothing was compared")
     print("check-rewrite: same output at np " + " ".join(nps))
+    if o.report:
+        r = run(f"env CDAG_REPORT=1 {o.mpirun} -np {o.report} {new} {o.args}")
+        for line in r.stdout.splitlines():
+            print("report: " + line)
 
 
 if __name__ == "__main__":

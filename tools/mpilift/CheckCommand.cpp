@@ -168,6 +168,7 @@ struct CheckState {
   std::set<std::string> SeenChanges;
   unsigned Findings = 0, Rewritable = 0;
   transform::RewriteOptions Options;
+  bool FallbackCDag = false;
 };
 
 std::string evidenceText(const analysis::ManualCollective &C,
@@ -250,22 +251,7 @@ private:
     SourceLocation Loc = SM.getExpansionLoc(C.RootStmt->getBeginLoc());
     std::string Rule = analysis::ruleId(C.Kind).str();
     if (!C.isSafe()) {
-      std::string Checks;
-      for (const analysis::Refusal &R : C.Refusals) {
-        StringRef Name = analysis::checkName(R.Check);
-        if (StringRef(Checks).contains(Name))
-          continue;
-        Checks += (Checks.empty() ? "" : ", ") + Name.str();
-      }
-      unsigned ID = Diags.getCustomDiagID(
-          DiagnosticsEngine::Warning,
-          "%0 (%1); not rewritten: %2 refused [%3]");
-      Diags.Report(Loc, ID) << What << Evidence << Checks << Rule;
-      unsigned NoteID = Diags.getCustomDiagID(DiagnosticsEngine::Note,
-                                              "%0: %1");
-      for (const analysis::Refusal &R : C.Refusals)
-        Diags.Report(SM.getExpansionLoc(R.Loc), NoteID)
-            << analysis::checkName(R.Check) << R.Reason;
+      reportRefusal(Context, C, What, Evidence, Rule, Loc);
       return;
     }
     llvm::StringSet<> &Taken = TakenNames[SM.getFileID(Loc)];
@@ -288,15 +274,7 @@ private:
       B << What << Evidence
         << transform::collectiveFunction(C.Kind, State.Options.Nonblocking)
         << Rule;
-      for (const tooling::Replacement &R : Change->getReplacements()) {
-        SourceLocation Start =
-            SM.getLocForStartOfFile(SM.getFileID(Loc))
-                .getLocWithOffset(R.getOffset());
-        B << FixItHint::CreateReplacement(
-            CharSourceRange::getCharRange(
-                Start, Start.getLocWithOffset(R.getLength())),
-            R.getReplacementText());
-      }
+      addFixIts(B, *Change, SM, Loc);
     } // The warning is emitted here, before its note.
     if (State.Options.Nonblocking && C.Wait) {
       unsigned NoteID = Diags.getCustomDiagID(
@@ -307,13 +285,95 @@ private:
                                    : C.Wait->Block->getRBracLoc();
       Diags.Report(SM.getExpansionLoc(WaitLoc), NoteID) << C.Wait->Reason;
     }
-    std::string File = Change->getFilePath();
+    keepChange(std::move(*Change), SM, Loc);
+  }
+
+  /// A pattern that failed a safety check: the warning, a note per reason,
+  /// and with --fallback cdag the libcdag rewrite where it is possible.
+  void reportRefusal(ASTContext &Context, const analysis::ManualCollective &C,
+                     const std::string &What, const std::string &Evidence,
+                     const std::string &Rule, SourceLocation Loc) {
+    DiagnosticsEngine &Diags = CI.getDiagnostics();
+    const SourceManager &SM = Context.getSourceManager();
+    std::string Checks;
+    for (const analysis::Refusal &R : C.Refusals) {
+      StringRef Name = analysis::checkName(R.Check);
+      if (StringRef(Checks).contains(Name))
+        continue;
+      Checks += (Checks.empty() ? "" : ", ") + Name.str();
+    }
+    std::optional<tooling::AtomicChange> Change;
+    std::string FallbackNote;
+    if (State.FallbackCDag && C.Fallback) {
+      bool Confirmed = Evidence == "static analysis and the trace";
+      if (!C.Fallback->Blocker.empty()) {
+        FallbackNote = "no libcdag fallback: " + C.Fallback->Blocker;
+      } else if (!Confirmed) {
+        FallbackNote = "no libcdag fallback: it needs a trace (--trace or "
+                       "--patterns) that shows the pattern as a collective";
+      } else {
+        llvm::Expected<tooling::AtomicChange> Rewrite =
+            transform::rewriteToCDag(C, Context,
+                                     &TakenNames[SM.getFileID(Loc)]);
+        if (Rewrite)
+          Change = std::move(*Rewrite);
+        else
+          FallbackNote = "no libcdag fallback: " +
+                         llvm::toString(Rewrite.takeError());
+      }
+    }
+    {
+      unsigned ID =
+          Change ? Diags.getCustomDiagID(
+                       DiagnosticsEngine::Warning,
+                       "%0 (%1); not proven: %2 refused; run it through "
+                       "libcdag instead (build with `pkg-config --cflags "
+                       "--libs cdag`) [%3]")
+                 : Diags.getCustomDiagID(
+                       DiagnosticsEngine::Warning,
+                       "%0 (%1); not rewritten: %2 refused [%3]");
+      DiagnosticBuilder B = Diags.Report(Loc, ID);
+      B << What << Evidence << Checks << Rule;
+      if (Change)
+        addFixIts(B, *Change, SM, Loc);
+    }
+    unsigned NoteID = Diags.getCustomDiagID(DiagnosticsEngine::Note, "%0: %1");
+    for (const analysis::Refusal &R : C.Refusals)
+      Diags.Report(SM.getExpansionLoc(R.Loc), NoteID)
+          << analysis::checkName(R.Check) << R.Reason;
+    if (!FallbackNote.empty()) {
+      unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Note, "%0");
+      Diags.Report(Loc, ID) << FallbackNote;
+    }
+    if (Change) {
+      ++State.Rewritable;
+      keepChange(std::move(*Change), SM, Loc);
+    }
+  }
+
+  static void addFixIts(DiagnosticBuilder &B,
+                        const tooling::AtomicChange &Change,
+                        const SourceManager &SM, SourceLocation Loc) {
+    for (const tooling::Replacement &R : Change.getReplacements()) {
+      SourceLocation Start = SM.getLocForStartOfFile(SM.getFileID(Loc))
+                                 .getLocWithOffset(R.getOffset());
+      B << FixItHint::CreateReplacement(
+          CharSourceRange::getCharRange(Start,
+                                        Start.getLocWithOffset(R.getLength())),
+          R.getReplacementText());
+    }
+  }
+
+  /// Keeps \p Change for --fix, once per file and content.
+  void keepChange(tooling::AtomicChange Change, const SourceManager &SM,
+                  SourceLocation Loc) {
+    std::string File = Change.getFilePath();
     if (OptionalFileEntryRef Entry = SM.getFileEntryRefForID(SM.getFileID(Loc)))
       if (!Entry->getFileEntry().tryGetRealPathName().empty())
         File = Entry->getFileEntry().tryGetRealPathName().str();
-    std::string Key = File + '\0' + Change->toYAMLString();
+    std::string Key = File + '\0' + Change.toYAMLString();
     if (State.SeenChanges.insert(Key).second)
-      State.Changes[File].push_back(std::move(*Change));
+      State.Changes[File].push_back(std::move(Change));
   }
 
   CompilerInstance &CI;
@@ -405,6 +465,12 @@ int runCheckCommand(int Argc, const char **Argv) {
   cl::opt<std::string> TraceDir(
       "trace", cl::desc("a trace directory; detect its patterns first"),
       cl::value_desc("dir"), cl::cat(Category));
+  cl::opt<std::string> Fallback(
+      "fallback",
+      cl::desc("none, or cdag: run patterns the trace shows as collectives "
+               "but that fail only input or scale independence through "
+               "libcdag"),
+      cl::init("none"), cl::cat(Category));
   cl::opt<std::string> Collectives(
       "collectives",
       cl::desc("blocking (MPI_Bcast, ...) or nonblocking (MPI_Ibcast + "
@@ -423,6 +489,10 @@ int runCheckCommand(int Argc, const char **Argv) {
             << Collectives << "'\n";
     return ExitBadInput;
   }
+  if (Fallback != "none" && Fallback != "cdag") {
+    error() << "--fallback must be none or cdag, not '" << Fallback << "'\n";
+    return ExitBadInput;
+  }
   if (!PatternsFile.empty() && !TraceDir.empty()) {
     error() << "give --patterns or --trace, not both\n";
     return ExitBadInput;
@@ -431,6 +501,7 @@ int runCheckCommand(int Argc, const char **Argv) {
   CheckState State;
   State.Fix = Fix;
   State.Options.Nonblocking = Collectives == "nonblocking";
+  State.FallbackCDag = Fallback == "cdag";
   if (!PatternsFile.empty()) {
     auto Text = llvm::MemoryBuffer::getFile(PatternsFile);
     if (!Text) {

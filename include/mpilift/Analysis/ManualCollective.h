@@ -85,6 +85,23 @@ struct WaitPoint {
   std::string Reason;
 };
 
+/// A variable the cached libcdag graph of a fallback depends on: by value
+/// (loop bounds, roots, counts) or by address (buffers).
+struct FallbackKey {
+  const clang::VarDecl *Var = nullptr;
+  bool ByAddress = false;
+};
+
+/// Whether a refused pattern can run through libcdag (`--fallback cdag`):
+/// it failed only input or scale independence, so it is a collective in
+/// some runs, and the region can be re-expressed as a graph that the
+/// runtime detects collectives in.
+struct CDagFallback {
+  std::string Blocker; ///< Why it cannot; empty when it can.
+  /// What the cached graph is keyed on, in source order.
+  std::vector<FallbackKey> Key;
+};
+
 /// One hand-written collective found in a function body.
 struct ManualCollective {
   ManualKind Kind = ManualKind::Bcast;
@@ -122,6 +139,8 @@ struct ManualCollective {
   /// The statement the rewrite puts in place (the guard, or the exchange
   /// loop): a nonblocking form declares its request before it.
   const clang::Stmt *PatternStmt = nullptr;
+  /// Set for patterns refused by nothing but input or scale independence.
+  std::optional<CDagFallback> Fallback;
   /// Every reason not to rewrite, in source order; empty when safe.
   std::vector<Refusal> Refusals;
 

@@ -42,6 +42,15 @@ rewriteManualCollective(const analysis::ManualCollective &Collective,
                         clang::ASTContext &Context,
                         const RewriteOptions &Options = {});
 
+/// The `--fallback cdag` rewrite of a pattern with an eligible
+/// \c Fallback: the region's sends and receives become libcdag operations
+/// on a graph built on the first run and rebuilt only when a key variable
+/// changed on some rank (checked with one MPI_Allreduce), then run; the
+/// runtime replaces the graph by collectives where this run makes it one.
+llvm::Expected<clang::tooling::AtomicChange>
+rewriteToCDag(const analysis::ManualCollective &Collective,
+              clang::ASTContext &Context, llvm::StringSet<> *TakenNames);
+
 /// The MPI function the rewrite of \p Kind calls.
 llvm::StringRef collectiveFunction(analysis::ManualKind Kind,
                                    bool Nonblocking);
