@@ -6,6 +6,7 @@
 
 #include "FunctionFacts.h"
 
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
@@ -15,10 +16,22 @@ namespace mpilift {
 namespace analysis {
 
 const mpi::FunctionInfo *mpiCallee(const CallExpr *Call) {
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  if (!Callee || !Callee->getIdentifier())
+  if (!Call)
     return nullptr;
-  StringRef Name = Callee->getName();
+  StringRef Name;
+  if (const FunctionDecl *Callee = Call->getDirectCallee()) {
+    if (!Callee->getIdentifier())
+      return nullptr;
+    Name = Callee->getName();
+  } else if (const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(
+                 Call->getCallee()->IgnoreParenImpCasts())) {
+    // A call in a template with dependent arguments: named, not resolved.
+    if (!Lookup->getName().isIdentifier())
+      return nullptr;
+    Name = Lookup->getName().getAsIdentifierInfo()->getName();
+  } else {
+    return nullptr;
+  }
   if (!Name.starts_with("MPI_"))
     return nullptr;
   return mpi::lookup(std::string_view(Name.data(), Name.size()));

@@ -2016,6 +2016,14 @@ ManualCollectiveFinder::find(const FunctionDecl &Function) {
   }
   for (ManualCollective &C : Found) {
     C.PatternStmt = C.Guard ? static_cast<const Stmt *>(C.Guard) : C.RootStmt;
+    // One rewrite of a template's text serves every instantiation, whose
+    // types (and so buffers and datatypes) the checks have not seen; the
+    // other checks say little about unresolved code.
+    if (Function.isDependentContext())
+      C.Refusals = {{SafetyCheck::SourceForm,
+                     "the pattern is in a template; its instantiations may "
+                     "use other types than the checks can see",
+                     C.PatternStmt->getBeginLoc()}};
     findWaitPoint(C, TU);
     findFallback(C, TU);
   }
