@@ -1,0 +1,307 @@
+//===- ManualCollectiveTest.cpp - The recogniser and its safety checks ----===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The paper's listings as unit tests of the analysis: what is recognised,
+/// which checks refuse, and where a nonblocking wait goes. A small prelude
+/// declares the MPI functions, so no MPI installation is needed.
+///
+//===----------------------------------------------------------------------===//
+
+#include "mpilift/Analysis/ManualCollective.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Tooling/Tooling.h"
+
+#include "gtest/gtest.h"
+
+#include <memory>
+#include <string>
+
+using namespace mpilift::analysis;
+
+namespace {
+
+const char *const Prelude = R"(
+typedef struct comm *MPI_Comm;
+typedef struct type *MPI_Datatype;
+typedef struct { int MPI_SOURCE, MPI_TAG, MPI_ERROR; } MPI_Status;
+typedef struct request *MPI_Request;
+extern struct comm world;
+extern struct type int_type, long_type;
+#define MPI_COMM_WORLD (&world)
+#define MPI_INT (&int_type)
+#define MPI_LONG (&long_type)
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+int MPI_Comm_rank(MPI_Comm, int *);
+int MPI_Comm_size(MPI_Comm, int *);
+int MPI_Send(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+int MPI_Recv(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+int MPI_Sendrecv(const void *, int, MPI_Datatype, int, int, void *, int,
+                 MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+void compute(void);
+)";
+
+/// Parses \p Code (after the prelude) and runs the finder on the function
+/// named \p Function.
+struct Analysed {
+  std::unique_ptr<clang::ASTUnit> AST;
+  std::vector<ManualCollective> Found;
+};
+
+Analysed analyse(const std::string &Code, const char *Function = "f") {
+  Analysed A;
+  A.AST = clang::tooling::buildASTFromCodeWithArgs(std::string(Prelude) + Code,
+                                                   {"-std=c11"}, "input.c");
+  EXPECT_TRUE(A.AST);
+  clang::ASTContext &Context = A.AST->getASTContext();
+  ManualCollectiveFinder Finder(Context);
+  for (const clang::Decl *D : Context.getTranslationUnitDecl()->decls())
+    if (const auto *F = llvm::dyn_cast<clang::FunctionDecl>(D))
+      if (F->getName() == Function && F->hasBody())
+        A.Found = Finder.find(*F);
+  return A;
+}
+
+bool refusedBy(const ManualCollective &C, SafetyCheck Check) {
+  for (const Refusal &R : C.Refusals)
+    if (R.Check == Check)
+      return true;
+  return false;
+}
+
+std::string reasons(const ManualCollective &C) {
+  std::string Out;
+  for (const Refusal &R : C.Refusals)
+    Out += checkName(R.Check).str() + ": " + R.Reason + "\n";
+  return Out;
+}
+
+// Listing 3: the star broadcast from master_task = 4, with the root skipped
+// by `if (j != master_task)`... written in the paper as `rank !=`, which
+// would send to the root itself; here the loop variable is compared.
+TEST(ManualCollectiveTest, Listing3StarBroadcastIsSafe) {
+  Analysed A = analyse(R"(
+void f(void) {
+  int x = 0, rank, numtasks, master_task = 4, tag = 1;
+  MPI_Status Stat;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &numtasks);
+  for (int i = 0; i < 10; ++i) {
+    if (rank == master_task) {
+      for (int j = 0; j < numtasks; ++j) {
+        if (j != master_task) {
+          MPI_Send(&x, 1, MPI_INT, j, tag, MPI_COMM_WORLD);
+        }
+      }
+    } else {
+      MPI_Recv(&x, 1, MPI_INT, master_task, tag, MPI_COMM_WORLD, &Stat);
+    }
+  }
+}
+)");
+  ASSERT_EQ(A.Found.size(), 1u);
+  const ManualCollective &C = A.Found[0];
+  EXPECT_TRUE(C.isSafe()) << reasons(C);
+  EXPECT_EQ(C.Kind, ManualKind::Bcast);
+  EXPECT_EQ(C.Topology, ManualTopology::Star);
+  EXPECT_EQ(sourceText(C.Root, A.AST->getASTContext()), "master_task");
+}
+
+// Listing 1: `if (dest == 42) continue;` makes it input dependent.
+TEST(ManualCollectiveTest, Listing1SkipOf42IsInputDependent) {
+  Analysed A = analyse(R"(
+void f(int *buf) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    for (int dest = 1; dest < size; dest++) {
+      if (dest == 42)
+        continue;
+      MPI_Send(buf, 1, MPI_INT, dest, 0, MPI_COMM_WORLD);
+    }
+  } else {
+    MPI_Recv(buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+void g(int *b) { f(b); }
+)");
+  ASSERT_EQ(A.Found.size(), 1u);
+  EXPECT_TRUE(refusedBy(A.Found[0], SafetyCheck::InputIndependence))
+      << reasons(A.Found[0]);
+  EXPECT_FALSE(refusedBy(A.Found[0], SafetyCheck::ScaleIndependence))
+      << reasons(A.Found[0]);
+}
+
+// Listing 4: `buf++` inside the loop breaks message integrity.
+TEST(ManualCollectiveTest, Listing4ChangedMessageIsRefused) {
+  Analysed A = analyse(R"(
+void f(void) {
+  int buf = 0, rank, numprocs;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &numprocs);
+  if (rank == 0) {
+    for (int dest = 0; dest < numprocs; dest++) {
+      if (dest != 0) {
+        MPI_Send(&buf, 1, MPI_INT, dest, 0, MPI_COMM_WORLD);
+        buf++;
+      }
+    }
+  } else {
+    MPI_Recv(&buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)");
+  ASSERT_EQ(A.Found.size(), 1u);
+  const ManualCollective &C = A.Found[0];
+  ASSERT_EQ(C.Refusals.size(), 1u) << reasons(C);
+  EXPECT_EQ(C.Refusals[0].Check, SafetyCheck::MessageIntegrity);
+}
+
+// Listing 2 as printed: `(rank - 1) % numtasks` is -1 on rank 0.
+TEST(ManualCollectiveTest, Listing2NegativeRemainderIsCaught) {
+  Analysed A = analyse(R"(
+void f(void) {
+  int x = 0, rank, numtasks, master_task = 2, tag = 1;
+  MPI_Status Stat;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &numtasks);
+  if (rank == master_task) {
+    MPI_Send(&x, 1, MPI_INT, (rank + 1) % numtasks, tag, MPI_COMM_WORLD);
+    MPI_Recv(&x, 1, MPI_INT, (rank - 1) % numtasks, tag, MPI_COMM_WORLD, &Stat);
+  } else {
+    MPI_Recv(&x, 1, MPI_INT, (rank - 1) % numtasks, tag, MPI_COMM_WORLD, &Stat);
+    MPI_Send(&x, 1, MPI_INT, (rank + 1) % numtasks, tag, MPI_COMM_WORLD);
+  }
+}
+)");
+  ASSERT_EQ(A.Found.size(), 1u);
+  const ManualCollective &C = A.Found[0];
+  EXPECT_EQ(C.Topology, ManualTopology::Ring);
+  ASSERT_TRUE(refusedBy(C, SafetyCheck::ScaleIndependence)) << reasons(C);
+  EXPECT_NE(reasons(C).find("receives from rank -1"), std::string::npos)
+      << reasons(C);
+}
+
+// The same ring with a correct predecessor is a proven broadcast whose
+// root's closing receive and every forwarding send go away.
+TEST(ManualCollectiveTest, ClosedRingIsSafe) {
+  Analysed A = analyse(R"(
+void f(void) {
+  int x = 0, rank, numtasks, master_task = 0, tag = 1;
+  MPI_Status Stat;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &numtasks);
+  int prev = (rank + numtasks - 1) % numtasks;
+  if (rank == master_task) {
+    MPI_Send(&x, 1, MPI_INT, (rank + 1) % numtasks, tag, MPI_COMM_WORLD);
+    MPI_Recv(&x, 1, MPI_INT, prev, tag, MPI_COMM_WORLD, &Stat);
+  } else {
+    MPI_Recv(&x, 1, MPI_INT, prev, tag, MPI_COMM_WORLD, &Stat);
+    MPI_Send(&x, 1, MPI_INT, (rank + 1) % numtasks, tag, MPI_COMM_WORLD);
+  }
+}
+)");
+  ASSERT_EQ(A.Found.size(), 1u);
+  const ManualCollective &C = A.Found[0];
+  EXPECT_TRUE(C.isSafe()) << reasons(C);
+  EXPECT_EQ(C.Topology, ManualTopology::Ring);
+  EXPECT_EQ(C.Removed.size(), 2u);
+}
+
+// A size written twice, and a size from another communicator.
+TEST(ManualCollectiveTest, ScaleIndependenceFollowsTheSize) {
+  Analysed A = analyse(R"(
+void f(int *v, MPI_Comm other) {
+  int rank, size, n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_size(other, &n);
+  size = size - 1;
+  if (rank == 0) {
+    for (int i = 1; i < size; i++)
+      MPI_Send(v, 1, MPI_INT, i, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  if (rank == 0) {
+    for (int i = 1; i < n; i++)
+      MPI_Send(v, 1, MPI_INT, i, 1, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(v, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+void g(int *v, MPI_Comm c) { f(v, c); }
+)");
+  ASSERT_EQ(A.Found.size(), 2u);
+  for (const ManualCollective &C : A.Found)
+    EXPECT_TRUE(refusedBy(C, SafetyCheck::ScaleIndependence)) << reasons(C);
+  EXPECT_NE(reasons(A.Found[1]).find("is set by MPI_Comm_size on 'other'"),
+            std::string::npos)
+      << reasons(A.Found[1]);
+}
+
+// An in-place allgather, and the wait point of its nonblocking form: past
+// the computation, before the first use of the table.
+TEST(ManualCollectiveTest, AllgatherInPlaceAndItsWaitPoint) {
+  Analysed A = analyse(R"(
+void f(void) {
+  int rank, size;
+  long table[64];
+  int other = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  table[rank] = rank;
+  for (int p = 0; p < size; p++)
+    if (p != rank)
+      MPI_Sendrecv(table + rank, 1, MPI_LONG, p, 0, table + p, 1, MPI_LONG, p,
+                   0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  other = other + 1;
+  table[0] += other;
+}
+)");
+  ASSERT_EQ(A.Found.size(), 1u);
+  const ManualCollective &C = A.Found[0];
+  EXPECT_TRUE(C.isSafe()) << reasons(C);
+  EXPECT_EQ(C.Kind, ManualKind::Allgather);
+  EXPECT_TRUE(C.InPlace);
+  ASSERT_TRUE(C.Wait.has_value());
+  ASSERT_NE(C.Wait->Before, nullptr);
+  EXPECT_EQ(C.Wait->Reason, "this statement uses 'table'");
+}
+
+// A call inside the loop may write the message; a call after it stops the
+// wait of a buffer whose address escaped.
+TEST(ManualCollectiveTest, OpaqueCallsAreConservative) {
+  Analysed A = analyse(R"(
+void keep(int *);
+void f(void) {
+  int rank, size, v[2] = {0, 0};
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  keep(v);
+  if (rank == 0) {
+    for (int i = 1; i < size; i++)
+      MPI_Send(v, 2, MPI_INT, i, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(v, 2, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  compute();
+  v[0] = 1;
+}
+)");
+  ASSERT_EQ(A.Found.size(), 1u);
+  const ManualCollective &C = A.Found[0];
+  EXPECT_TRUE(C.isSafe()) << reasons(C);
+  ASSERT_TRUE(C.Wait.has_value());
+  EXPECT_EQ(C.Wait->Reason,
+            "this call may reach the buffer, which is not a private local "
+            "object");
+}
+
+} // namespace
