@@ -42,13 +42,12 @@ bool mentionsDecl(const Stmt *S, const ValueDecl *D) {
   if (const auto *Member = dyn_cast<MemberExpr>(S))
     if (Member->getMemberDecl() == D)
       return true;
-  return llvm::any_of(S->children(),
-                      [&](const Stmt *Child) { return mentionsDecl(Child, D); });
+  return llvm::any_of(
+      S->children(), [&](const Stmt *Child) { return mentionsDecl(Child, D); });
 }
 
 /// The first sub-statement of \p S matching \p Pred, in pre-order.
-template <typename Pred>
-const Stmt *findFirst(const Stmt *S, Pred P) {
+template <typename Pred> const Stmt *findFirst(const Stmt *S, Pred P) {
   if (!S)
     return nullptr;
   if (P(S))
@@ -98,7 +97,9 @@ std::optional<std::string> BufferAccess::mayTouch(const Stmt *S) const {
         if (const auto *Member = dyn_cast<MemberExpr>(X))
           return Member->isArrow();
         if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(X))
-          return Sub->getBase()->IgnoreParenImpCasts()->getType()
+          return Sub->getBase()
+              ->IgnoreParenImpCasts()
+              ->getType()
               ->isPointerType();
         return false;
       }))

@@ -82,11 +82,12 @@ std::pair<const Stmt *, const Expr *> meaningfulParent(ASTContext &Context,
     if (!P)
       return {nullptr, Child};
     const auto *PE = dyn_cast<Expr>(P);
-    if (PE && (isa<ParenExpr>(PE) ||
-               (isa<ImplicitCastExpr>(PE) &&
-                cast<ImplicitCastExpr>(PE)->getCastKind() != CK_LValueToRValue &&
-                cast<ImplicitCastExpr>(PE)->getCastKind() !=
-                    CK_ArrayToPointerDecay))) {
+    if (PE &&
+        (isa<ParenExpr>(PE) ||
+         (isa<ImplicitCastExpr>(PE) &&
+          cast<ImplicitCastExpr>(PE)->getCastKind() != CK_LValueToRValue &&
+          cast<ImplicitCastExpr>(PE)->getCastKind() !=
+              CK_ArrayToPointerDecay))) {
       Child = PE;
       continue;
     }
@@ -189,8 +190,8 @@ private:
         isa<InitListExpr>(Parent) || isa<ReturnStmt>(Parent) ||
         isa<CXXMemberCallExpr>(Parent)) {
       // Passed by reference, bound to a reference, or its members called.
-      if (!V->getType()->isScalarType() ||
-          V->getType()->isReferenceType() || Ref->isLValue())
+      if (!V->getType()->isScalarType() || V->getType()->isReferenceType() ||
+          Ref->isLValue())
         Writes[V].push_back({WriteKind::Escape, Parent});
       return;
     }
@@ -246,8 +247,8 @@ public:
       DynTypedNodeList Parents = Context.getParents(*Ref);
       const auto *Cast =
           Parents.empty() ? nullptr : Parents[0].get<ImplicitCastExpr>();
-      if (!Cast || Cast->getCastKind() != CK_FunctionToPointerDecay ||
-          !Call || Call->getCallee() != Cast)
+      if (!Cast || Cast->getCastKind() != CK_FunctionToPointerDecay || !Call ||
+          Call->getCallee() != Cast)
         AddressTaken.insert(F->getCanonicalDecl());
     }
     return true;

@@ -43,8 +43,8 @@ enum class WriteKind {
 /// One write of a variable.
 struct Write {
   WriteKind Kind;
-  const clang::Stmt *Where;            ///< The statement or expression.
-  const clang::Expr *Value = nullptr;  ///< The assigned value, if any.
+  const clang::Stmt *Where;              ///< The statement or expression.
+  const clang::Expr *Value = nullptr;    ///< The assigned value, if any.
   const clang::CallExpr *Call = nullptr; ///< For AddressPass.
 };
 

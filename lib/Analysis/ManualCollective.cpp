@@ -177,7 +177,7 @@ const ValueDecl *bufferBase(const Expr *E) {
       if (!Op->isAdditiveOp())
         return nullptr;
       E = Op->getLHS()->getType()->isPointerType() ? Op->getLHS()
-                                                     : Op->getRHS();
+                                                   : Op->getRHS();
       continue;
     }
     if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E)) {
@@ -359,8 +359,10 @@ private:
                    const Expr *Count, QualType Element);
   bool isOwnBlock(const Expr *E, const Expr *Base, const VarDecl *Self,
                   const Expr *Count);
+
 public:
   std::optional<ManualCollective> tryExchange(const ForStmt *Loop);
+
 private:
   void chooseRoot(const BinaryOperator *Cond);
   const Stmt *statementOf(const Stmt *S, const Stmt *Branch);
@@ -376,20 +378,18 @@ private:
                        const Expr *ForwardCond);
   std::optional<std::string>
   simulateChain(const RankArithmetic &Arith, RankEnvironment &Env,
-                const VarDecl *Rank, int64_t N, int64_t R,
-                const Expr *RootCond, const Expr *RootDest,
-                const Expr *RootSource, const Expr *PeerSource,
-                const Expr *ForwardDest, const Expr *ForwardCond,
-                bool &SawRing);
+                const VarDecl *Rank, int64_t N, int64_t R, const Expr *RootCond,
+                const Expr *RootDest, const Expr *RootSource,
+                const Expr *PeerSource, const Expr *ForwardDest,
+                const Expr *ForwardCond, bool &SawRing);
   void checkSameArguments(const clang::CallExpr *A, const clang::CallExpr *B);
   void checkNoWrites(const Stmt *S, const ValueDecl *Base, const Stmt *Skip);
   const ValueDecl *messageObject(const Expr *Buffer);
   void checkOrder();
   void checkStatus(const CallExpr *Recv, const Stmt *Scope);
-  void checkValueFromQuery(const VarDecl *V, StringRef Query,
-                           const Expr *Comm, const Stmt *Use,
-                           const FunctionDecl &Where, SafetyCheck Check,
-                           StringRef Role, unsigned Depth);
+  void checkValueFromQuery(const VarDecl *V, StringRef Query, const Expr *Comm,
+                           const Stmt *Use, const FunctionDecl &Where,
+                           SafetyCheck Check, StringRef Role, unsigned Depth);
   std::optional<std::pair<std::string, SourceLocation>>
   inputDependence(const Expr *E, const FunctionDecl &Where, unsigned Depth,
                   llvm::SmallPtrSetImpl<const VarDecl *> &Seen);
@@ -419,8 +419,8 @@ const ForStmt *CandidateBuilder::findPeerLoop(const Stmt *S) {
     collectCalls(Loop->getBody(), Calls);
     for (const CallExpr *Call : Calls) {
       const Expr *Peer = isBlockingSend(Call) ? mpiArg(Call, mpi::Role::Dest)
-                         : isRecv(Call) ? mpiArg(Call, mpi::Role::Source)
-                                        : nullptr;
+                         : isRecv(Call)       ? mpiArg(Call, mpi::Role::Source)
+                                              : nullptr;
       const VarDecl *V = namedVariable(Peer);
       if (V && Loop->getInit() &&
           (mentions(Loop->getInit(), V) || declares(Loop->getInit(), V)))
@@ -467,8 +467,8 @@ bool CandidateBuilder::matchLoopHeader(const ForStmt *Loop) {
                            : Loop->getBeginLoc());
     return true;
   }
-  const Expr *Inc = Loop->getInc() ? Loop->getInc()->IgnoreParenImpCasts()
-                                   : nullptr;
+  const Expr *Inc =
+      Loop->getInc() ? Loop->getInc()->IgnoreParenImpCasts() : nullptr;
   bool StepOne = false;
   if (const auto *Op = dyn_cast_or_null<UnaryOperator>(Inc))
     StepOne = Op->isIncrementOp() && isVariable(Op->getSubExpr(), LoopVar);
@@ -488,9 +488,9 @@ bool CandidateBuilder::matchLoopHeader(const ForStmt *Loop) {
 void CandidateBuilder::checkLoopBody(const ForStmt *Loop) {
   for (const Write &W : Facts.writesOf(LoopVar))
     if (W.Where->getBeginLoc().isValid() &&
-        Context.getSourceManager().isPointWithin(
-            W.Where->getBeginLoc(), Loop->getBody()->getBeginLoc(),
-            Loop->getBody()->getEndLoc()))
+        Context.getSourceManager().isPointWithin(W.Where->getBeginLoc(),
+                                                 Loop->getBody()->getBeginLoc(),
+                                                 Loop->getBody()->getEndLoc()))
       refuse(SafetyCheck::ScaleIndependence,
              "the loop variable " + LoopVar->getNameAsString() +
                  " is changed inside the loop",
@@ -554,8 +554,8 @@ const CallExpr *CandidateBuilder::findPeerCall(const Stmt *Branch) {
   collectCalls(Branch, Calls);
   const CallExpr *Found = nullptr;
   for (const CallExpr *Call : Calls) {
-    bool Wanted = Result.Kind == ManualKind::Gather ? isBlockingSend(Call)
-                                                    : isRecv(Call);
+    bool Wanted =
+        Result.Kind == ManualKind::Gather ? isBlockingSend(Call) : isRecv(Call);
     if (!Wanted)
       continue;
     if (Found) {
@@ -598,10 +598,11 @@ void CandidateBuilder::checkExecutedOnce(const Stmt *S, const Stmt *Branch,
 /// "MPI_Comm_rank") wrote for \p Comm: written once, by that call, on the
 /// straight-line path before \p Use, or a parameter every caller passes
 /// such a value to.
-void CandidateBuilder::checkValueFromQuery(
-    const VarDecl *V, StringRef Query, const Expr *Comm, const Stmt *Use,
-    const FunctionDecl &Where, SafetyCheck Check, StringRef Role,
-    unsigned Depth) {
+void CandidateBuilder::checkValueFromQuery(const VarDecl *V, StringRef Query,
+                                           const Expr *Comm, const Stmt *Use,
+                                           const FunctionDecl &Where,
+                                           SafetyCheck Check, StringRef Role,
+                                           unsigned Depth) {
   std::string Name = "'" + V->getNameAsString() + "'";
   if (Depth > 4) {
     refuse(Check, "gave up following " + Name + " through callers",
@@ -627,15 +628,14 @@ void CandidateBuilder::checkValueFromQuery(
       continue;
     }
     refuse(Check,
-           (Role + " " + Name + " is written here, not only by " + Query)
-               .str(),
+           (Role + " " + Name + " is written here, not only by " + Query).str(),
            W.Where->getBeginLoc());
     return;
   }
   if (const auto *Param = dyn_cast<ParmVarDecl>(V)) {
     if (QueryCall) {
-      refuse(Check, (Role + " " + Name + " is a parameter written by " + Query)
-                        .str(),
+      refuse(Check,
+             (Role + " " + Name + " is a parameter written by " + Query).str(),
              QueryCall->getBeginLoc());
       return;
     }
@@ -653,8 +653,9 @@ void CandidateBuilder::checkValueFromQuery(
     const auto *CommParam = dyn_cast_or_null<ParmVarDecl>(namedVariable(Comm));
     for (const CallSite &Site : Callers) {
       if (!Site.Caller || Index >= Site.Call->getNumArgs()) {
-        refuse(Check, "a call of '" + Where.getNameAsString() +
-                          "' outside any function body",
+        refuse(Check,
+               "a call of '" + Where.getNameAsString() +
+                   "' outside any function body",
                Site.Call->getBeginLoc());
         return;
       }
@@ -723,9 +724,9 @@ void CandidateBuilder::checkValueFromQuery(
 /// Where \p E may depend on program input (argv, files, received data, any
 /// call), the reason and the place; nothing when it provably does not.
 std::optional<std::pair<std::string, SourceLocation>>
-CandidateBuilder::inputDependence(const Expr *E, const FunctionDecl &Where,
-                                  unsigned Depth,
-                                  llvm::SmallPtrSetImpl<const VarDecl *> &Seen) {
+CandidateBuilder::inputDependence(
+    const Expr *E, const FunctionDecl &Where, unsigned Depth,
+    llvm::SmallPtrSetImpl<const VarDecl *> &Seen) {
   E = E->IgnoreParenImpCasts();
   auto Fail = [&](std::string Why, SourceLocation Loc)
       -> std::optional<std::pair<std::string, SourceLocation>> {
@@ -854,8 +855,8 @@ void CandidateBuilder::checkScale(const ForStmt *Loop) {
   const VarDecl *Size = namedVariable(Bound);
   if (!Size) {
     refuse(SafetyCheck::ScaleIndependence,
-           "the loop bound " + quoted(Bound, Context) +
-               " is not the size of " + quoted(Comm, Context),
+           "the loop bound " + quoted(Bound, Context) + " is not the size of " +
+               quoted(Comm, Context),
            Bound->getBeginLoc());
   } else {
     checkValueFromQuery(Size, "MPI_Comm_size", Comm, Loop, F,
@@ -863,8 +864,7 @@ void CandidateBuilder::checkScale(const ForStmt *Loop) {
   }
   std::optional<int64_t> From = constantValue(Start, Context);
   std::optional<int64_t> RootValue = constantValue(Result.Root, Context);
-  bool Covers = (From == 0 && RootSkip) ||
-                (From == 1 && RootValue == 0);
+  bool Covers = (From == 0 && RootSkip) || (From == 1 && RootValue == 0);
   if (!Covers)
     refuse(SafetyCheck::ScaleIndependence,
            "the loop does not visit exactly the ranks other than the root",
@@ -947,9 +947,9 @@ void CandidateBuilder::checkMessage(const ForStmt *Loop) {
 void CandidateBuilder::checkArguments() {
   const CallExpr *B = Result.PeerCall;
   checkSameArguments(Result.RootCall, B);
-  const Expr *Peer = mpiArg(B, Result.Kind == ManualKind::Gather
-                                   ? mpi::Role::Dest
-                                   : mpi::Role::Source);
+  const Expr *Peer =
+      mpiArg(B, Result.Kind == ManualKind::Gather ? mpi::Role::Dest
+                                                  : mpi::Role::Source);
   bool AnySource = Peer && sourceText(Peer, Context) == "MPI_ANY_SOURCE";
   if (!AnySource && !sameSpelling(Peer, Result.Root, Context))
     refuse(SafetyCheck::MatchingArguments,
@@ -968,8 +968,7 @@ void CandidateBuilder::checkSameArguments(const CallExpr *A,
     if (LoopVar && mentions(X, LoopVar)) {
       refuse(SafetyCheck::MatchingArguments,
              "the " + StringRef(mpi::name(R)).lower() + " " +
-                 quoted(X, Context) +
-                 " differs per peer",
+                 quoted(X, Context) + " differs per peer",
              X->getBeginLoc());
       continue;
     }
@@ -1048,16 +1047,16 @@ void CandidateBuilder::checkStatus(const CallExpr *Recv, const Stmt *Scope) {
     if (AddrOf && AddrOf->getOpcode() == UO_AddrOf) {
       DynTypedNodeList Up = Context.getParents(*AddrOf);
       const auto *Call = Up.empty() ? nullptr : Up[0].get<CallExpr>();
-      if (mpiCallee(Call) &&
-          mpiArg(Call, mpi::Role::Status) == AddrOf &&
-          SM.isBeforeInTranslationUnit(Recv->getBeginLoc(), Call->getBeginLoc()))
+      if (mpiCallee(Call) && mpiArg(Call, mpi::Role::Status) == AddrOf &&
+          SM.isBeforeInTranslationUnit(Recv->getBeginLoc(),
+                                       Call->getBeginLoc()))
         continue;
     }
-    bool After = SM.isBeforeInTranslationUnit(Recv->getEndLoc(),
-                                              Ref->getBeginLoc());
-    bool InLoop = Scope && SM.isPointWithin(Ref->getBeginLoc(),
-                                            Scope->getBeginLoc(),
-                                            Scope->getEndLoc());
+    bool After =
+        SM.isBeforeInTranslationUnit(Recv->getEndLoc(), Ref->getBeginLoc());
+    bool InLoop =
+        Scope && SM.isPointWithin(Ref->getBeginLoc(), Scope->getBeginLoc(),
+                                  Scope->getEndLoc());
     if (After || InLoop) {
       refuse(SafetyCheck::StatusUse,
              "the status '" + V->getNameAsString() +
@@ -1264,7 +1263,8 @@ void CandidateBuilder::checkChainScale(const Expr *RootCond,
   const Expr *ForwardDest = mpiArg(Forward, mpi::Role::Dest);
   const Expr *Exprs[] = {RootCond,   RootDest,    RootSource,
                          PeerSource, ForwardDest, ForwardCond};
-  const auto *Guard = cast<BinaryOperator>(Result.Guard->getCond()->IgnoreParenImpCasts());
+  const auto *Guard =
+      cast<BinaryOperator>(Result.Guard->getCond()->IgnoreParenImpCasts());
   const VarDecl *Rank = namedVariable(
       Result.Root == Guard->getRHS()->IgnoreParenImpCasts() ? Guard->getLHS()
                                                             : Guard->getRHS());
@@ -1300,7 +1300,8 @@ void CandidateBuilder::checkChainScale(const Expr *RootCond,
                         "the neighbours' modulus", 0);
   // A rank the root exists for at every size: a variable root is tried in
   // every position, a root computed from the size is evaluated.
-  int64_t MaxSize = std::min<int64_t>(256, std::max<int64_t>(16, 2 * Largest + 4));
+  int64_t MaxSize =
+      std::min<int64_t>(256, std::max<int64_t>(16, 2 * Largest + 4));
   bool SawRing = false;
   for (int64_t N = 1; N <= MaxSize; ++N) {
     RankEnvironment Env;
@@ -1324,13 +1325,13 @@ void CandidateBuilder::checkChainScale(const Expr *RootCond,
     for (int64_t R : Roots) {
       if (RootVar)
         Env[RootVar] = R;
-      std::optional<std::string> Why = simulateChain(
-          Arith, Env, Rank, N, R, RootCond, RootDest, RootSource, PeerSource,
-          ForwardDest, ForwardCond, SawRing);
+      std::optional<std::string> Why =
+          simulateChain(Arith, Env, Rank, N, R, RootCond, RootDest, RootSource,
+                        PeerSource, ForwardDest, ForwardCond, SawRing);
       if (Why) {
         refuse(SafetyCheck::ScaleIndependence,
-               "at " + std::to_string(N) + (N == 1 ? " process" : " processes") +
-                   " with root " +
+               "at " + std::to_string(N) +
+                   (N == 1 ? " process" : " processes") + " with root " +
                    std::to_string(R) + ", " + *Why,
                Result.RootStmt->getBeginLoc());
         return;
@@ -1355,8 +1356,8 @@ std::optional<std::string> CandidateBuilder::simulateChain(
   };
   std::vector<std::vector<int64_t>> Inbox(N);
   std::vector<int64_t> Source(N, -1);
-  auto Send = [&](const Expr *Cond, const Expr *Dest, int64_t Me)
-      -> std::optional<std::string> {
+  auto Send = [&](const Expr *Cond, const Expr *Dest,
+                  int64_t Me) -> std::optional<std::string> {
     if (Cond) {
       std::optional<int64_t> Go = At(Cond, Me);
       if (!Go)
@@ -1402,8 +1403,7 @@ std::optional<std::string> CandidateBuilder::simulateChain(
         return Cannot(RootSource);
       Expected.push_back(*From);
     }
-    if (Inbox[Me].size() == 1 && Expected.size() == 1 &&
-        Inbox[Me] != Expected)
+    if (Inbox[Me].size() == 1 && Expected.size() == 1 && Inbox[Me] != Expected)
       return "rank " + std::to_string(Me) + " receives from rank " +
              std::to_string(Expected[0]) + " but rank " +
              std::to_string(Inbox[Me][0]) + " sends to it";
@@ -1419,7 +1419,8 @@ std::optional<std::string> CandidateBuilder::simulateChain(
     for (int64_t Step = 0; Step < N && At != R; ++Step)
       At = Source[At] < 0 ? R : Source[At];
     if (At != R)
-      return "rank " + std::to_string(Me) + " waits in a cycle without the root";
+      return "rank " + std::to_string(Me) +
+             " waits in a cycle without the root";
   }
   return std::nullopt;
 }
@@ -1525,8 +1526,7 @@ CandidateBuilder::tryExchange(const ForStmt *Loop) {
   Result.SendBuffer = SendBase;
   PatternCalls = {Exchange};
   if (Exchange->getBeginLoc().isMacroID() || Loop->getBeginLoc().isMacroID()) {
-    refuse(SafetyCheck::SourceForm,
-           "the exchange is spelled inside a macro",
+    refuse(SafetyCheck::SourceForm, "the exchange is spelled inside a macro",
            Context.getSourceManager().getExpansionLoc(Loop->getBeginLoc()));
     return Result;
   }
@@ -1545,9 +1545,9 @@ CandidateBuilder::tryExchange(const ForStmt *Loop) {
                  quoted(Y, Context),
              Y->getBeginLoc());
   }
-  checkValueFromQuery(Self, "MPI_Comm_rank",
-                      mpiArg(Exchange, mpi::Role::Comm), Loop, F,
-                      SafetyCheck::ScaleIndependence, "the skipped rank", 0);
+  checkValueFromQuery(Self, "MPI_Comm_rank", mpiArg(Exchange, mpi::Role::Comm),
+                      Loop, F, SafetyCheck::ScaleIndependence,
+                      "the skipped rank", 0);
   checkLoopBody(Loop);
   checkScale(Loop);
 
@@ -1641,7 +1641,8 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
       !If->getElse())
     return std::nullopt;
   // The root branch is the one holding the loop over peers.
-  const Stmt *Equal = Cond->getOpcode() == BO_EQ ? If->getThen() : If->getElse();
+  const Stmt *Equal =
+      Cond->getOpcode() == BO_EQ ? If->getThen() : If->getElse();
   const Stmt *Unequal =
       Cond->getOpcode() == BO_EQ ? If->getElse() : If->getThen();
   const ForStmt *Loop = findPeerLoop(Equal);
@@ -1670,23 +1671,23 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
     return std::nullopt;
   if (!matchLoopHeader(Loop))
     return std::nullopt;
-  const VarDecl *PeerVar = namedVariable(mpiArg(
-      Result.RootCall,
-      isRecv(Result.RootCall) ? mpi::Role::Source : mpi::Role::Dest));
+  const VarDecl *PeerVar = namedVariable(
+      mpiArg(Result.RootCall,
+             isRecv(Result.RootCall) ? mpi::Role::Source : mpi::Role::Dest));
   if (PeerVar != LoopVar)
     return std::nullopt;
 
   chooseRoot(Cond);
 
-  const Expr *Buffer = mpiArg(Result.RootCall, isRecv(Result.RootCall)
-                                                   ? mpi::Role::RecvBuffer
-                                                   : mpi::Role::SendBuffer);
+  const Expr *Buffer =
+      mpiArg(Result.RootCall, isRecv(Result.RootCall) ? mpi::Role::RecvBuffer
+                                                      : mpi::Role::SendBuffer);
   const Expr *Count = mpiArg(Result.RootCall, mpi::Role::Count);
   if (isRecv(Result.RootCall))
     Result.Kind = ManualKind::Gather;
   else
-    Result.Kind = mentions(Buffer, LoopVar) ? ManualKind::Scatter
-                                            : ManualKind::Bcast;
+    Result.Kind =
+        mentions(Buffer, LoopVar) ? ManualKind::Scatter : ManualKind::Bcast;
   Result.RootBuffer = Buffer;
   if (Result.Kind != ManualKind::Bcast) {
     const Expr *Base = peerBlockBase(Buffer, LoopVar, Count, Context);
@@ -1765,7 +1766,8 @@ void findWaitPoint(ManualCollective &C, TranslationUnitFacts &TU) {
     return;
   // Inside the branches, after the calls the rewrite puts in place.
   ASTContext &Context = TU.context();
-  for (const Stmt *Replaced : {C.RootStmt, static_cast<const Stmt *>(C.PeerCall)}) {
+  for (const Stmt *Replaced :
+       {C.RootStmt, static_cast<const Stmt *>(C.PeerCall)}) {
     const Stmt *Child = Replaced;
     const CompoundStmt *Block = nullptr;
     while (Child) {
@@ -1862,8 +1864,7 @@ std::optional<std::string> rankDependentAncestor(const Stmt *S,
 /// Decides whether a pattern refused only for input or scale dependence
 /// can be re-expressed with libcdag, and what its cached graph depends on.
 void findFallback(ManualCollective &C, TranslationUnitFacts &TU) {
-  if (C.isSafe() ||
-      llvm::any_of(C.Refusals, [](const Refusal &R) {
+  if (C.isSafe() || llvm::any_of(C.Refusals, [](const Refusal &R) {
         return R.Check != SafetyCheck::InputIndependence &&
                R.Check != SafetyCheck::ScaleIndependence;
       }))
@@ -1907,8 +1908,9 @@ void findFallback(ManualCollective &C, TranslationUnitFacts &TU) {
         Args[E] = Use::Buffer;
     // The communicator keys the graph by its own value (the rewrite adds
     // it); predefined datatypes are constants.
-    for (mpi::Role R : {mpi::Role::Comm, mpi::Role::Datatype, mpi::Role::SendType,
-                        mpi::Role::RecvType, mpi::Role::Status})
+    for (mpi::Role R :
+         {mpi::Role::Comm, mpi::Role::Datatype, mpi::Role::SendType,
+          mpi::Role::RecvType, mpi::Role::Status})
       if (const Expr *E = mpiArg(Call, R))
         Args[E] = Use::Skip;
   }
@@ -1964,8 +1966,7 @@ void findFallback(ManualCollective &C, TranslationUnitFacts &TU) {
       return;
     }
     for (const CallSite &Site : Callers)
-      if (!Site.Caller ||
-          rankDependentAncestor(Site.Call, *Site.Caller, TU)) {
+      if (!Site.Caller || rankDependentAncestor(Site.Call, *Site.Caller, TU)) {
         Fallback.Blocker = "a call of '" + C.Function->getNameAsString() +
                            "' is inside a condition on the rank";
         return;
@@ -2028,11 +2029,11 @@ ManualCollectiveFinder::find(const FunctionDecl &Function) {
     findFallback(C, TU);
   }
   const SourceManager &SM = Function.getASTContext().getSourceManager();
-  llvm::stable_sort(Found, [&](const ManualCollective &A,
-                               const ManualCollective &B) {
-    return SM.isBeforeInTranslationUnit(A.RootStmt->getBeginLoc(),
-                                        B.RootStmt->getBeginLoc());
-  });
+  llvm::stable_sort(Found,
+                    [&](const ManualCollective &A, const ManualCollective &B) {
+                      return SM.isBeforeInTranslationUnit(
+                          A.RootStmt->getBeginLoc(), B.RootStmt->getBeginLoc());
+                    });
   return Found;
 }
 

@@ -22,8 +22,8 @@ const Expr *RankArithmetic::singleDefinition(const VarDecl *V) const {
   return Writes[0].Value;
 }
 
-std::optional<int64_t> RankArithmetic::evaluate(const Expr *E,
-                                                const RankEnvironment &Env) const {
+std::optional<int64_t>
+RankArithmetic::evaluate(const Expr *E, const RankEnvironment &Env) const {
   return evaluate(E, Env, 0);
 }
 
@@ -102,9 +102,9 @@ std::optional<int64_t> RankArithmetic::evaluate(const Expr *E,
   }
 }
 
-void RankArithmetic::freeVariables(const Expr *E,
-                                   SmallVectorImpl<const VarDecl *> &Known,
-                                   SmallVectorImpl<const VarDecl *> &Out) const {
+void RankArithmetic::freeVariables(
+    const Expr *E, SmallVectorImpl<const VarDecl *> &Known,
+    SmallVectorImpl<const VarDecl *> &Out) const {
   if (!E)
     return;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts())) {

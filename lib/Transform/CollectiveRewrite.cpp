@@ -6,9 +6,9 @@
 
 #include "mpilift/Transform/CollectiveRewrite.h"
 
+#include "mpilift/MPI/Vocabulary.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
-#include "mpilift/MPI/Vocabulary.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Tooling/Transformer/SourceCode.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -32,8 +32,8 @@ struct CallTexts {
 
 CallTexts textsOf(const ManualCollective &C, const ASTContext &Context) {
   auto Arg = [&](const CallExpr *Call, mpi::Role R) {
-    const mpi::FunctionInfo *Info = mpi::lookup(
-        Call->getDirectCallee()->getName().str());
+    const mpi::FunctionInfo *Info =
+        mpi::lookup(Call->getDirectCallee()->getName().str());
     return sourceText(Call->getArg(*Info->argIndex(R)), Context);
   };
   if (!C.Guard) // Allgather, alltoall: one exchange call, no root.
@@ -137,10 +137,9 @@ CharSourceRange wholeLines(const Stmt &S, ASTContext &Context) {
   while (E < Code.size() && (Code[E] == ' ' || Code[E] == '\t'))
     ++E;
   if ((B == 0 || Code[B - 1] == '\n') && E < Code.size() && Code[E] == '\n')
-    return CharSourceRange::getCharRange(R.getBegin().getLocWithOffset(
-                                             int(B) - int(Begin)),
-                                         R.getBegin().getLocWithOffset(
-                                             int(E) + 1 - int(Begin)));
+    return CharSourceRange::getCharRange(
+        R.getBegin().getLocWithOffset(int(B) - int(Begin)),
+        R.getBegin().getLocWithOffset(int(E) + 1 - int(Begin)));
   return R;
 }
 
@@ -166,8 +165,8 @@ std::string freshName(StringRef Base, StringRef Code,
     while ((Pos = Code.find(Name, Pos)) != StringRef::npos) {
       auto IsWord = [](char C) { return isalnum(C) || C == '_'; };
       bool Left = Pos == 0 || !IsWord(Code[Pos - 1]);
-      bool Right = Pos + Name.size() >= Code.size() ||
-                   !IsWord(Code[Pos + Name.size()]);
+      bool Right =
+          Pos + Name.size() >= Code.size() || !IsWord(Code[Pos + Name.size()]);
       if (Left && Right) {
         Used = true;
         break;
@@ -222,8 +221,8 @@ llvm::Expected<std::string> cdagOperations(const CallExpr *Call,
     std::optional<unsigned> I = Info->argIndex(R);
     return I ? sourceText(Call->getArg(*I), Context) : std::string();
   };
-  auto Bytes = [&](mpi::Role Count, mpi::Role Type)
-      -> llvm::Expected<std::string> {
+  auto Bytes = [&](mpi::Role Count,
+                   mpi::Role Type) -> llvm::Expected<std::string> {
     std::string TypeText = Arg(Type);
     std::optional<StringRef> C = cTypeOf(TypeText);
     if (!C)
@@ -310,10 +309,10 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
     if (!C.Wait)
       return llvm::createStringError(
           "the nonblocking form needs the pattern directly inside a block");
-    Request = freshRequestName(
-        C.Kind, SM.getBufferData(SM.getFileID(SM.getExpansionLoc(
-                    C.PatternStmt->getBeginLoc()))),
-        Options.TakenNames);
+    Request = freshRequestName(C.Kind,
+                               SM.getBufferData(SM.getFileID(SM.getExpansionLoc(
+                                   C.PatternStmt->getBeginLoc()))),
+                               Options.TakenNames);
     auto [DeclLine, Indent] = lineStart(C.PatternStmt->getBeginLoc(), SM);
     if (llvm::Error E = Change.insert(
             SM, DeclLine, Indent + "MPI_Request " + Request + ";\n"))
@@ -368,8 +367,8 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
       tooling::getExtendedRange(*C.RootStmt, tok::semi, Context);
   if (llvm::Error E = Change.replace(SM, Loop, RootCall + ";"))
     return std::move(E);
-  CharSourceRange Peer = CharSourceRange::getTokenRange(
-      C.PeerCall->getSourceRange());
+  CharSourceRange Peer =
+      CharSourceRange::getTokenRange(C.PeerCall->getSourceRange());
   if (llvm::Error E = Change.replace(SM, Peer, PeerCall))
     return std::move(E);
   for (const Stmt *S : C.Removed)
@@ -435,21 +434,19 @@ rewriteToCDag(const ManualCollective &C, ASTContext &Context,
       "if ({0} != NULL)\n"
       "  cDAG_Free_schedule(&{0});\n"
       "cDAG_Create({6}, &{7});\n",
-      Schedule, Key, KeySize, Now, Values,
-      Stale, Comm, Graph);
-  std::string After = llvm::formatv(
-      "\nint {0} = cDAG_Compile({1}, &{2});\n"
-      "if ({0} != CDAG_SUCCESS)\n"
-      "  MPI_Abort({3}, {0});\n"
-      "cDAG_Free(&{1});\n"
-      "for (int k = 0; k < {4}; k++)\n"
-      "  {5}[k] = {6}[k];\n"
-      "}\n"
-      "if (cDAG_Run({2}) != CDAG_SUCCESS)\n"
-      "  MPI_Abort({3}, 1);\n"
-      "}",
-      Status, Graph, Schedule, Comm,
-      KeySize, Key, Now);
+      Schedule, Key, KeySize, Now, Values, Stale, Comm, Graph);
+  std::string After =
+      llvm::formatv("\nint {0} = cDAG_Compile({1}, &{2});\n"
+                    "if ({0} != CDAG_SUCCESS)\n"
+                    "  MPI_Abort({3}, {0});\n"
+                    "cDAG_Free(&{1});\n"
+                    "for (int k = 0; k < {4}; k++)\n"
+                    "  {5}[k] = {6}[k];\n"
+                    "}\n"
+                    "if (cDAG_Run({2}) != CDAG_SUCCESS)\n"
+                    "  MPI_Abort({3}, 1);\n"
+                    "}",
+                    Status, Graph, Schedule, Comm, KeySize, Key, Now);
 
   CharSourceRange Region = Lexer::makeFileCharRange(
       tooling::getExtendedRange(*C.PatternStmt, tok::semi, Context), SM,

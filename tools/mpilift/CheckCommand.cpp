@@ -204,7 +204,8 @@ std::string patternPhrase(const analysis::ManualCollective &C) {
     break;
   }
   StringRef Noun = analysis::collectiveNoun(C.Kind);
-  return Shape + (Noun.starts_with("a") ? " implements an " : " implements a ") +
+  return Shape +
+         (Noun.starts_with("a") ? " implements an " : " implements a ") +
          Noun.str();
 }
 
@@ -260,10 +261,10 @@ private:
     llvm::Expected<tooling::AtomicChange> Change =
         transform::rewriteManualCollective(C, Context, Options);
     if (!Change) {
-      unsigned ID = Diags.getCustomDiagID(
-          DiagnosticsEngine::Warning, "%0 (%1); not rewritten: %2 [%3]");
-      Diags.Report(Loc, ID) << What << Evidence
-                            << llvm::toString(Change.takeError()) << Rule;
+      unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Warning,
+                                          "%0 (%1); not rewritten: %2 [%3]");
+      Diags.Report(Loc, ID)
+          << What << Evidence << llvm::toString(Change.takeError()) << Rule;
       return;
     }
     ++State.Rewritable;
@@ -277,12 +278,10 @@ private:
       addFixIts(B, *Change, SM, Loc);
     } // The warning is emitted here, before its note.
     if (State.Options.Nonblocking && C.Wait) {
-      unsigned NoteID = Diags.getCustomDiagID(
-          DiagnosticsEngine::Note,
-          "the wait is placed here: %0");
-      SourceLocation WaitLoc = C.Wait->Before
-                                   ? C.Wait->Before->getBeginLoc()
-                                   : C.Wait->Block->getRBracLoc();
+      unsigned NoteID = Diags.getCustomDiagID(DiagnosticsEngine::Note,
+                                              "the wait is placed here: %0");
+      SourceLocation WaitLoc = C.Wait->Before ? C.Wait->Before->getBeginLoc()
+                                              : C.Wait->Block->getRBracLoc();
       Diags.Report(SM.getExpansionLoc(WaitLoc), NoteID) << C.Wait->Reason;
     }
     keepChange(std::move(*Change), SM, Loc);
@@ -318,8 +317,8 @@ private:
         if (Rewrite)
           Change = std::move(*Rewrite);
         else
-          FallbackNote = "no libcdag fallback: " +
-                         llvm::toString(Rewrite.takeError());
+          FallbackNote =
+              "no libcdag fallback: " + llvm::toString(Rewrite.takeError());
       }
     }
     {
@@ -418,8 +417,8 @@ bool applyChanges(const CheckState &State) {
       continue;
     }
     tooling::ApplyChangesSpec Spec;
-    llvm::Expected<format::FormatStyle> Style = format::getStyle(
-        "file", File, "LLVM", (*Code)->getBuffer());
+    llvm::Expected<format::FormatStyle> Style =
+        format::getStyle("file", File, "LLVM", (*Code)->getBuffer());
     if (!Style) {
       warning() << "no usable clang-format style for '" << File
                 << "', using LLVM: " << llvm::toString(Style.takeError())
@@ -429,8 +428,8 @@ bool applyChanges(const CheckState &State) {
       Spec.Style = *Style;
     }
     Spec.Format = tooling::ApplyChangesSpec::kAll;
-    llvm::Expected<std::string> NewCode = tooling::applyAtomicChanges(
-        File, (*Code)->getBuffer(), Changes, Spec);
+    llvm::Expected<std::string> NewCode =
+        tooling::applyAtomicChanges(File, (*Code)->getBuffer(), Changes, Spec);
     if (!NewCode) {
       error() << "cannot apply the rewrites to '" << File
               << "': " << llvm::toString(NewCode.takeError()) << "\n";
@@ -441,8 +440,8 @@ bool applyChanges(const CheckState &State) {
           OS << *NewCode;
           return llvm::Error::success();
         })) {
-      error() << "cannot write '" << File << "': " << llvm::toString(std::move(E))
-              << "\n";
+      error() << "cannot write '" << File
+              << "': " << llvm::toString(std::move(E)) << "\n";
       OK = false;
       continue;
     }

@@ -72,7 +72,7 @@ llvm::StringRef collectiveNoun(ManualKind Kind);
 /// Why a candidate may not be rewritten, and where.
 struct Refusal {
   SafetyCheck Check;
-  std::string Reason;       ///< Lower case, no final period.
+  std::string Reason;        ///< Lower case, no final period.
   clang::SourceLocation Loc; ///< The statement that made the check fail.
 };
 

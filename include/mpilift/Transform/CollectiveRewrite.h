@@ -52,8 +52,7 @@ rewriteToCDag(const analysis::ManualCollective &Collective,
               clang::ASTContext &Context, llvm::StringSet<> *TakenNames);
 
 /// The MPI function the rewrite of \p Kind calls.
-llvm::StringRef collectiveFunction(analysis::ManualKind Kind,
-                                   bool Nonblocking);
+llvm::StringRef collectiveFunction(analysis::ManualKind Kind, bool Nonblocking);
 
 } // namespace transform
 } // namespace mpilift
