@@ -34,6 +34,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -164,8 +165,13 @@ struct CheckState {
   bool Fix = false;
   /// Rewrites per file, deduplicated by their edits (a header pattern is
   /// reached from every translation unit that includes it).
-  std::map<std::string, std::vector<tooling::AtomicChange>> Changes;
+  std::map<std::string, std::vector<std::pair<std::string, tooling::AtomicChange>>>
+      Changes;
   std::set<std::string> SeenChanges;
+  /// Patterns (real path:offset) some translation unit refused: a header
+  /// pattern proven in one unit and refused in another is not rewritten,
+  /// since one edit would serve both.
+  std::set<std::string> RefusedSites;
   unsigned Findings = 0, Rewritable = 0;
   transform::RewriteOptions Options;
   bool FallbackCDag = false;
@@ -226,20 +232,44 @@ public:
   }
 
 private:
+  /// Every function with a body in the main file or in a header of the
+  /// project: not a system header, and not in the directory of the MPI
+  /// library's own headers.
   void collectFunctions(ASTContext &Context,
                         SmallVectorImpl<const FunctionDecl *> &Out) {
+    const SourceManager &SM = Context.getSourceManager();
+    std::string MPIDir;
+    clang::DeclContextLookupResult Init =
+        Context.getTranslationUnitDecl()->lookup(&Context.Idents.get("MPI_Init"));
+    if (!Init.empty()) {
+      PresumedLoc P =
+          SM.getPresumedLoc(SM.getExpansionLoc(Init.front()->getLocation()));
+      if (P.isValid())
+        MPIDir = llvm::sys::path::parent_path(P.getFilename()).str();
+    }
+    auto InProject = [&](SourceLocation Loc) {
+      Loc = SM.getExpansionLoc(Loc);
+      if (SM.isInMainFile(Loc))
+        return true;
+      if (SM.isInSystemHeader(Loc))
+        return false;
+      PresumedLoc P = SM.getPresumedLoc(Loc);
+      return P.isValid() &&
+             (MPIDir.empty() ||
+              llvm::sys::path::parent_path(P.getFilename()) != MPIDir);
+    };
     struct Visitor : RecursiveASTVisitor<Visitor> {
-      const SourceManager &SM;
+      std::function<bool(SourceLocation)> InProject;
       SmallVectorImpl<const FunctionDecl *> &Out;
-      Visitor(const SourceManager &SM, SmallVectorImpl<const FunctionDecl *> &O)
-          : SM(SM), Out(O) {}
+      Visitor(std::function<bool(SourceLocation)> P,
+              SmallVectorImpl<const FunctionDecl *> &O)
+          : InProject(std::move(P)), Out(O) {}
       bool VisitFunctionDecl(FunctionDecl *F) {
-        if (F->doesThisDeclarationHaveABody() &&
-            SM.isInMainFile(SM.getExpansionLoc(F->getLocation())))
+        if (F->doesThisDeclarationHaveABody() && InProject(F->getLocation()))
           Out.push_back(F);
         return true;
       }
-    } V(Context.getSourceManager(), Out);
+    } V(InProject, Out);
     V.TraverseDecl(Context.getTranslationUnitDecl());
   }
 
@@ -347,6 +377,8 @@ private:
     if (Change) {
       ++State.Rewritable;
       keepChange(std::move(*Change), SM, Loc);
+    } else {
+      State.RefusedSites.insert(siteOf(SM, Loc));
     }
   }
 
@@ -366,13 +398,27 @@ private:
   /// Keeps \p Change for --fix, once per file and content.
   void keepChange(tooling::AtomicChange Change, const SourceManager &SM,
                   SourceLocation Loc) {
-    std::string File = Change.getFilePath();
-    if (OptionalFileEntryRef Entry = SM.getFileEntryRefForID(SM.getFileID(Loc)))
-      if (!Entry->getFileEntry().tryGetRealPathName().empty())
-        File = Entry->getFileEntry().tryGetRealPathName().str();
+    std::string File = realFileOf(SM, Loc, Change.getFilePath());
     std::string Key = File + '\0' + Change.toYAMLString();
     if (State.SeenChanges.insert(Key).second)
-      State.Changes[File].push_back(std::move(Change));
+      State.Changes[File].push_back(
+          {siteOf(SM, Loc), std::move(Change)});
+  }
+
+  static std::string realFileOf(const SourceManager &SM, SourceLocation Loc,
+                                std::string Fallback) {
+    if (OptionalFileEntryRef Entry =
+            SM.getFileEntryRefForID(SM.getFileID(SM.getExpansionLoc(Loc))))
+      if (!Entry->getFileEntry().tryGetRealPathName().empty())
+        return Entry->getFileEntry().tryGetRealPathName().str();
+    return Fallback;
+  }
+
+  /// The pattern at \p Loc, the same from every translation unit.
+  static std::string siteOf(const SourceManager &SM, SourceLocation Loc) {
+    Loc = SM.getExpansionLoc(Loc);
+    return realFileOf(SM, Loc, SM.getFilename(Loc).str()) + ":" +
+           std::to_string(SM.getFileOffset(Loc));
   }
 
   CompilerInstance &CI;
@@ -408,7 +454,20 @@ private:
 /// clang-format style; each file is replaced atomically.
 bool applyChanges(const CheckState &State) {
   bool OK = true;
-  for (const auto &[File, Changes] : State.Changes) {
+  for (const auto &[File, Sited] : State.Changes) {
+    std::vector<tooling::AtomicChange> Changes;
+    for (const auto &[Site, Change] : Sited) {
+      if (!State.RefusedSites.count(Site)) {
+        Changes.push_back(Change);
+        continue;
+      }
+      warning() << "not rewriting the pattern at " << File << " (offset "
+                << StringRef(Site).rsplit(':').second
+                << "): one translation unit proves it but another refuses "
+                   "it, and one edit would serve both\n";
+    }
+    if (Changes.empty())
+      continue;
     auto Code = llvm::MemoryBuffer::getFile(File);
     if (!Code) {
       error() << "cannot read '" << File << "': " << Code.getError().message()
@@ -476,12 +535,39 @@ int runCheckCommand(int Argc, const char **Argv) {
                "MPI_Wait as late as is safe)"),
       cl::init("blocking"), cl::cat(Category));
 
-  auto Parser = tooling::CommonOptionsParser::create(
-      Argc, Argv, Category, cl::ZeroOrMore,
-      "mpilift check: find hand-written collectives and rewrite them\n");
-  if (!Parser) {
-    error() << llvm::toString(Parser.takeError()) << "\n";
+  cl::opt<std::string> BuildPath(
+      "p", cl::desc("build directory with compile_commands.json"),
+      cl::value_desc("dir"), cl::cat(Category));
+  cl::list<std::string> Sources(cl::Positional, cl::desc("[files...]"),
+                                cl::cat(Category));
+  // Flags after `--` make a fixed database for every file.
+  std::string FixedError;
+  int ToolArgc = Argc;
+  std::unique_ptr<tooling::CompilationDatabase> Compilations =
+      tooling::FixedCompilationDatabase::loadFromCommandLine(ToolArgc, Argv,
+                                                             FixedError);
+  cl::HideUnrelatedOptions(Category);
+  if (!cl::ParseCommandLineOptions(
+          ToolArgc, Argv,
+          "mpilift check: find hand-written collectives and rewrite them\n",
+          &llvm::errs()))
     return ExitBadInput;
+  if (!Compilations) {
+    std::string Error;
+    if (!BuildPath.empty())
+      Compilations =
+          tooling::CompilationDatabase::autoDetectFromDirectory(BuildPath, Error);
+    else if (!Sources.empty())
+      Compilations =
+          tooling::CompilationDatabase::autoDetectFromSource(Sources[0], Error);
+    else
+      Compilations =
+          tooling::CompilationDatabase::autoDetectFromDirectory(".", Error);
+    if (!Compilations) {
+      error() << "no compilation database: " << Error
+              << "\n(give -p BUILD_DIR, or compile flags after '--')\n";
+      return ExitBadInput;
+    }
   }
   if (Collectives != "blocking" && Collectives != "nonblocking") {
     error() << "--collectives must be blocking or nonblocking, not '"
@@ -530,15 +616,15 @@ int runCheckCommand(int Argc, const char **Argv) {
     }
   }
 
-  std::vector<std::string> Files = Parser->getSourcePathList();
+  std::vector<std::string> Files(Sources.begin(), Sources.end());
   if (Files.empty())
-    Files = Parser->getCompilations().getAllFiles();
+    Files = Compilations->getAllFiles();
   if (Files.empty()) {
     error() << "no source files: name them or give a compile database "
                "with -p\n";
     return ExitBadInput;
   }
-  tooling::ClangTool Tool(Parser->getCompilations(), Files);
+  tooling::ClangTool Tool(*Compilations, Files);
   auto Wrappers = std::make_shared<MPIWrapperFlags>();
   Tool.appendArgumentsAdjuster(
       [Wrappers](const tooling::CommandLineArguments &Args, StringRef) {
