@@ -1,6 +1,6 @@
 // An allgather written as MPI_Sendrecv with every other rank; each rank's
 // own block is its contribution, so the rewrite is in place.
-// RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@ int main(int argc, char **argv) {
     MPI_Sendrecv(table + rank * 2, 2, MPI_LONG, p, 6, table + p * 2, 2,
                  MPI_LONG, p, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
-  // CHECK-MESSAGES: :[[@LINE-6]]:3: warning: loop of point-to-point exchanges implements an allgather (static analysis); replace it with MPI_Allgather [mpilift-manual-allgather]
+  // CHECK-MESSAGES: :[[@LINE-6]]:3: warning: loop of point-to-point exchanges implements an allgather (static analysis and the trace); replace it with MPI_Allgather [mpilift-manual-allgather]
   // CHECK-FIXES: table[2 * rank + 1] = -rank;
   // CHECK-FIXES-NEXT: MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, table, 2, MPI_LONG,
   // CHECK-FIXES-NEXT: MPI_COMM_WORLD);

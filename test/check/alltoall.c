@@ -1,6 +1,6 @@
 // An alltoall: block p of `out` goes to rank p, block p of `in` comes from
 // it, and the rank's own block is copied next to the loop.
-// RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
 #include <stdio.h>
@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
     if (p != rank)
       MPI_Sendrecv(&out[p * N], N, MPI_FLOAT, p, 0, &in[p * N], N, MPI_FLOAT,
                    p, 0, MPI_COMM_WORLD, &status);
-  // CHECK-MESSAGES: :[[@LINE-4]]:3: warning: loop of point-to-point exchanges implements an alltoall (static analysis); replace it with MPI_Alltoall [mpilift-manual-alltoall]
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: warning: loop of point-to-point exchanges implements an alltoall (static analysis and the trace); replace it with MPI_Alltoall [mpilift-manual-alltoall]
   // CHECK-FIXES: memcpy(in + rank * N, out + rank * N, N * sizeof(float));
   // CHECK-FIXES-NEXT: MPI_Alltoall(out, N, MPI_FLOAT, in, N, MPI_FLOAT, MPI_COMM_WORLD);
   for (int k = 0; k < N * size; k++)

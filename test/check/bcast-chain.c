@@ -1,7 +1,7 @@
 // A chain broadcast from rank 0: each rank receives from rank - 1 and
 // passes the message on while there is a next rank. The root only sends
 // when it is not alone.
-// RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
       panel[k] = 0.5 * k * k;
     if (size > 1)
       MPI_Send(panel, 5, MPI_DOUBLE, rank + 1, 8, MPI_COMM_WORLD);
-    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: chain of point-to-point messages implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: chain of point-to-point messages implements a broadcast (static analysis and the trace); replace it with MPI_Bcast [mpilift-manual-bcast]
   } else {
     MPI_Recv(panel, 5, MPI_DOUBLE, rank - 1, 8, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);

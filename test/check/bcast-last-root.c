@@ -1,6 +1,6 @@
 // The last rank is the root, the guard is `!=` with the receive first, and
 // the loop skips the root with `continue`.
-// RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@ int main(int argc, char **argv) {
         continue;
       MPI_Send(word, 8, MPI_CHAR, dest, 0, MPI_COMM_WORLD);
     }
-    // CHECK-MESSAGES: :[[@LINE-5]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
+    // CHECK-MESSAGES: :[[@LINE-5]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis and the trace); replace it with MPI_Bcast [mpilift-manual-bcast]
   }
   // CHECK-FIXES: if (rank != last) {
   // CHECK-FIXES-NEXT: MPI_Bcast(word, 8, MPI_CHAR, last, MPI_COMM_WORLD);

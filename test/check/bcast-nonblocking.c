@@ -1,7 +1,7 @@
 // --collectives nonblocking: the broadcast becomes MPI_Ibcast in both
 // branches and its wait moves past the independent computation to just
 // before the first use of the buffer.
-// RUN: %check-rewrite rewrite %s %t --check-args="--collectives nonblocking" | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: %check-rewrite rewrite %s %t --trace --check-args="--collectives nonblocking" | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
         coefficients[k] = step * 8 + k;
       for (int i = 1; i < size; i++)
         MPI_Send(coefficients, 8, MPI_INT, i, 0, MPI_COMM_WORLD);
-      // CHECK-MESSAGES: :[[@LINE-2]]:7: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Ibcast [mpilift-manual-bcast]
+      // CHECK-MESSAGES: :[[@LINE-2]]:7: warning: loop of point-to-point sends implements a broadcast (static analysis and the trace); replace it with MPI_Ibcast [mpilift-manual-bcast]
     } else {
       MPI_Recv(coefficients, 8, MPI_INT, 0, 0, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);

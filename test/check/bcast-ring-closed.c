@@ -1,6 +1,6 @@
 // A ring that returns the message to its root, which receives it last; the
 // root's closing receive disappears with the rest.
-// RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
 #include <stdio.h>
@@ -23,7 +23,7 @@ int main(int argc, char **argv) {
                MPI_COMM_WORLD, &stat);
       MPI_Send(&x, 1, MPI_INT, (rank + 1) % numtasks, tag, MPI_COMM_WORLD);
     }
-    // CHECK-MESSAGES: :[[@LINE-8]]:7: warning: ring of point-to-point messages implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
+    // CHECK-MESSAGES: :[[@LINE-8]]:7: warning: ring of point-to-point messages implements a broadcast (static analysis and the trace); replace it with MPI_Bcast [mpilift-manual-bcast]
     // CHECK-FIXES: x = 10 * (i + 1);
     // CHECK-FIXES-NEXT: MPI_Bcast(&x, 1, MPI_INT, master_task, MPI_COMM_WORLD);
     printf("round %d rank %d x %d\n", i, rank, x);

@@ -1,6 +1,6 @@
 // A star broadcast from rank 0 whose root first fills the buffer: the loop
 // and the receive become MPI_Bcast in their branches.
-// RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
     // Tell everybody.
     for (int i = 1; i < size; i++)
       MPI_Send(data, 4, MPI_DOUBLE, i, 7, MPI_COMM_WORLD);
-    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis and the trace); replace it with MPI_Bcast [mpilift-manual-bcast]
     // CHECK-FIXES: // Tell everybody.
     // CHECK-FIXES-NEXT: MPI_Bcast(data, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   } else {

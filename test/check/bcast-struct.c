@@ -1,6 +1,6 @@
 // A struct sent with a derived datatype, and a second broadcast of floats
 // in the same function on another tag.
-// RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
 #include <stddef.h>
@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
     snprintf(cfg.name, sizeof cfg.name, "run-%d", size);
     for (int i = 1; i < size; i++)
       MPI_Send(&cfg, 1, config_type, i, 1, MPI_COMM_WORLD);
-    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis and the trace); replace it with MPI_Bcast [mpilift-manual-bcast]
   } else {
     MPI_Recv(&cfg, 1, config_type, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
     scale[2] = 2.5f;
     for (int i = 1; i < size; i++)
       MPI_Send(scale, 3, MPI_FLOAT, i, 2, MPI_COMM_WORLD);
-    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis and the trace); replace it with MPI_Bcast [mpilift-manual-bcast]
   } else {
     MPI_Recv(scale, 3, MPI_FLOAT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }

@@ -1,7 +1,7 @@
 // Every rank takes a turn as the root; the loop skips the root with
 // `if (i != root)`. The guard and the receive name the same root, and the
 // whole guard collapses into one call.
-// RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@ int main(int argc, char **argv) {
         if (i != root)
           MPI_Send(token, 2, MPI_INT, i, 3, MPI_COMM_WORLD);
       }
-      // CHECK-MESSAGES: :[[@LINE-4]]:7: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
+      // CHECK-MESSAGES: :[[@LINE-4]]:7: warning: loop of point-to-point sends implements a broadcast (static analysis and the trace); replace it with MPI_Bcast [mpilift-manual-bcast]
     } else {
       MPI_Recv(token, 2, MPI_INT, root, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }

@@ -1,7 +1,7 @@
 // --collectives nonblocking on a scatter whose receivers print their block
 // inside the branch: they wait right there, the root waits after the guard
 // (where the other ranks find their request already complete).
-// RUN: %check-rewrite rewrite %s %t --check-args="--collectives nonblocking" | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: %check-rewrite rewrite %s %t --trace --check-args="--collectives nonblocking" | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
     row[1] = grid[1];
     for (int i = 1; i < size; i++)
       MPI_Send(&grid[i * 2], 2, MPI_DOUBLE, i, 0, MPI_COMM_WORLD);
-    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: loop of point-to-point sends implements a scatter (static analysis); replace it with MPI_Iscatter [mpilift-manual-scatter]
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: loop of point-to-point sends implements a scatter (static analysis and the trace); replace it with MPI_Iscatter [mpilift-manual-scatter]
   } else {
     MPI_Recv(row, 2, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     printf("rank %d row %.2f %.2f\n", rank, row[0], row[1]);
