@@ -15,6 +15,9 @@
 #include "Commands.h"
 
 #include "mpilift/Analysis/ManualCollective.h"
+#include "mpilift/Check/Findings.h"
+#include "mpilift/Check/GlobList.h"
+#include "mpilift/Check/Suppression.h"
 #include "mpilift/Transform/CollectiveRewrite.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -23,13 +26,19 @@
 #include "clang/Format/Format.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/FrontendActions.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/Tooling.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -172,9 +181,18 @@ struct CheckState {
   /// pattern proven in one unit and refused in another is not rewritten,
   /// since one edit would serve both.
   std::set<std::string> RefusedSites;
-  unsigned Findings = 0, Rewritable = 0;
+  unsigned Findings = 0, Rewritable = 0, Suppressed = 0;
+  unsigned Parsed = 0, ParseFailures = 0;
+  bool AnyError = false;
   transform::RewriteOptions Options;
   bool FallbackCDag = false;
+  bool Sarif = false;
+  check::GlobList Checks{"mpilift-*"};
+  check::GlobList WarningsAsErrors{""};
+  std::vector<check::Finding> Results;
+  /// For each rewritten file, a translation unit that includes it, to parse
+  /// the rewrite again before writing it.
+  std::map<std::string, std::string> Origin;
 };
 
 std::string evidenceText(const analysis::ManualCollective &C,
@@ -221,8 +239,11 @@ public:
       : CI(CI), State(State) {}
 
   void HandleTranslationUnit(ASTContext &Context) override {
-    if (CI.getDiagnostics().hasErrorOccurred())
+    if (CI.getDiagnostics().hasErrorOccurred()) {
+      ++State.ParseFailures;
       return;
+    }
+    ++State.Parsed;
     analysis::ManualCollectiveFinder Finder(Context);
     SmallVector<const FunctionDecl *, 32> Functions;
     collectFunctions(Context, Functions);
@@ -274,56 +295,76 @@ private:
   }
 
   void report(ASTContext &Context, const analysis::ManualCollective &C) {
-    DiagnosticsEngine &Diags = CI.getDiagnostics();
     const SourceManager &SM = Context.getSourceManager();
-    ++State.Findings;
-    std::string What = patternPhrase(C);
-    std::string Evidence = evidenceText(C, SM, State.Evidence);
-    SourceLocation Loc = SM.getExpansionLoc(C.RootStmt->getBeginLoc());
     std::string Rule = analysis::ruleId(C.Kind).str();
-    if (!C.isSafe()) {
-      reportRefusal(Context, C, What, Evidence, Rule, Loc);
+    if (!State.Checks.contains(Rule))
+      return;
+    SourceLocation Loc = SM.getExpansionLoc(C.RootStmt->getBeginLoc());
+    if (suppressed(SM, Loc, Rule)) {
+      ++State.Suppressed;
       return;
     }
-    llvm::StringSet<> &Taken = TakenNames[SM.getFileID(Loc)];
+    ++State.Findings;
+    check::Finding F;
+    F.Rule = Rule;
+    F.Error = State.WarningsAsErrors.contains(Rule);
+    F.Where = placeOf(SM, Loc);
+    F.Fingerprint = fingerprint(C, Context);
+    std::string Head = patternPhrase(C) + " (" +
+                       evidenceText(C, SM, State.Evidence) + ")";
+    std::optional<tooling::AtomicChange> Change;
+    if (C.isSafe())
+      Change = proven(Context, C, Head, F);
+    else
+      Change = refused(Context, C, Head, F);
+    if (Change)
+      F.Fix = editsOf(*Change, SM, Loc);
+    emit(F, Change ? &*Change : nullptr, SM, Loc);
+    if (Change) {
+      ++State.Rewritable;
+      keepChange(std::move(*Change), SM, Loc);
+    } else {
+      State.RefusedSites.insert(siteOf(SM, Loc));
+    }
+    State.AnyError |= F.Error;
+    State.Results.push_back(std::move(F));
+  }
+
+  /// A proven pattern: its rewrite, and the message and notes that say so.
+  std::optional<tooling::AtomicChange>
+  proven(ASTContext &Context, const analysis::ManualCollective &C,
+         const std::string &Head, check::Finding &F) {
+    const SourceManager &SM = Context.getSourceManager();
+    SourceLocation Loc = SM.getExpansionLoc(C.RootStmt->getBeginLoc());
     transform::RewriteOptions Options = State.Options;
-    Options.TakenNames = &Taken;
+    Options.TakenNames = &TakenNames[SM.getFileID(Loc)];
     llvm::Expected<tooling::AtomicChange> Change =
         transform::rewriteManualCollective(C, Context, Options);
     if (!Change) {
-      unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Warning,
-                                          "%0 (%1); not rewritten: %2 [%3]");
-      Diags.Report(Loc, ID)
-          << What << Evidence << llvm::toString(Change.takeError()) << Rule;
-      return;
+      F.Message = Head + "; not rewritten: " +
+                  llvm::toString(Change.takeError()) + " [" + F.Rule + "]";
+      return std::nullopt;
     }
-    ++State.Rewritable;
-    unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Warning,
-                                        "%0 (%1); replace it with %2 [%3]");
-    {
-      DiagnosticBuilder B = Diags.Report(Loc, ID);
-      B << What << Evidence
-        << transform::collectiveFunction(C.Kind, State.Options.Nonblocking)
-        << Rule;
-      addFixIts(B, *Change, SM, Loc);
-    } // The warning is emitted here, before its note.
+    F.Message =
+        Head + "; replace it with " +
+        transform::collectiveFunction(C.Kind, State.Options.Nonblocking).str() +
+        " [" + F.Rule + "]";
     if (State.Options.Nonblocking && C.Wait) {
-      unsigned NoteID = Diags.getCustomDiagID(DiagnosticsEngine::Note,
-                                              "the wait is placed here: %0");
       SourceLocation WaitLoc = C.Wait->Before ? C.Wait->Before->getBeginLoc()
                                               : C.Wait->Block->getRBracLoc();
-      Diags.Report(SM.getExpansionLoc(WaitLoc), NoteID) << C.Wait->Reason;
+      F.Notes.push_back({placeOf(SM, SM.getExpansionLoc(WaitLoc)),
+                         "the wait is placed here: " + C.Wait->Reason});
     }
-    keepChange(std::move(*Change), SM, Loc);
+    return std::move(*Change);
   }
 
-  /// A pattern that failed a safety check: the warning, a note per reason,
-  /// and with --fallback cdag the libcdag rewrite where it is possible.
-  void reportRefusal(ASTContext &Context, const analysis::ManualCollective &C,
-                     const std::string &What, const std::string &Evidence,
-                     const std::string &Rule, SourceLocation Loc) {
-    DiagnosticsEngine &Diags = CI.getDiagnostics();
+  /// A pattern that failed a safety check: a note per reason, and with
+  /// --fallback cdag the libcdag rewrite where it is possible.
+  std::optional<tooling::AtomicChange>
+  refused(ASTContext &Context, const analysis::ManualCollective &C,
+          const std::string &Head, check::Finding &F) {
     const SourceManager &SM = Context.getSourceManager();
+    SourceLocation Loc = SM.getExpansionLoc(C.RootStmt->getBeginLoc());
     std::string Checks;
     for (const analysis::Refusal &R : C.Refusals) {
       StringRef Name = analysis::checkName(R.Check);
@@ -331,55 +372,124 @@ private:
         continue;
       Checks += (Checks.empty() ? "" : ", ") + Name.str();
     }
+    for (const analysis::Refusal &R : C.Refusals)
+      F.Notes.push_back({placeOf(SM, SM.getExpansionLoc(R.Loc)),
+                         analysis::checkName(R.Check).str() + ": " + R.Reason});
     std::optional<tooling::AtomicChange> Change;
-    std::string FallbackNote;
     if (State.FallbackCDag && C.Fallback) {
-      bool Confirmed = Evidence == "static analysis and the trace";
+      bool Confirmed =
+          evidenceText(C, SM, State.Evidence) == "static analysis and the trace";
+      std::string Why;
       if (!C.Fallback->Blocker.empty()) {
-        FallbackNote = "no libcdag fallback: " + C.Fallback->Blocker;
+        Why = C.Fallback->Blocker;
       } else if (!Confirmed) {
-        FallbackNote = "no libcdag fallback: it needs a trace (--trace or "
-                       "--patterns) that shows the pattern as a collective";
+        Why = "it needs a trace (--trace or --patterns) that shows the "
+              "pattern as a collective";
       } else {
-        llvm::Expected<tooling::AtomicChange> Rewrite =
-            transform::rewriteToCDag(C, Context,
-                                     &TakenNames[SM.getFileID(Loc)]);
+        llvm::Expected<tooling::AtomicChange> Rewrite = transform::rewriteToCDag(
+            C, Context, &TakenNames[SM.getFileID(Loc)]);
         if (Rewrite)
           Change = std::move(*Rewrite);
         else
-          FallbackNote =
-              "no libcdag fallback: " + llvm::toString(Rewrite.takeError());
+          Why = llvm::toString(Rewrite.takeError());
       }
+      if (!Change)
+        F.Notes.push_back({placeOf(SM, Loc), "no libcdag fallback: " + Why});
     }
+    F.Message = Change ? Head + "; not proven: " + Checks +
+                             " refused; run it through libcdag instead (build "
+                             "with `pkg-config --cflags --libs cdag`) [" +
+                             F.Rule + "]"
+                       : Head + "; not rewritten: " + Checks + " refused [" +
+                             F.Rule + "]";
+    return Change;
+  }
+
+  /// Prints \p F through clang's diagnostics (text format), with the
+  /// fix-its of \p Change; SARIF is written at the end instead.
+  void emit(const check::Finding &F, const tooling::AtomicChange *Change,
+            const SourceManager &SM, SourceLocation Loc) {
+    if (State.Sarif)
+      return;
+    DiagnosticsEngine &Diags = CI.getDiagnostics();
+    unsigned ID =
+        F.Error ? Diags.getCustomDiagID(DiagnosticsEngine::Error, "%0")
+                : Diags.getCustomDiagID(DiagnosticsEngine::Warning, "%0");
     {
-      unsigned ID =
-          Change ? Diags.getCustomDiagID(
-                       DiagnosticsEngine::Warning,
-                       "%0 (%1); not proven: %2 refused; run it through "
-                       "libcdag instead (build with `pkg-config --cflags "
-                       "--libs cdag`) [%3]")
-                 : Diags.getCustomDiagID(
-                       DiagnosticsEngine::Warning,
-                       "%0 (%1); not rewritten: %2 refused [%3]");
       DiagnosticBuilder B = Diags.Report(Loc, ID);
-      B << What << Evidence << Checks << Rule;
+      B << F.Message;
       if (Change)
         addFixIts(B, *Change, SM, Loc);
+    } // Emitted here, before its notes.
+    unsigned NoteID = Diags.getCustomDiagID(DiagnosticsEngine::Note, "%0");
+    for (const check::Note &N : F.Notes)
+      Diags.Report(locationOf(SM, N.Where, Loc), NoteID) << N.Message;
+  }
+
+  /// The source location of a place this consumer made.
+  static SourceLocation locationOf(const SourceManager &SM,
+                                   const check::Place &P,
+                                   SourceLocation SameFile) {
+    FileID File = SM.getFileID(SameFile);
+    if (realFileOf(SM, SameFile, "") != P.File) {
+      for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It)
+        if (It->first.getFileEntry().tryGetRealPathName() == P.File) {
+          File = SM.translateFile(It->first);
+          break;
+        }
     }
-    unsigned NoteID = Diags.getCustomDiagID(DiagnosticsEngine::Note, "%0: %1");
-    for (const analysis::Refusal &R : C.Refusals)
-      Diags.Report(SM.getExpansionLoc(R.Loc), NoteID)
-          << analysis::checkName(R.Check) << R.Reason;
-    if (!FallbackNote.empty()) {
-      unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Note, "%0");
-      Diags.Report(Loc, ID) << FallbackNote;
+    return SM.translateLineCol(File, P.Line, P.Column);
+  }
+
+  /// Whether a NOLINT comment silences \p Rule at \p Loc.
+  bool suppressed(const SourceManager &SM, SourceLocation Loc,
+                  StringRef Rule) {
+    FileID File = SM.getFileID(Loc);
+    auto It = Suppressions.find(File);
+    if (It == Suppressions.end())
+      It = Suppressions
+               .try_emplace(File, std::make_unique<check::Suppressions>(
+                                      SM.getBufferData(File)))
+               .first;
+    return It->second->suppresses(SM.getExpansionLineNumber(Loc), Rule);
+  }
+
+  static check::Place placeOf(const SourceManager &SM, SourceLocation Loc) {
+    Loc = SM.getExpansionLoc(Loc);
+    return {realFileOf(SM, Loc, SM.getFilename(Loc).str()),
+            SM.getExpansionLineNumber(Loc), SM.getExpansionColumnNumber(Loc)};
+  }
+
+  /// The edits of \p Change as places, for SARIF.
+  static std::vector<check::Edit> editsOf(const tooling::AtomicChange &Change,
+                                          const SourceManager &SM,
+                                          SourceLocation Loc) {
+    std::vector<check::Edit> Edits;
+    SourceLocation Start = SM.getLocForStartOfFile(SM.getFileID(Loc));
+    for (const tooling::Replacement &R : Change.getReplacements()) {
+      SourceLocation B = Start.getLocWithOffset(R.getOffset());
+      SourceLocation E = B.getLocWithOffset(R.getLength());
+      Edits.push_back({placeOf(SM, B), placeOf(SM, E),
+                       R.getReplacementText().str()});
     }
-    if (Change) {
-      ++State.Rewritable;
-      keepChange(std::move(*Change), SM, Loc);
-    } else {
-      State.RefusedSites.insert(siteOf(SM, Loc));
-    }
+    return Edits;
+  }
+
+  /// Rule, function and the pattern's text without white space: survives
+  /// edits elsewhere in the file, and moves with the code.
+  static std::string fingerprint(const analysis::ManualCollective &C,
+                                 const ASTContext &Context) {
+    const SourceManager &SM = Context.getSourceManager();
+    CharSourceRange Range =
+        SM.getExpansionRange(C.PatternStmt->getSourceRange());
+    std::string Text =
+        Lexer::getSourceText(Range, SM, Context.getLangOpts()).str();
+    std::string Key = analysis::ruleId(C.Kind).str() + "\n" +
+                      C.Function->getQualifiedNameAsString() + "\n";
+    for (char Ch : Text)
+      if (!isspace(static_cast<unsigned char>(Ch)))
+        Key += Ch;
+    return llvm::utohexstr(llvm::xxh3_64bits(Key), /*LowerCase=*/true);
   }
 
   static void addFixIts(DiagnosticBuilder &B,
@@ -400,6 +510,7 @@ private:
                   SourceLocation Loc) {
     std::string File = realFileOf(SM, Loc, Change.getFilePath());
     std::string Key = File + '\0' + Change.toYAMLString();
+    State.Origin.try_emplace(File, CI.getFrontendOpts().Inputs[0].getFile());
     if (State.SeenChanges.insert(Key).second)
       State.Changes[File].push_back(
           {siteOf(SM, Loc), std::move(Change)});
@@ -425,6 +536,7 @@ private:
   CheckState &State;
   /// Request names the rewrites of this translation unit declared, per file.
   std::map<FileID, llvm::StringSet<>> TakenNames;
+  std::map<FileID, std::unique_ptr<check::Suppressions>> Suppressions;
 };
 
 class CheckAction : public ASTFrontendAction {
@@ -450,9 +562,33 @@ private:
   CheckState &State;
 };
 
-/// Applies the collected rewrites file by file, formatted in each file's
-/// clang-format style; each file is replaced atomically.
-bool applyChanges(const CheckState &State) {
+/// The argument adjusters every ClangTool of the command uses: the MPI
+/// wrapper's flags and clang's resource directory.
+void addAdjusters(tooling::ClangTool &Tool,
+                  std::shared_ptr<MPIWrapperFlags> Wrappers) {
+  Tool.appendArgumentsAdjuster(
+      [Wrappers](const tooling::CommandLineArguments &Args, StringRef) {
+        tooling::CommandLineArguments Out = Args;
+        if (!Args.empty() && MPIWrapperFlags::isWrapper(Args[0])) {
+          const std::vector<std::string> &Flags = Wrappers->flagsFor(Args[0]);
+          Out.insert(Out.begin() + 1, Flags.begin(), Flags.end());
+        }
+        bool HasResourceDir = llvm::any_of(Args, [](const std::string &A) {
+          return StringRef(A).starts_with("-resource-dir");
+        });
+        if (!HasResourceDir &&
+            llvm::sys::fs::is_directory(MPILIFT_CLANG_RESOURCE_DIR))
+          Out.insert(Out.begin() + 1,
+                     "-resource-dir=" MPILIFT_CLANG_RESOURCE_DIR);
+        return Out;
+      });
+}
+
+/// The new content of every file the proven rewrites touch, formatted in
+/// the file's clang-format style: file -> (before, after).
+using NewContents = std::map<std::string, std::pair<std::string, std::string>>;
+
+bool computeChanges(const CheckState &State, NewContents &Out) {
   bool OK = true;
   for (const auto &[File, Sited] : State.Changes) {
     std::vector<tooling::AtomicChange> Changes;
@@ -490,13 +626,79 @@ bool applyChanges(const CheckState &State) {
     llvm::Expected<std::string> NewCode =
         tooling::applyAtomicChanges(File, (*Code)->getBuffer(), Changes, Spec);
     if (!NewCode) {
+      // Conflicting edits: none of this file's rewrites is applied.
       error() << "cannot apply the rewrites to '" << File
-              << "': " << llvm::toString(NewCode.takeError()) << "\n";
+              << "' together: " << llvm::toString(NewCode.takeError())
+              << "; none of them is applied\n";
+      OK = false;
+      continue;
+    }
+    Out[File] = {(*Code)->getBuffer().str(), std::move(*NewCode)};
+  }
+  return OK;
+}
+
+/// Counts the errors of a parse without printing anything twice.
+class ErrorCounter : public DiagnosticConsumer {};
+
+/// Parses, in memory, the translation unit each rewritten file came from
+/// with every rewritten file in place; drops the files of a unit that no
+/// longer compiles (that would be our bug: say so, write nothing for it).
+bool verifyChanges(const tooling::CompilationDatabase &Compilations,
+                   const CheckState &State,
+                   std::shared_ptr<MPIWrapperFlags> Wrappers,
+                   NewContents &Contents) {
+  bool OK = true;
+  std::set<std::string> Units;
+  for (const auto &[File, Content] : Contents)
+    Units.insert(State.Origin.at(File));
+  for (const std::string &Unit : Units) {
+    tooling::ClangTool Tool(Compilations, {Unit});
+    addAdjusters(Tool, Wrappers);
+    // A libcdag fallback asks the user to build with libcdag; its header is
+    // found where this build or its installation put it.
+    for (const char *Dir : {MPILIFT_CDAG_INCLUDE_DIRS})
+      if (llvm::sys::fs::exists(llvm::Twine(Dir) + "/cdag/cdag.h"))
+        Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+            ("-I" + llvm::Twine(Dir)).str().c_str(),
+            tooling::ArgumentInsertPosition::END));
+    for (const auto &[File, Content] : Contents)
+      Tool.mapVirtualFile(File, Content.second);
+    ErrorCounter Errors;
+    Tool.setDiagnosticConsumer(&Errors);
+    std::unique_ptr<tooling::FrontendActionFactory> Factory =
+        tooling::newFrontendActionFactory<SyntaxOnlyAction>();
+    if (Tool.run(Factory.get()) == 0 && Errors.getNumErrors() == 0)
+      continue;
+    for (auto It = Contents.begin(); It != Contents.end();) {
+      if (State.Origin.at(It->first) != Unit) {
+        ++It;
+        continue;
+      }
+      error() << "the rewritten '" << It->first << "' does not compile (as "
+              << "part of '" << Unit << "'); nothing is written to it\n";
+      It = Contents.erase(It);
+      OK = false;
+    }
+  }
+  return OK;
+}
+
+/// Writes each file atomically (a temporary file renamed over it); a
+/// read-only file is left alone with a message.
+bool writeChanges(const NewContents &Contents, const CheckState &State) {
+  bool OK = true;
+  for (const auto &[File, Content] : Contents) {
+    llvm::ErrorOr<llvm::sys::fs::perms> Perms =
+        llvm::sys::fs::getPermissions(File);
+    if (Perms && !(*Perms & llvm::sys::fs::owner_write)) {
+      error() << "cannot write '" << File
+              << "': it is read-only; its rewrites are not applied\n";
       OK = false;
       continue;
     }
     if (llvm::Error E = llvm::writeToOutput(File, [&](llvm::raw_ostream &OS) {
-          OS << *NewCode;
+          OS << Content.second;
           return llvm::Error::success();
         })) {
       error() << "cannot write '" << File
@@ -504,11 +706,30 @@ bool applyChanges(const CheckState &State) {
       OK = false;
       continue;
     }
-    llvm::errs() << "mpilift: rewrote " << Changes.size()
-                 << (Changes.size() == 1 ? " collective" : " collectives")
-                 << " in " << File << "\n";
+    if (Perms)
+      llvm::sys::fs::setPermissions(File, *Perms);
+    size_t N = 0;
+    for (const auto &Sited : State.Changes.at(File))
+      N += !State.RefusedSites.count(Sited.first);
+    llvm::errs() << "mpilift: rewrote " << N
+                 << (N == 1 ? " collective" : " collectives") << " in " << File
+                 << "\n";
   }
   return OK;
+}
+
+/// Writes \p Text to \p Path ("-": standard output).
+bool writeOutput(StringRef Path, llvm::function_ref<void(llvm::raw_ostream &)>
+                                     Write) {
+  std::error_code EC;
+  llvm::ToolOutputFile Out(Path, EC, llvm::sys::fs::OF_Text);
+  if (EC) {
+    error() << "cannot write '" << Path << "': " << EC.message() << "\n";
+    return false;
+  }
+  Write(Out.os());
+  Out.keep();
+  return true;
 }
 
 } // namespace
@@ -517,6 +738,22 @@ int runCheckCommand(int Argc, const char **Argv) {
   static cl::OptionCategory Category("mpilift check options");
   cl::opt<bool> Fix("fix", cl::desc("apply the rewrites in place"),
                     cl::cat(Category));
+  cl::opt<std::string> ExportFixes(
+      "export-fixes",
+      cl::desc("write the rewrites as YAML for clang-apply-replacements"),
+      cl::value_desc("file"), cl::cat(Category));
+  cl::opt<std::string> Format("format", cl::desc("text or sarif"),
+                              cl::init("text"), cl::cat(Category));
+  cl::opt<std::string> Output("o", cl::desc("where --format sarif writes"),
+                              cl::value_desc("file"), cl::init("-"),
+                              cl::cat(Category));
+  cl::opt<std::string> ChecksGlob(
+      "checks", cl::desc("which checks run (clang-tidy glob list)"),
+      cl::init("mpilift-*"), cl::cat(Category));
+  cl::opt<std::string> ErrorsGlob(
+      "warnings-as-errors",
+      cl::desc("findings of these checks are errors (exit status 1)"),
+      cl::init(""), cl::cat(Category));
   cl::opt<std::string> PatternsFile(
       "patterns", cl::desc("patterns from 'mpilift detect --format json'"),
       cl::value_desc("file"), cl::cat(Category));
@@ -574,6 +811,10 @@ int runCheckCommand(int Argc, const char **Argv) {
             << Collectives << "'\n";
     return ExitBadInput;
   }
+  if (Format != "text" && Format != "sarif") {
+    error() << "--format must be text or sarif, not '" << Format << "'\n";
+    return ExitBadInput;
+  }
   if (Fallback != "none" && Fallback != "cdag") {
     error() << "--fallback must be none or cdag, not '" << Fallback << "'\n";
     return ExitBadInput;
@@ -587,6 +828,9 @@ int runCheckCommand(int Argc, const char **Argv) {
   State.Fix = Fix;
   State.Options.Nonblocking = Collectives == "nonblocking";
   State.FallbackCDag = Fallback == "cdag";
+  State.Sarif = Format == "sarif";
+  State.Checks = check::GlobList(ChecksGlob);
+  State.WarningsAsErrors = check::GlobList(ErrorsGlob);
   if (!PatternsFile.empty()) {
     auto Text = llvm::MemoryBuffer::getFile(PatternsFile);
     if (!Text) {
@@ -626,33 +870,40 @@ int runCheckCommand(int Argc, const char **Argv) {
   }
   tooling::ClangTool Tool(*Compilations, Files);
   auto Wrappers = std::make_shared<MPIWrapperFlags>();
-  Tool.appendArgumentsAdjuster(
-      [Wrappers](const tooling::CommandLineArguments &Args, StringRef) {
-        tooling::CommandLineArguments Out = Args;
-        if (!Args.empty() && MPIWrapperFlags::isWrapper(Args[0])) {
-          const std::vector<std::string> &Flags = Wrappers->flagsFor(Args[0]);
-          Out.insert(Out.begin() + 1, Flags.begin(), Flags.end());
-        }
-        bool HasResourceDir = llvm::any_of(Args, [](const std::string &A) {
-          return StringRef(A).starts_with("-resource-dir");
-        });
-        if (!HasResourceDir &&
-            llvm::sys::fs::is_directory(MPILIFT_CLANG_RESOURCE_DIR))
-          Out.insert(Out.begin() + 1,
-                     "-resource-dir=" MPILIFT_CLANG_RESOURCE_DIR);
-        return Out;
-      });
+  addAdjusters(Tool, Wrappers);
   CheckActionFactory Factory(State);
   int ToolStatus = Tool.run(&Factory);
-  bool Applied = true;
-  if (Fix)
-    Applied = applyChanges(State);
-  if (ToolStatus != 0) {
+  // A unit that does not parse makes the tool fail; so does one whose
+  // findings were promoted to errors, which is not bad input.
+  bool ParseProblem =
+      State.ParseFailures > 0 || (ToolStatus != 0 && !State.AnyError);
+
+  bool OK = true;
+  if (Fix || !ExportFixes.empty()) {
+    NewContents Contents;
+    OK &= computeChanges(State, Contents);
+    OK &= verifyChanges(*Compilations, State, Wrappers, Contents);
+    if (!ExportFixes.empty())
+      OK &= writeOutput(ExportFixes, [&](llvm::raw_ostream &OS) {
+        check::writeReplacementsYaml(Contents, OS);
+      });
+    if (Fix)
+      OK &= writeChanges(Contents, State);
+  }
+  if (State.Sarif)
+    OK &= writeOutput(Output, [&](llvm::raw_ostream &OS) {
+      OS << llvm::formatv("{0:2}", check::toSarif(State.Results,
+                                                  MPILIFT_VERSION))
+         << "\n";
+    });
+  if (ParseProblem) {
     error() << "some translation units could not be parsed; they were not "
                "checked\n";
     return ExitBadInput;
   }
-  return Applied ? ExitClean : ExitBadInput;
+  if (!OK)
+    return ExitBadInput;
+  return State.AnyError ? ExitFindingsAsErrors : ExitClean;
 }
 
 } // namespace mpilift
