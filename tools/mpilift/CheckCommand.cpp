@@ -15,6 +15,7 @@
 #include "Commands.h"
 
 #include "mpilift/Analysis/ManualCollective.h"
+#include "mpilift/Check/Config.h"
 #include "mpilift/Check/Findings.h"
 #include "mpilift/Check/GlobList.h"
 #include "mpilift/Check/Suppression.h"
@@ -42,6 +43,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
 
 #include <functional>
 #include <map>
@@ -184,11 +186,11 @@ struct CheckState {
   unsigned Findings = 0, Rewritable = 0, Suppressed = 0;
   unsigned Parsed = 0, ParseFailures = 0;
   bool AnyError = false;
-  transform::RewriteOptions Options;
-  bool FallbackCDag = false;
   bool Sarif = false;
-  check::GlobList Checks{"mpilift-*"};
-  check::GlobList WarningsAsErrors{""};
+  /// Settings given on the command line; they win over .mpilift.yaml.
+  std::optional<std::string> Checks, WarningsAsErrors, HeaderFilter,
+      Collectives, Fallback;
+  unsigned ConfigErrors = 0;
   std::vector<check::Finding> Results;
   /// For each rewritten file, a translation unit that includes it, to parse
   /// the rewrite again before writing it.
@@ -236,9 +238,13 @@ std::string patternPhrase(const analysis::ManualCollective &C) {
 class CheckConsumer : public ASTConsumer {
 public:
   CheckConsumer(CompilerInstance &CI, CheckState &State)
-      : CI(CI), State(State) {}
+      : CI(CI), State(State) {
+    configure(CI.getFrontendOpts().Inputs[0].getFile());
+  }
 
   void HandleTranslationUnit(ASTContext &Context) override {
+    if (!Configured)
+      return;
     if (CI.getDiagnostics().hasErrorOccurred()) {
       ++State.ParseFailures;
       return;
@@ -253,6 +259,52 @@ public:
   }
 
 private:
+  /// The settings of this translation unit: the command line over the
+  /// nearest .mpilift.yaml over the defaults.
+  struct UnitSettings {
+    check::GlobList Checks{"mpilift-*"};
+    check::GlobList Errors{""};
+    std::optional<llvm::Regex> HeaderFilter;
+    transform::RewriteOptions Options;
+    bool FallbackCDag = false;
+  };
+
+  void configure(StringRef MainFile) {
+    llvm::Expected<check::Config> Found = check::findConfig(MainFile);
+    if (!Found) {
+      error() << llvm::toString(Found.takeError()) << "\n";
+      ++State.ConfigErrors;
+      return;
+    }
+    auto Pick = [](const std::optional<std::string> &Cli,
+                   const std::optional<std::string> &File,
+                   const char *Default) {
+      return Cli ? *Cli : File ? *File : std::string(Default);
+    };
+    Settings.Checks = check::GlobList(Pick(State.Checks, Found->Checks,
+                                           "mpilift-*"));
+    Settings.Errors = check::GlobList(
+        Pick(State.WarningsAsErrors, Found->WarningsAsErrors, ""));
+    std::string Filter =
+        Pick(State.HeaderFilter, Found->HeaderFilterRegex, "");
+    if (!Filter.empty()) {
+      llvm::Regex R(Filter);
+      std::string Why;
+      if (!R.isValid(Why)) {
+        error() << "bad header filter '" << Filter << "': " << Why << "\n";
+        ++State.ConfigErrors;
+        return;
+      }
+      Settings.HeaderFilter = std::move(R);
+    }
+    Settings.Options.Nonblocking =
+        Pick(State.Collectives, Found->Collectives, "blocking") ==
+        "nonblocking";
+    Settings.FallbackCDag =
+        Pick(State.Fallback, Found->Fallback, "none") == "cdag";
+    Configured = true;
+  }
+
   /// Every function with a body in the main file or in a header of the
   /// project: not a system header, and not in the directory of the MPI
   /// library's own headers.
@@ -275,9 +327,12 @@ private:
       if (SM.isInSystemHeader(Loc))
         return false;
       PresumedLoc P = SM.getPresumedLoc(Loc);
-      return P.isValid() &&
-             (MPIDir.empty() ||
-              llvm::sys::path::parent_path(P.getFilename()) != MPIDir);
+      if (!P.isValid() ||
+          (!MPIDir.empty() &&
+           llvm::sys::path::parent_path(P.getFilename()) == MPIDir))
+        return false;
+      return !Settings.HeaderFilter ||
+             Settings.HeaderFilter->match(P.getFilename());
     };
     struct Visitor : RecursiveASTVisitor<Visitor> {
       std::function<bool(SourceLocation)> InProject;
@@ -297,7 +352,7 @@ private:
   void report(ASTContext &Context, const analysis::ManualCollective &C) {
     const SourceManager &SM = Context.getSourceManager();
     std::string Rule = analysis::ruleId(C.Kind).str();
-    if (!State.Checks.contains(Rule))
+    if (!Settings.Checks.contains(Rule))
       return;
     SourceLocation Loc = SM.getExpansionLoc(C.RootStmt->getBeginLoc());
     if (suppressed(SM, Loc, Rule)) {
@@ -307,7 +362,7 @@ private:
     ++State.Findings;
     check::Finding F;
     F.Rule = Rule;
-    F.Error = State.WarningsAsErrors.contains(Rule);
+    F.Error = Settings.Errors.contains(Rule);
     F.Where = placeOf(SM, Loc);
     F.Fingerprint = fingerprint(C, Context);
     std::string Head = patternPhrase(C) + " (" +
@@ -336,7 +391,7 @@ private:
          const std::string &Head, check::Finding &F) {
     const SourceManager &SM = Context.getSourceManager();
     SourceLocation Loc = SM.getExpansionLoc(C.RootStmt->getBeginLoc());
-    transform::RewriteOptions Options = State.Options;
+    transform::RewriteOptions Options = Settings.Options;
     Options.TakenNames = &TakenNames[SM.getFileID(Loc)];
     llvm::Expected<tooling::AtomicChange> Change =
         transform::rewriteManualCollective(C, Context, Options);
@@ -347,9 +402,9 @@ private:
     }
     F.Message =
         Head + "; replace it with " +
-        transform::collectiveFunction(C.Kind, State.Options.Nonblocking).str() +
+        transform::collectiveFunction(C.Kind, Settings.Options.Nonblocking).str() +
         " [" + F.Rule + "]";
-    if (State.Options.Nonblocking && C.Wait) {
+    if (Settings.Options.Nonblocking && C.Wait) {
       SourceLocation WaitLoc = C.Wait->Before ? C.Wait->Before->getBeginLoc()
                                               : C.Wait->Block->getRBracLoc();
       F.Notes.push_back({placeOf(SM, SM.getExpansionLoc(WaitLoc)),
@@ -376,7 +431,7 @@ private:
       F.Notes.push_back({placeOf(SM, SM.getExpansionLoc(R.Loc)),
                          analysis::checkName(R.Check).str() + ": " + R.Reason});
     std::optional<tooling::AtomicChange> Change;
-    if (State.FallbackCDag && C.Fallback) {
+    if (Settings.FallbackCDag && C.Fallback) {
       bool Confirmed =
           evidenceText(C, SM, State.Evidence) == "static analysis and the trace";
       std::string Why;
@@ -537,6 +592,8 @@ private:
   /// Request names the rewrites of this translation unit declared, per file.
   std::map<FileID, llvm::StringSet<>> TakenNames;
   std::map<FileID, std::unique_ptr<check::Suppressions>> Suppressions;
+  UnitSettings Settings;
+  bool Configured = false;
 };
 
 class CheckAction : public ASTFrontendAction {
@@ -747,6 +804,11 @@ int runCheckCommand(int Argc, const char **Argv) {
   cl::opt<std::string> Output("o", cl::desc("where --format sarif writes"),
                               cl::value_desc("file"), cl::init("-"),
                               cl::cat(Category));
+  cl::opt<std::string> HeaderFilter(
+      "header-filter",
+      cl::desc("only headers whose path matches this regular expression "
+               "are checked (default: every project header)"),
+      cl::init(""), cl::cat(Category));
   cl::opt<std::string> ChecksGlob(
       "checks", cl::desc("which checks run (clang-tidy glob list)"),
       cl::init("mpilift-*"), cl::cat(Category));
@@ -826,11 +888,18 @@ int runCheckCommand(int Argc, const char **Argv) {
 
   CheckState State;
   State.Fix = Fix;
-  State.Options.Nonblocking = Collectives == "nonblocking";
-  State.FallbackCDag = Fallback == "cdag";
   State.Sarif = Format == "sarif";
-  State.Checks = check::GlobList(ChecksGlob);
-  State.WarningsAsErrors = check::GlobList(ErrorsGlob);
+  auto Given = [](const cl::opt<std::string> &Opt)
+      -> std::optional<std::string> {
+    if (Opt.getNumOccurrences() == 0)
+      return std::nullopt;
+    return Opt.getValue();
+  };
+  State.Checks = Given(ChecksGlob);
+  State.WarningsAsErrors = Given(ErrorsGlob);
+  State.HeaderFilter = Given(HeaderFilter);
+  State.Collectives = Given(Collectives);
+  State.Fallback = Given(Fallback);
   if (!PatternsFile.empty()) {
     auto Text = llvm::MemoryBuffer::getFile(PatternsFile);
     if (!Text) {
@@ -877,6 +946,8 @@ int runCheckCommand(int Argc, const char **Argv) {
   // findings were promoted to errors, which is not bad input.
   bool ParseProblem =
       State.ParseFailures > 0 || (ToolStatus != 0 && !State.AnyError);
+  if (State.ConfigErrors)
+    return ExitBadInput;
 
   bool OK = true;
   if (Fix || !ExportFixes.empty()) {
