@@ -28,6 +28,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/FrontendActions.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/Tooling.h"
@@ -46,7 +47,10 @@
 #include "llvm/Support/Regex.h"
 
 #include <functional>
+#include <atomic>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <set>
 
 using namespace clang;
@@ -119,6 +123,7 @@ llvm::Error addPatternSites(const llvm::json::Value &Doc, StringRef Origin,
 class MPIWrapperFlags {
 public:
   const std::vector<std::string> &flagsFor(StringRef Compiler) {
+    std::lock_guard<std::mutex> Lock(Mutex);
     auto [It, New] = Cache.try_emplace(Compiler);
     if (New)
       It->second = query(Compiler);
@@ -168,10 +173,13 @@ private:
   }
 
   llvm::StringMap<std::vector<std::string>> Cache;
+  std::mutex Mutex;
 };
 
 /// Everything the run collects over all translation units.
 struct CheckState {
+  /// Held while a translation unit is analysed (--jobs parses in parallel).
+  std::mutex Mutex;
   TraceEvidence Evidence;
   bool Fix = false;
   /// Rewrites per file, deduplicated by their edits (a header pattern is
@@ -243,6 +251,7 @@ public:
   }
 
   void HandleTranslationUnit(ASTContext &Context) override {
+    std::lock_guard<std::mutex> Lock(State.Mutex);
     if (!Configured)
       return;
     if (CI.getDiagnostics().hasErrorOccurred()) {
@@ -270,6 +279,7 @@ private:
   };
 
   void configure(StringRef MainFile) {
+    std::lock_guard<std::mutex> Lock(State.Mutex);
     llvm::Expected<check::Config> Found = check::findConfig(MainFile);
     if (!Found) {
       error() << llvm::toString(Found.takeError()) << "\n";
@@ -641,6 +651,63 @@ void addAdjusters(tooling::ClangTool &Tool,
       });
 }
 
+/// Runs the check over \p Files, \p Jobs units at a time. With several
+/// jobs each unit's diagnostics are printed whole and in file order, and a
+/// progress line counts the units on a terminal.
+int runUnits(const tooling::CompilationDatabase &Compilations,
+             const std::vector<std::string> &Files, unsigned Jobs,
+             CheckState &State, std::shared_ptr<MPIWrapperFlags> Wrappers) {
+  if (Jobs <= 1 || Files.size() <= 1) {
+    tooling::ClangTool Tool(Compilations, Files);
+    addAdjusters(Tool, Wrappers);
+    CheckActionFactory Factory(State);
+    return Tool.run(&Factory);
+  }
+  size_t N = Files.size();
+  std::vector<std::string> Output(N);
+  std::vector<bool> Done(N, false);
+  size_t NextToPrint = 0, Finished = 0;
+  std::mutex PrintMutex;
+  std::atomic<size_t> Next{0};
+  std::atomic<int> Status{0};
+  bool Terminal = llvm::errs().is_displayed();
+  auto Worker = [&] {
+    for (size_t I = Next++; I < N; I = Next++) {
+      std::string Buffer;
+      llvm::raw_string_ostream OS(Buffer);
+      llvm::IntrusiveRefCntPtr<DiagnosticOptions> Options(
+          new DiagnosticOptions());
+      Options->ShowColors = llvm::errs().has_colors();
+      TextDiagnosticPrinter Printer(OS, Options.get());
+      tooling::ClangTool Tool(Compilations, {Files[I]});
+      addAdjusters(Tool, Wrappers);
+      Tool.setDiagnosticConsumer(&Printer);
+      CheckActionFactory Factory(State);
+      if (Tool.run(&Factory) != 0)
+        Status = 1;
+      OS.flush();
+      std::lock_guard<std::mutex> Lock(PrintMutex);
+      Output[I] = std::move(Buffer);
+      Done[I] = true;
+      ++Finished;
+      if (Terminal)
+        llvm::errs() << "\r\x1b[K";
+      while (NextToPrint < N && Done[NextToPrint])
+        llvm::errs() << Output[NextToPrint++];
+      if (Terminal)
+        llvm::errs() << "[" << Finished << "/" << N << "] checked";
+    }
+  };
+  std::vector<std::thread> Threads;
+  for (unsigned T = 0; T < std::min<size_t>(Jobs, N); ++T)
+    Threads.emplace_back(Worker);
+  for (std::thread &T : Threads)
+    T.join();
+  if (Terminal)
+    llvm::errs() << "\r\x1b[K";
+  return Status;
+}
+
 /// The new content of every file the proven rewrites touch, formatted in
 /// the file's clang-format style: file -> (before, after).
 using NewContents = std::map<std::string, std::pair<std::string, std::string>>;
@@ -804,6 +871,11 @@ int runCheckCommand(int Argc, const char **Argv) {
   cl::opt<std::string> Output("o", cl::desc("where --format sarif writes"),
                               cl::value_desc("file"), cl::init("-"),
                               cl::cat(Category));
+  cl::opt<unsigned> Jobs("jobs",
+                         cl::desc("translation units checked in parallel"),
+                         cl::init(1), cl::cat(Category));
+  cl::alias JobsShort("j", cl::desc("alias for --jobs"), cl::aliasopt(Jobs),
+                      cl::cat(Category));
   cl::opt<std::string> HeaderFilter(
       "header-filter",
       cl::desc("only headers whose path matches this regular expression "
@@ -930,18 +1002,23 @@ int runCheckCommand(int Argc, const char **Argv) {
   }
 
   std::vector<std::string> Files(Sources.begin(), Sources.end());
-  if (Files.empty())
+  if (Files.empty()) {
     Files = Compilations->getAllFiles();
+    llvm::sort(Files); // The database's order is a hash order.
+  }
   if (Files.empty()) {
     error() << "no source files: name them or give a compile database "
                "with -p\n";
     return ExitBadInput;
   }
-  tooling::ClangTool Tool(*Compilations, Files);
   auto Wrappers = std::make_shared<MPIWrapperFlags>();
-  addAdjusters(Tool, Wrappers);
-  CheckActionFactory Factory(State);
-  int ToolStatus = Tool.run(&Factory);
+  int ToolStatus = runUnits(*Compilations, Files, Jobs, State, Wrappers);
+  // Findings in a deterministic order, whatever order the units ran in.
+  llvm::stable_sort(State.Results, [](const check::Finding &A,
+                                      const check::Finding &B) {
+    return std::tie(A.Where.File, A.Where.Line, A.Where.Column) <
+           std::tie(B.Where.File, B.Where.Line, B.Where.Column);
+  });
   // A unit that does not parse makes the tool fail; so does one whose
   // findings were promoted to errors, which is not bad input.
   bool ParseProblem =
