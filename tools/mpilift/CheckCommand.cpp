@@ -651,6 +651,46 @@ void addAdjusters(tooling::ClangTool &Tool,
       });
 }
 
+/// Trace-guided mode parses only the units that hold pattern call sites
+/// (matched by real path, or by file name for a copied tree). When a site
+/// is in none of them (a header), every unit is kept.
+std::vector<std::string> unitsWithSites(const std::vector<std::string> &Files,
+                                        const TraceEvidence &Evidence) {
+  std::set<std::string> SiteFiles, SiteNames;
+  for (const auto &[File, Line] : Evidence.Sites) {
+    SiteFiles.insert(File);
+    SiteNames.insert(llvm::sys::path::filename(File).str());
+  }
+  if (SiteFiles.empty()) {
+    llvm::errs() << "mpilift: the trace shows no pattern with a source "
+                    "location; checking all "
+                 << Files.size() << " translation units without it\n";
+    return Files;
+  }
+  std::vector<std::string> Kept;
+  std::set<std::string> Covered;
+  for (const std::string &File : Files) {
+    llvm::SmallString<256> Real;
+    if (llvm::sys::fs::real_path(File, Real))
+      Real = File;
+    std::string Name = llvm::sys::path::filename(File).str();
+    if (SiteFiles.count(std::string(Real)) || SiteNames.count(Name)) {
+      Kept.push_back(File);
+      Covered.insert(Name);
+    }
+  }
+  if (Covered.size() < SiteNames.size()) {
+    llvm::errs() << "mpilift: some pattern call sites are in no listed "
+                    "translation unit (headers?); checking all "
+                 << Files.size() << "\n";
+    return Files;
+  }
+  llvm::errs() << "mpilift: the trace's patterns are in " << Kept.size()
+               << " of " << Files.size()
+               << " translation units; checking those\n";
+  return Kept;
+}
+
 /// Runs the check over \p Files, \p Jobs units at a time. With several
 /// jobs each unit's diagnostics are printed whole and in file order, and a
 /// progress line counts the units on a terminal.
@@ -1011,6 +1051,8 @@ int runCheckCommand(int Argc, const char **Argv) {
                "with -p\n";
     return ExitBadInput;
   }
+  if (State.Evidence.Present)
+    Files = unitsWithSites(Files, State.Evidence);
   auto Wrappers = std::make_shared<MPIWrapperFlags>();
   int ToolStatus = runUnits(*Compilations, Files, Jobs, State, Wrappers);
   // Findings in a deterministic order, whatever order the units ran in.
