@@ -47,6 +47,7 @@
 #include "llvm/Support/Regex.h"
 
 #include <functional>
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -791,8 +792,10 @@ bool computeChanges(const CheckState &State, NewContents &Out) {
         tooling::applyAtomicChanges(File, (*Code)->getBuffer(), Changes, Spec);
     if (!NewCode) {
       // Conflicting edits: none of this file's rewrites is applied.
+      std::string Why = llvm::toString(NewCode.takeError());
+      std::replace(Why.begin(), Why.end(), '\n', ' ');
       error() << "cannot apply the rewrites to '" << File
-              << "' together: " << llvm::toString(NewCode.takeError())
+              << "' together: " << StringRef(Why).trim()
               << "; none of them is applied\n";
       OK = false;
       continue;
