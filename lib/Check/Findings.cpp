@@ -75,9 +75,8 @@ llvm::json::Value toSarif(llvm::ArrayRef<Finding> Findings,
         {"ruleId", F.Rule},
         {"level", F.Error ? "error" : "warning"},
         {"message", llvm::json::Object{{"text", F.Message}}},
-        {"locations",
-         llvm::json::Array{
-             llvm::json::Object{{"physicalLocation", physical(F.Where)}}}},
+        {"locations", llvm::json::Array{llvm::json::Object{
+                          {"physicalLocation", physical(F.Where)}}}},
         {"partialFingerprints",
          llvm::json::Object{{"mpiliftPattern/v1", F.Fingerprint}}}};
     auto It = RuleIndex.find(F.Rule);
@@ -171,9 +170,9 @@ void writeReplacementsYaml(
       }
     }
     Out << "  - FilePath: \"" << File << "\"\n"
-       << "    Offset: " << Prefix << "\n"
-       << "    Length: " << (Before.size() - Prefix - Suffix) << "\n"
-       << "    ReplacementText: \"" << Escaped << "\"\n";
+        << "    Offset: " << Prefix << "\n"
+        << "    Length: " << (Before.size() - Prefix - Suffix) << "\n"
+        << "    ReplacementText: \"" << Escaped << "\"\n";
   }
   Out.flush();
   OS << "---\nMainSourceFile: ''\n";

@@ -297,6 +297,41 @@ occurrences(const Stream &S, const CondensedStream &Condensed,
   return Groups;
 }
 
+/// How many steps of \p S before position \p End go in direction \p Send
+/// to or from \p Peer with \p Tag: MPI matches the k-th send of a pair of
+/// processes and a tag with the k-th receive.
+size_t countBefore(const Stream &S, size_t End, bool Send, int32_t Peer,
+                   int32_t Tag) {
+  size_t N = 0;
+  for (size_t I = 0; I < End && I < S.size(); ++I)
+    N += S[I].P2P && S[I].Send == Send && S[I].Peer == Peer && S[I].Tag == Tag;
+  return N;
+}
+
+/// Whether the slave occurrence at \p SlaveStart of rank \p Slave matches,
+/// message for message, the root's occurrence at \p RootStart: the first
+/// message between them has the same number of earlier messages of its
+/// kind on both sides. Shapes alone cannot tell apart two call sites that
+/// do the same thing; message order can.
+bool alignedWithRoot(const Stream &RootS, size_t RootStart, size_t RootLen,
+                     int32_t Root, const Stream &SlaveS, size_t SlaveStart,
+                     size_t SlaveLen, int32_t Slave) {
+  for (size_t J = 0; J < SlaveLen && SlaveStart + J < SlaveS.size(); ++J) {
+    const StepEvent &X = SlaveS[SlaveStart + J];
+    if (!X.P2P || X.Peer != Root)
+      continue;
+    for (size_t I = 0; I < RootLen && RootStart + I < RootS.size(); ++I) {
+      const StepEvent &Y = RootS[RootStart + I];
+      if (!Y.P2P || Y.Peer != Slave || Y.Send == X.Send || Y.Tag != X.Tag)
+        continue;
+      return countBefore(SlaveS, SlaveStart + J, X.Send, Root, X.Tag) ==
+             countBefore(RootS, RootStart + I, Y.Send, Slave, Y.Tag);
+    }
+    return false;
+  }
+  return true; // No message with the root: nothing to align.
+}
+
 /// One rank's part of a pattern: where each occurrence starts, how long.
 struct RankPart {
   int CommRank;
@@ -505,6 +540,18 @@ private:
     const RankPart &Root = Cand.Parts[0];
     for (size_t J = 0; J < Root.Length; ++J)
       RootTags.insert(Streams[Root.CommRank][Root.Starts[0] + J].Tag);
+    // A collective written by hand sends (and receives) with one tag; a
+    // window that mixes tags mixes call sites that only look alike.
+    std::set<int32_t> SendTags, RecvTags;
+    for (size_t J = 0; J < Root.Length; ++J) {
+      const StepEvent &E = Streams[Root.CommRank][Root.Starts[0] + J];
+      (E.Send ? SendTags : RecvTags).insert(E.Tag);
+    }
+    if (SendTags.size() > 1 || RecvTags.size() > 1)
+      return false;
+    // Copies: Cand.Parts grows below, which moves what Root refers to.
+    const int RootRank = Root.CommRank;
+    const size_t RootStart = Root.Starts[0], RootLength = Root.Length;
     for (int64_t R = 0; R < P.N; ++R) {
       if (R == P.Root)
         continue;
@@ -516,14 +563,20 @@ private:
       const std::vector<size_t> *Chosen = nullptr;
       std::map<SymbolString, std::vector<size_t>> Groups =
           occurrences(Streams[R], Condensed[R], Alpha, P.N);
-      for (bool NeedTags : {true, false}) {
+      // Best: the group whose messages match the root's one for one; then
+      // one with the root's tags; then any.
+      for (int Need : {2, 1, 0}) {
         for (const auto &[Sites, Starts] : Groups) {
           if (Starts.size() != K)
             continue;
           bool TagsFit = true;
           for (size_t J = 0; J < Alpha.size(); ++J)
             TagsFit &= RootTags.count(Streams[R][Starts[0] + J].Tag) > 0;
-          if (!NeedTags || TagsFit) {
+          bool Aligned = TagsFit && alignedWithRoot(
+                                        Streams[RootRank], RootStart,
+                                        RootLength, int32_t(P.Root), Streams[R],
+                                        Starts[0], Alpha.size(), int32_t(R));
+          if (Need == 0 || (Need == 1 && TagsFit) || (Need == 2 && Aligned)) {
             Chosen = &Starts;
             break;
           }

@@ -29,30 +29,30 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/Tooling.h"
-#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/xxhash.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/xxhash.h"
 
-#include <functional>
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <set>
+#include <thread>
 
 using namespace clang;
 namespace cl = llvm::cl;
@@ -185,7 +185,8 @@ struct CheckState {
   bool Fix = false;
   /// Rewrites per file, deduplicated by their edits (a header pattern is
   /// reached from every translation unit that includes it).
-  std::map<std::string, std::vector<std::pair<std::string, tooling::AtomicChange>>>
+  std::map<std::string,
+           std::vector<std::pair<std::string, tooling::AtomicChange>>>
       Changes;
   std::set<std::string> SeenChanges;
   /// Patterns (real path:offset) some translation unit refused: a header
@@ -292,12 +293,11 @@ private:
                    const char *Default) {
       return Cli ? *Cli : File ? *File : std::string(Default);
     };
-    Settings.Checks = check::GlobList(Pick(State.Checks, Found->Checks,
-                                           "mpilift-*"));
+    Settings.Checks =
+        check::GlobList(Pick(State.Checks, Found->Checks, "mpilift-*"));
     Settings.Errors = check::GlobList(
         Pick(State.WarningsAsErrors, Found->WarningsAsErrors, ""));
-    std::string Filter =
-        Pick(State.HeaderFilter, Found->HeaderFilterRegex, "");
+    std::string Filter = Pick(State.HeaderFilter, Found->HeaderFilterRegex, "");
     if (!Filter.empty()) {
       llvm::Regex R(Filter);
       std::string Why;
@@ -308,9 +308,8 @@ private:
       }
       Settings.HeaderFilter = std::move(R);
     }
-    Settings.Options.Nonblocking =
-        Pick(State.Collectives, Found->Collectives, "blocking") ==
-        "nonblocking";
+    Settings.Options.Nonblocking = Pick(State.Collectives, Found->Collectives,
+                                        "blocking") == "nonblocking";
     Settings.FallbackCDag =
         Pick(State.Fallback, Found->Fallback, "none") == "cdag";
     Configured = true;
@@ -324,7 +323,8 @@ private:
     const SourceManager &SM = Context.getSourceManager();
     std::string MPIDir;
     clang::DeclContextLookupResult Init =
-        Context.getTranslationUnitDecl()->lookup(&Context.Idents.get("MPI_Init"));
+        Context.getTranslationUnitDecl()->lookup(
+            &Context.Idents.get("MPI_Init"));
     if (!Init.empty()) {
       PresumedLoc P =
           SM.getPresumedLoc(SM.getExpansionLoc(Init.front()->getLocation()));
@@ -338,9 +338,8 @@ private:
       if (SM.isInSystemHeader(Loc))
         return false;
       PresumedLoc P = SM.getPresumedLoc(Loc);
-      if (!P.isValid() ||
-          (!MPIDir.empty() &&
-           llvm::sys::path::parent_path(P.getFilename()) == MPIDir))
+      if (!P.isValid() || (!MPIDir.empty() && llvm::sys::path::parent_path(
+                                                  P.getFilename()) == MPIDir))
         return false;
       return !Settings.HeaderFilter ||
              Settings.HeaderFilter->match(P.getFilename());
@@ -376,8 +375,8 @@ private:
     F.Error = Settings.Errors.contains(Rule);
     F.Where = placeOf(SM, Loc);
     F.Fingerprint = fingerprint(C, Context);
-    std::string Head = patternPhrase(C) + " (" +
-                       evidenceText(C, SM, State.Evidence) + ")";
+    std::string Head =
+        patternPhrase(C) + " (" + evidenceText(C, SM, State.Evidence) + ")";
     std::optional<tooling::AtomicChange> Change;
     if (C.isSafe())
       Change = proven(Context, C, Head, F);
@@ -407,13 +406,15 @@ private:
     llvm::Expected<tooling::AtomicChange> Change =
         transform::rewriteManualCollective(C, Context, Options);
     if (!Change) {
-      F.Message = Head + "; not rewritten: " +
-                  llvm::toString(Change.takeError()) + " [" + F.Rule + "]";
+      F.Message = Head +
+                  "; not rewritten: " + llvm::toString(Change.takeError()) +
+                  " [" + F.Rule + "]";
       return std::nullopt;
     }
     F.Message =
         Head + "; replace it with " +
-        transform::collectiveFunction(C.Kind, Settings.Options.Nonblocking).str() +
+        transform::collectiveFunction(C.Kind, Settings.Options.Nonblocking)
+            .str() +
         " [" + F.Rule + "]";
     if (Settings.Options.Nonblocking && C.Wait) {
       SourceLocation WaitLoc = C.Wait->Before ? C.Wait->Before->getBeginLoc()
@@ -443,8 +444,8 @@ private:
                          analysis::checkName(R.Check).str() + ": " + R.Reason});
     std::optional<tooling::AtomicChange> Change;
     if (Settings.FallbackCDag && C.Fallback) {
-      bool Confirmed =
-          evidenceText(C, SM, State.Evidence) == "static analysis and the trace";
+      bool Confirmed = evidenceText(C, SM, State.Evidence) ==
+                       "static analysis and the trace";
       std::string Why;
       if (!C.Fallback->Blocker.empty()) {
         Why = C.Fallback->Blocker;
@@ -452,8 +453,9 @@ private:
         Why = "it needs a trace (--trace or --patterns) that shows the "
               "pattern as a collective";
       } else {
-        llvm::Expected<tooling::AtomicChange> Rewrite = transform::rewriteToCDag(
-            C, Context, &TakenNames[SM.getFileID(Loc)]);
+        llvm::Expected<tooling::AtomicChange> Rewrite =
+            transform::rewriteToCDag(C, Context,
+                                     &TakenNames[SM.getFileID(Loc)]);
         if (Rewrite)
           Change = std::move(*Rewrite);
         else
@@ -478,9 +480,9 @@ private:
     if (State.Sarif)
       return;
     DiagnosticsEngine &Diags = CI.getDiagnostics();
-    unsigned ID =
-        F.Error ? Diags.getCustomDiagID(DiagnosticsEngine::Error, "%0")
-                : Diags.getCustomDiagID(DiagnosticsEngine::Warning, "%0");
+    unsigned ID = F.Error
+                      ? Diags.getCustomDiagID(DiagnosticsEngine::Error, "%0")
+                      : Diags.getCustomDiagID(DiagnosticsEngine::Warning, "%0");
     {
       DiagnosticBuilder B = Diags.Report(Loc, ID);
       B << F.Message;
@@ -508,8 +510,7 @@ private:
   }
 
   /// Whether a NOLINT comment silences \p Rule at \p Loc.
-  bool suppressed(const SourceManager &SM, SourceLocation Loc,
-                  StringRef Rule) {
+  bool suppressed(const SourceManager &SM, SourceLocation Loc, StringRef Rule) {
     FileID File = SM.getFileID(Loc);
     auto It = Suppressions.find(File);
     if (It == Suppressions.end())
@@ -535,8 +536,8 @@ private:
     for (const tooling::Replacement &R : Change.getReplacements()) {
       SourceLocation B = Start.getLocWithOffset(R.getOffset());
       SourceLocation E = B.getLocWithOffset(R.getLength());
-      Edits.push_back({placeOf(SM, B), placeOf(SM, E),
-                       R.getReplacementText().str()});
+      Edits.push_back(
+          {placeOf(SM, B), placeOf(SM, E), R.getReplacementText().str()});
     }
     return Edits;
   }
@@ -578,8 +579,7 @@ private:
     std::string Key = File + '\0' + Change.toYAMLString();
     State.Origin.try_emplace(File, CI.getFrontendOpts().Inputs[0].getFile());
     if (State.SeenChanges.insert(Key).second)
-      State.Changes[File].push_back(
-          {siteOf(SM, Loc), std::move(Change)});
+      State.Changes[File].push_back({siteOf(SM, Loc), std::move(Change)});
   }
 
   static std::string realFileOf(const SourceManager &SM, SourceLocation Loc,
@@ -886,8 +886,8 @@ bool writeChanges(const NewContents &Contents, const CheckState &State) {
 }
 
 /// Writes \p Text to \p Path ("-": standard output).
-bool writeOutput(StringRef Path, llvm::function_ref<void(llvm::raw_ostream &)>
-                                     Write) {
+bool writeOutput(StringRef Path,
+                 llvm::function_ref<void(llvm::raw_ostream &)> Write) {
   std::error_code EC;
   llvm::ToolOutputFile Out(Path, EC, llvm::sys::fs::OF_Text);
   if (EC) {
@@ -969,8 +969,8 @@ int runCheckCommand(int Argc, const char **Argv) {
   if (!Compilations) {
     std::string Error;
     if (!BuildPath.empty())
-      Compilations =
-          tooling::CompilationDatabase::autoDetectFromDirectory(BuildPath, Error);
+      Compilations = tooling::CompilationDatabase::autoDetectFromDirectory(
+          BuildPath, Error);
     else if (!Sources.empty())
       Compilations =
           tooling::CompilationDatabase::autoDetectFromSource(Sources[0], Error);
@@ -1004,8 +1004,8 @@ int runCheckCommand(int Argc, const char **Argv) {
   CheckState State;
   State.Fix = Fix;
   State.Sarif = Format == "sarif";
-  auto Given = [](const cl::opt<std::string> &Opt)
-      -> std::optional<std::string> {
+  auto Given =
+      [](const cl::opt<std::string> &Opt) -> std::optional<std::string> {
     if (Opt.getNumOccurrences() == 0)
       return std::nullopt;
     return Opt.getValue();
@@ -1059,11 +1059,11 @@ int runCheckCommand(int Argc, const char **Argv) {
   auto Wrappers = std::make_shared<MPIWrapperFlags>();
   int ToolStatus = runUnits(*Compilations, Files, Jobs, State, Wrappers);
   // Findings in a deterministic order, whatever order the units ran in.
-  llvm::stable_sort(State.Results, [](const check::Finding &A,
-                                      const check::Finding &B) {
-    return std::tie(A.Where.File, A.Where.Line, A.Where.Column) <
-           std::tie(B.Where.File, B.Where.Line, B.Where.Column);
-  });
+  llvm::stable_sort(
+      State.Results, [](const check::Finding &A, const check::Finding &B) {
+        return std::tie(A.Where.File, A.Where.Line, A.Where.Column) <
+               std::tie(B.Where.File, B.Where.Line, B.Where.Column);
+      });
   // A unit that does not parse makes the tool fail; so does one whose
   // findings were promoted to errors, which is not bad input.
   bool ParseProblem =
@@ -1085,8 +1085,8 @@ int runCheckCommand(int Argc, const char **Argv) {
   }
   if (State.Sarif)
     OK &= writeOutput(Output, [&](llvm::raw_ostream &OS) {
-      OS << llvm::formatv("{0:2}", check::toSarif(State.Results,
-                                                  MPILIFT_VERSION))
+      OS << llvm::formatv("{0:2}",
+                          check::toSarif(State.Results, MPILIFT_VERSION))
          << "\n";
     });
   if (ParseProblem) {

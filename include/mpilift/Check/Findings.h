@@ -47,13 +47,13 @@ struct Edit {
 
 /// One finding of one rule.
 struct Finding {
-  std::string Rule; ///< "mpilift-manual-bcast".
+  std::string Rule;   ///< "mpilift-manual-bcast".
   bool Error = false; ///< Promoted by --warnings-as-errors.
   std::string Message;
   Place Where;
   std::vector<Note> Notes;
-  std::vector<Edit> Fix;     ///< Empty when there is nothing to apply.
-  std::string Fingerprint;   ///< Stable across unrelated edits of the file.
+  std::vector<Edit> Fix;   ///< Empty when there is nothing to apply.
+  std::string Fingerprint; ///< Stable across unrelated edits of the file.
 };
 
 /// What SARIF says about a rule.
