@@ -332,6 +332,66 @@ void collectLoops(const Stmt *S, SmallVectorImpl<const ForStmt *> &Out) {
     collectLoops(Child, Out);
 }
 
+/// A counted loop over peers, whatever statement spells it:
+/// `for (init; cond; inc) body`, or `init; while (cond) { ...; inc; }` (and
+/// the same with `do`), the increment being the body's last statement.
+/// Accessors are named as ForStmt's so the checks read the same.
+struct PeerLoop {
+  const Stmt *S = nullptr;
+  const Stmt *Init = nullptr;
+  const Expr *Cond = nullptr;
+  const Expr *Inc = nullptr;
+  const Stmt *Body = nullptr;
+  bool IsDo = false;
+
+  const Stmt *getInit() const { return Init; }
+  const Expr *getCond() const { return Cond; }
+  const Expr *getInc() const { return Inc; }
+  const Stmt *getBody() const { return Body; }
+  SourceLocation getBeginLoc() const { return S->getBeginLoc(); }
+};
+
+/// \p S as a peer loop: a `for`, or a `while`/`do` whose block ends with
+/// an increment and which follows the statement initializing its variable.
+std::optional<PeerLoop> asPeerLoop(const Stmt *S, ASTContext &Context) {
+  PeerLoop L;
+  L.S = S;
+  if (const auto *For = dyn_cast<ForStmt>(S)) {
+    L.Init = For->getInit();
+    L.Cond = For->getCond();
+    L.Inc = For->getInc();
+    L.Body = For->getBody();
+    return L;
+  }
+  if (const auto *While = dyn_cast<WhileStmt>(S)) {
+    L.Cond = While->getCond();
+    L.Body = While->getBody();
+  } else if (const auto *Do = dyn_cast<DoStmt>(S)) {
+    L.Cond = Do->getCond();
+    L.Body = Do->getBody();
+    L.IsDo = true;
+  } else {
+    return std::nullopt;
+  }
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(L.Body);
+  if (!Block || Block->body_empty())
+    return std::nullopt;
+  L.Inc = dyn_cast<Expr>(Block->body_back());
+  DynTypedNodeList Parents = Context.getParents(*S);
+  const auto *Outer =
+      Parents.empty() ? nullptr : Parents[0].get<CompoundStmt>();
+  if (!Outer || !L.Inc)
+    return std::nullopt;
+  const Stmt *Prev = nullptr;
+  for (const Stmt *X : Outer->body()) {
+    if (X == S)
+      break;
+    Prev = X;
+  }
+  L.Init = Prev;
+  return L;
+}
+
 /// One candidate under construction, with everything the checks need.
 class CandidateBuilder {
 public:
@@ -345,14 +405,14 @@ private:
     Result.Refusals.push_back({Check, std::move(Reason), Loc});
   }
 
-  const ForStmt *findPeerLoop(const Stmt *Branch);
-  bool matchLoopHeader(const ForStmt *Loop);
-  void checkLoopBody(const ForStmt *Loop);
+  std::optional<PeerLoop> findPeerLoop(const Stmt *Branch);
+  bool matchLoopHeader(const PeerLoop *Loop);
+  void checkLoopBody(const PeerLoop *Loop);
   const CallExpr *findPeerCall(const Stmt *Branch);
   void checkExecutedOnce(const Stmt *S, const Stmt *Branch, StringRef What);
   void checkGuard(const BinaryOperator *Cond);
-  void checkScale(const ForStmt *Loop);
-  void checkMessage(const ForStmt *Loop);
+  void checkScale(const PeerLoop *Loop);
+  void checkMessage(const PeerLoop *Loop);
   void checkArguments();
   void checkElementType(const Expr *Base, mpi::Role TypeRole);
   bool isBlockCopy(const Stmt *S, const Expr *Dest, const Expr *Source,
@@ -409,12 +469,15 @@ private:
   SmallVector<const CallExpr *, 4> PatternCalls;
 };
 
-/// The first `for` loop under \p S (not inside a nested loop) whose body
-/// holds a blocking send to or receive from the loop variable.
-const ForStmt *CandidateBuilder::findPeerLoop(const Stmt *S) {
+/// The first loop under \p S (not inside a nested loop) whose body holds
+/// a blocking send to or receive from the loop variable.
+std::optional<PeerLoop> CandidateBuilder::findPeerLoop(const Stmt *S) {
   if (!S)
-    return nullptr;
-  if (const auto *Loop = dyn_cast<ForStmt>(S)) {
+    return std::nullopt;
+  if (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S)) {
+    std::optional<PeerLoop> Loop = asPeerLoop(S, Context);
+    if (!Loop)
+      return std::nullopt;
     SmallVector<const CallExpr *, 4> Calls;
     collectCalls(Loop->getBody(), Calls);
     for (const CallExpr *Call : Calls) {
@@ -426,16 +489,17 @@ const ForStmt *CandidateBuilder::findPeerLoop(const Stmt *S) {
           (mentions(Loop->getInit(), V) || declares(Loop->getInit(), V)))
         return Loop;
     }
-    return nullptr;
+    return std::nullopt;
   }
   for (const Stmt *Child : S->children())
-    if (const ForStmt *Loop = findPeerLoop(Child))
+    if (std::optional<PeerLoop> Loop = findPeerLoop(Child))
       return Loop;
-  return nullptr;
+  return std::nullopt;
 }
 
-/// `for (i = A; i < B; i++)` with `int i = A` also accepted.
-bool CandidateBuilder::matchLoopHeader(const ForStmt *Loop) {
+/// `for (i = A; i < B; i++)` with `int i = A` also accepted, and the
+/// `while`/`do` forms.
+bool CandidateBuilder::matchLoopHeader(const PeerLoop *Loop) {
   const Stmt *Init = Loop->getInit();
   if (const auto *DS = dyn_cast_or_null<DeclStmt>(Init)) {
     if (!DS->isSingleDecl())
@@ -467,6 +531,10 @@ bool CandidateBuilder::matchLoopHeader(const ForStmt *Loop) {
                            : Loop->getBeginLoc());
     return true;
   }
+  if (Loop->IsDo)
+    refuse(SafetyCheck::ScaleIndependence,
+           "a do loop runs its body once even when there is no peer",
+           Loop->getBeginLoc());
   const Expr *Inc =
       Loop->getInc() ? Loop->getInc()->IgnoreParenImpCasts() : nullptr;
   bool StepOne = false;
@@ -485,9 +553,9 @@ bool CandidateBuilder::matchLoopHeader(const ForStmt *Loop) {
 
 /// Algorithm 1 on the loop body: no conditional except the root skip, no
 /// jump, exactly one point-to-point call (to or from the loop variable).
-void CandidateBuilder::checkLoopBody(const ForStmt *Loop) {
+void CandidateBuilder::checkLoopBody(const PeerLoop *Loop) {
   for (const Write &W : Facts.writesOf(LoopVar))
-    if (W.Where->getBeginLoc().isValid() &&
+    if (W.Where != Loop->getInc() && W.Where->getBeginLoc().isValid() &&
         Context.getSourceManager().isPointWithin(W.Where->getBeginLoc(),
                                                  Loop->getBody()->getBeginLoc(),
                                                  Loop->getBody()->getEndLoc()))
@@ -848,7 +916,7 @@ void CandidateBuilder::checkGuard(const BinaryOperator *Cond) {
 
 /// Algorithm 2: the loop visits every rank of the communicator but the
 /// root, and its bound is what MPI_Comm_size wrote.
-void CandidateBuilder::checkScale(const ForStmt *Loop) {
+void CandidateBuilder::checkScale(const PeerLoop *Loop) {
   const Expr *Comm = mpiArg(Result.RootCall, mpi::Role::Comm);
   if (!Bound)
     return;
@@ -859,7 +927,7 @@ void CandidateBuilder::checkScale(const ForStmt *Loop) {
                quoted(Comm, Context),
            Bound->getBeginLoc());
   } else {
-    checkValueFromQuery(Size, "MPI_Comm_size", Comm, Loop, F,
+    checkValueFromQuery(Size, "MPI_Comm_size", Comm, Loop->S, F,
                         SafetyCheck::ScaleIndependence, "the loop bound", 0);
   }
   std::optional<int64_t> From = constantValue(Start, Context);
@@ -930,7 +998,7 @@ const ValueDecl *CandidateBuilder::messageObject(const Expr *Buffer) {
 
 /// Algorithm 3: nothing in the collective statement may change the
 /// message; a scatter or gather addresses block `i` as `base + i*count`.
-void CandidateBuilder::checkMessage(const ForStmt *Loop) {
+void CandidateBuilder::checkMessage(const PeerLoop *Loop) {
   const ValueDecl *Base = messageObject(Result.RootBuffer);
   if (!Base)
     return;
@@ -1470,7 +1538,11 @@ bool CandidateBuilder::isOwnBlock(const Expr *E, const Expr *Base,
 /// other rank: block i of the receive array comes from rank i; what is sent
 /// is the same block (allgather) or block i of the send array (alltoall).
 std::optional<ManualCollective>
-CandidateBuilder::tryExchange(const ForStmt *Loop) {
+CandidateBuilder::tryExchange(const ForStmt *ForLoop) {
+  std::optional<PeerLoop> Wrapped = asPeerLoop(ForLoop, Context);
+  if (!Wrapped)
+    return std::nullopt;
+  const PeerLoop *Loop = &*Wrapped;
   SmallVector<const CallExpr *, 4> Calls;
   collectCalls(Loop->getBody(), Calls);
   const CallExpr *Exchange = nullptr;
@@ -1520,7 +1592,7 @@ CandidateBuilder::tryExchange(const ForStmt *Loop) {
     return std::nullopt;
   Result.Function = &F;
   Result.Kind = PerPeerSend ? ManualKind::Alltoall : ManualKind::Allgather;
-  Result.RootStmt = Loop;
+  Result.RootStmt = Loop->S;
   Result.RootCall = Exchange;
   Result.RootBuffer = RecvBase;
   Result.SendBuffer = SendBase;
@@ -1546,7 +1618,7 @@ CandidateBuilder::tryExchange(const ForStmt *Loop) {
              Y->getBeginLoc());
   }
   checkValueFromQuery(Self, "MPI_Comm_rank", mpiArg(Exchange, mpi::Role::Comm),
-                      Loop, F, SafetyCheck::ScaleIndependence,
+                      Loop->S, F, SafetyCheck::ScaleIndependence,
                       "the skipped rank", 0);
   checkLoopBody(Loop);
   checkScale(Loop);
@@ -1570,9 +1642,9 @@ CandidateBuilder::tryExchange(const ForStmt *Loop) {
     const Expr *OwnSource = Send;
     const Stmt *Before = nullptr, *After = nullptr;
     if (const auto *Block = dyn_cast_or_null<CompoundStmt>(
-            Context.getParents(*Loop).empty()
+            Context.getParents(*Loop->S).empty()
                 ? nullptr
-                : Context.getParents(*Loop)[0].get<CompoundStmt>())) {
+                : Context.getParents(*Loop->S)[0].get<CompoundStmt>())) {
       const Stmt *Prev = nullptr;
       bool Next = false;
       for (const Stmt *S : Block->body()) {
@@ -1580,7 +1652,7 @@ CandidateBuilder::tryExchange(const ForStmt *Loop) {
           After = S;
           break;
         }
-        if (S == Loop) {
+        if (S == Loop->S) {
           Before = Prev;
           Next = true;
         }
@@ -1609,7 +1681,7 @@ CandidateBuilder::tryExchange(const ForStmt *Loop) {
                  "there; the collective would write it",
              Loop->getBeginLoc());
   }
-  checkStatus(Exchange, Loop);
+  checkStatus(Exchange, Loop->S);
   checkOrder();
 
   const SourceManager &SM = Context.getSourceManager();
@@ -1645,14 +1717,15 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
       Cond->getOpcode() == BO_EQ ? If->getThen() : If->getElse();
   const Stmt *Unequal =
       Cond->getOpcode() == BO_EQ ? If->getElse() : If->getThen();
-  const ForStmt *Loop = findPeerLoop(Equal);
-  if (!Loop)
+  std::optional<PeerLoop> FoundLoop = findPeerLoop(Equal);
+  if (!FoundLoop)
     return tryChain(If, Cond, Equal, Unequal);
+  const PeerLoop *Loop = &*FoundLoop;
   RootBranch = Equal;
   PeerBranch = Unequal;
   Result.Function = &F;
   Result.Guard = If;
-  Result.RootStmt = Loop;
+  Result.RootStmt = Loop->S;
 
   SmallVector<const CallExpr *, 4> Calls;
   collectCalls(Loop->getBody(), Calls);
@@ -1725,7 +1798,7 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
     return Result;
 
   PatternCalls = {Result.RootCall, Result.PeerCall};
-  checkExecutedOnce(Loop, RootBranch, "collective statement");
+  checkExecutedOnce(Loop->S, RootBranch, "collective statement");
   checkExecutedOnce(Result.PeerCall, PeerBranch, "peer's call");
   checkLoopBody(Loop);
   checkGuard(Cond);
@@ -1734,7 +1807,7 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
   checkArguments();
   checkOrder();
   if (Result.Kind == ManualKind::Gather)
-    checkStatus(Result.RootCall, Loop);
+    checkStatus(Result.RootCall, Loop->S);
   else
     checkStatus(Result.PeerCall, nullptr);
 
