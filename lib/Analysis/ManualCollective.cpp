@@ -405,6 +405,15 @@ private:
     Result.Refusals.push_back({Check, std::move(Reason), Loc});
   }
 
+  /// The candidate, its refusals in source order.
+  ManualCollective finished() {
+    const SourceManager &SM = Context.getSourceManager();
+    llvm::stable_sort(Result.Refusals, [&](const Refusal &A, const Refusal &B) {
+      return SM.isBeforeInTranslationUnit(A.Loc, B.Loc);
+    });
+    return std::move(Result);
+  }
+
   std::optional<PeerLoop> findPeerLoop(const Stmt *Branch);
   bool matchLoopHeader(const PeerLoop *Loop);
   void checkLoopBody(const PeerLoop *Loop);
@@ -1287,11 +1296,7 @@ CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
   if (RootRecv)
     checkStatus(RootRecv, nullptr);
 
-  const SourceManager &SM = Context.getSourceManager();
-  llvm::stable_sort(Result.Refusals, [&](const Refusal &A, const Refusal &B) {
-    return SM.isBeforeInTranslationUnit(A.Loc, B.Loc);
-  });
-  return Result;
+  return finished();
 }
 
 /// No statement of \p Branch strictly between \p From and \p To may
@@ -1684,11 +1689,7 @@ CandidateBuilder::tryExchange(const ForStmt *ForLoop) {
   checkStatus(Exchange, Loop->S);
   checkOrder();
 
-  const SourceManager &SM = Context.getSourceManager();
-  llvm::stable_sort(Result.Refusals, [&](const Refusal &A, const Refusal &B) {
-    return SM.isBeforeInTranslationUnit(A.Loc, B.Loc);
-  });
-  return Result;
+  return finished();
 }
 
 /// An element of \p Base has the size of the datatype of role \p Type.
@@ -1811,11 +1812,7 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
   else
     checkStatus(Result.PeerCall, nullptr);
 
-  const SourceManager &SM = Context.getSourceManager();
-  llvm::stable_sort(Result.Refusals, [&](const Refusal &A, const Refusal &B) {
-    return SM.isBeforeInTranslationUnit(A.Loc, B.Loc);
-  });
-  return Result;
+  return finished();
 }
 
 /// Where the nonblocking form of \p C completes: after the whole pattern
