@@ -405,6 +405,11 @@ private:
     Result.Refusals.push_back({Check, std::move(Reason), Loc});
   }
 
+  bool refusedFor(SafetyCheck Check) const {
+    return llvm::any_of(Result.Refusals,
+                        [&](const Refusal &R) { return R.Check == Check; });
+  }
+
   /// The candidate, its refusals in source order.
   ManualCollective finished() {
     const SourceManager &SM = Context.getSourceManager();
@@ -1069,7 +1074,7 @@ void CandidateBuilder::checkOrder() {
   const Expr *Tag = mpiArg(Result.RootCall, mpi::Role::Tag);
   if (!Tag)
     Tag = mpiArg(Result.RootCall, mpi::Role::SendTag);
-  SmallVector<const CallExpr *, 32> Calls;
+  SmallVector<const CallExpr *, 32> Calls, Conflicts;
   collectCalls(F.getBody(), Calls);
   for (const CallExpr *Call : Calls) {
     if (llvm::is_contained(PatternCalls, Call))
@@ -1088,13 +1093,21 @@ void CandidateBuilder::checkOrder() {
         if (SameTag)
           break;
       }
-    if (!SameTag)
-      continue;
-    refuse(SafetyCheck::MessageOrder,
-           "another message on the same communicator and tag; the rewrite "
-           "could change which receive it matches",
-           Call->getBeginLoc());
+    if (SameTag)
+      Conflicts.push_back(Call);
   }
+  if (Conflicts.empty())
+    return;
+  // One note, at the first: a function full of messages would bury the
+  // other reasons.
+  std::string More = Conflicts.size() > 1
+                         ? " (and " + std::to_string(Conflicts.size() - 1) +
+                               " more in this function)"
+                         : "";
+  refuse(SafetyCheck::MessageOrder,
+         "another message on the same communicator and tag" + More +
+             "; the rewrite could change which receive it matches",
+         Conflicts.front()->getBeginLoc());
 }
 
 /// The status of a receive the rewrite removes must not be read later.
@@ -1261,7 +1274,7 @@ CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
              "the call is spelled inside a macro; rewriting it would change "
              "every use of the macro",
              Context.getSourceManager().getExpansionLoc(Call->getBeginLoc()));
-  if (!Result.Refusals.empty())
+  if (refusedFor(SafetyCheck::SourceForm))
     return Result;
 
   checkGuard(Cond);
@@ -1795,7 +1808,7 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
   if (If->getBeginLoc().isMacroID() || Loop->getBeginLoc().isMacroID())
     refuse(SafetyCheck::SourceForm, "the pattern is inside a macro expansion",
            If->getBeginLoc());
-  if (!Result.Refusals.empty())
+  if (refusedFor(SafetyCheck::SourceForm))
     return Result;
 
   PatternCalls = {Result.RootCall, Result.PeerCall};

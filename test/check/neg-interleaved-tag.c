@@ -15,6 +15,7 @@ int main(int argc, char **argv) {
     }
     // CHECK: :[[@LINE-4]]:5: warning: {{.*}}not rewritten: message-order refused [mpilift-manual-bcast]
     // CHECK: :[[@LINE-3]]:7: note: message-order: another MPI call inside the collective statement
+    // CHECK: :[[@LINE-4]]:7: note: message-order: another message on the same communicator and tag (and 1 more in this function); the rewrite could change which receive it matches
   } else {
     MPI_Recv(&header, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Recv(payload, 2, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
