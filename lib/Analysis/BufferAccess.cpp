@@ -33,19 +33,6 @@ bool isPrivateObject(const ValueDecl *D, const FunctionFacts &Facts) {
   return true;
 }
 
-bool mentionsDecl(const Stmt *S, const ValueDecl *D) {
-  if (!S)
-    return false;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-    if (Ref->getDecl() == D)
-      return true;
-  if (const auto *Member = dyn_cast<MemberExpr>(S))
-    if (Member->getMemberDecl() == D)
-      return true;
-  return llvm::any_of(
-      S->children(), [&](const Stmt *Child) { return mentionsDecl(Child, D); });
-}
-
 /// The first sub-statement of \p S matching \p Pred, in pre-order.
 template <typename Pred> const Stmt *findFirst(const Stmt *S, Pred P) {
   if (!S)
@@ -69,7 +56,7 @@ BufferAccess::BufferAccess(ArrayRef<const ValueDecl *> Buffers,
 
 std::optional<std::string> BufferAccess::mayTouch(const Stmt *S) const {
   for (const ValueDecl *D : Buffers)
-    if (D && mentionsDecl(S, D))
+    if (D && mentions(S, D))
       return "this statement uses '" + D->getNameAsString() + "'";
   if (findFirst(S, [](const Stmt *X) {
         return isa<ReturnStmt>(X) || isa<BreakStmt>(X) ||

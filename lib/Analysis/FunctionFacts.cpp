@@ -15,58 +15,6 @@ using namespace clang;
 namespace mpilift {
 namespace analysis {
 
-const mpi::FunctionInfo *mpiCallee(const CallExpr *Call) {
-  if (!Call)
-    return nullptr;
-  StringRef Name;
-  if (const FunctionDecl *Callee = Call->getDirectCallee()) {
-    if (!Callee->getIdentifier())
-      return nullptr;
-    Name = Callee->getName();
-  } else if (const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(
-                 Call->getCallee()->IgnoreParenImpCasts())) {
-    // A call in a template with dependent arguments: named, not resolved.
-    if (!Lookup->getName().isIdentifier())
-      return nullptr;
-    Name = Lookup->getName().getAsIdentifierInfo()->getName();
-  } else {
-    return nullptr;
-  }
-  if (!Name.starts_with("MPI_"))
-    return nullptr;
-  return mpi::lookup(std::string_view(Name.data(), Name.size()));
-}
-
-const Expr *mpiArg(const CallExpr *Call, mpi::Role R) {
-  const mpi::FunctionInfo *Info = mpiCallee(Call);
-  if (!Info)
-    return nullptr;
-  std::optional<unsigned> Index = Info->argIndex(R);
-  if (!Index || *Index >= Call->getNumArgs())
-    return nullptr;
-  return Call->getArg(*Index)->IgnoreParenImpCasts();
-}
-
-const VarDecl *namedVariable(const Expr *E) {
-  if (!E)
-    return nullptr;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
-    return dyn_cast<VarDecl>(Ref->getDecl());
-  return nullptr;
-}
-
-bool mentions(const Stmt *S, const VarDecl *V) {
-  if (!S)
-    return false;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-    if (Ref->getDecl() == V)
-      return true;
-  for (const Stmt *Child : S->children())
-    if (mentions(Child, V))
-      return true;
-  return false;
-}
-
 namespace {
 
 /// The nearest parent of \p E that is not a paren or an implicit cast, and

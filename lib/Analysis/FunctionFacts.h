@@ -16,7 +16,7 @@
 #ifndef MPILIFT_LIB_ANALYSIS_FUNCTIONFACTS_H
 #define MPILIFT_LIB_ANALYSIS_FUNCTIONFACTS_H
 
-#include "mpilift/MPI/Vocabulary.h"
+#include "mpilift/Analysis/MPICalls.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -96,19 +96,6 @@ private:
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionFacts>>
       Facts;
 };
-
-/// The MPI function \p Call calls, or null.
-const mpi::FunctionInfo *mpiCallee(const clang::CallExpr *Call);
-
-/// The argument of \p Call with role \p R (an MPI call), without parens and
-/// implicit casts, or null.
-const clang::Expr *mpiArg(const clang::CallExpr *Call, mpi::Role R);
-
-/// The variable \p E names (through parens and implicit casts), or null.
-const clang::VarDecl *namedVariable(const clang::Expr *E);
-
-/// Whether \p S mentions \p V.
-bool mentions(const clang::Stmt *S, const clang::VarDecl *V);
 
 } // namespace analysis
 } // namespace mpilift

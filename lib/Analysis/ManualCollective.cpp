@@ -152,13 +152,18 @@ bool isPointToPoint(const mpi::FunctionInfo &Info) {
 }
 
 /// Every call expression under \p S, in source order.
-void collectCalls(const Stmt *S, SmallVectorImpl<const CallExpr *> &Out) {
+template <typename T>
+void collectAll(const Stmt *S, SmallVectorImpl<const T *> &Out) {
   if (!S)
     return;
-  if (const auto *Call = dyn_cast<CallExpr>(S))
-    Out.push_back(Call);
+  if (const auto *Node = dyn_cast<T>(S))
+    Out.push_back(Node);
   for (const Stmt *Child : S->children())
-    collectCalls(Child, Out);
+    collectAll(Child, Out);
+}
+
+void collectCalls(const Stmt *S, SmallVectorImpl<const CallExpr *> &Out) {
+  collectAll(S, Out);
 }
 
 /// The variable at the bottom of a buffer expression: `buf`, `&buf`,
@@ -272,24 +277,10 @@ const Expr *peerBlockBase(const Expr *Buffer, const VarDecl *V,
 /// The size in bytes of the C type a predefined MPI datatype describes.
 std::optional<uint64_t> predefinedTypeSize(StringRef Name,
                                            const ASTContext &Context) {
-  CanQualType T = llvm::StringSwitch<CanQualType>(Name)
-                      .Cases("MPI_CHAR", "MPI_SIGNED_CHAR", Context.CharTy)
-                      .Cases("MPI_UNSIGNED_CHAR", "MPI_BYTE", Context.CharTy)
-                      .Case("MPI_SHORT", Context.ShortTy)
-                      .Case("MPI_UNSIGNED_SHORT", Context.UnsignedShortTy)
-                      .Case("MPI_INT", Context.IntTy)
-                      .Case("MPI_UNSIGNED", Context.UnsignedIntTy)
-                      .Case("MPI_LONG", Context.LongTy)
-                      .Case("MPI_UNSIGNED_LONG", Context.UnsignedLongTy)
-                      .Case("MPI_LONG_LONG", Context.LongLongTy)
-                      .Case("MPI_LONG_LONG_INT", Context.LongLongTy)
-                      .Case("MPI_FLOAT", Context.FloatTy)
-                      .Case("MPI_DOUBLE", Context.DoubleTy)
-                      .Case("MPI_LONG_DOUBLE", Context.LongDoubleTy)
-                      .Default(CanQualType());
-  if (T.isNull())
+  const PredefinedDatatype *D = predefinedDatatype(Name);
+  if (!D)
     return std::nullopt;
-  return Context.getTypeSizeInChars(T).getQuantity();
+  return Context.getTypeSizeInChars(Context.*(D->Type)).getQuantity();
 }
 
 /// The element type a pointer or array expression addresses.
@@ -314,22 +305,12 @@ bool isKnownNonWritingCall(const CallExpr *Call) {
 
 /// Every `if` statement of a body, in source order.
 void collectIfs(const Stmt *S, SmallVectorImpl<const IfStmt *> &Out) {
-  if (!S)
-    return;
-  if (const auto *If = dyn_cast<IfStmt>(S))
-    Out.push_back(If);
-  for (const Stmt *Child : S->children())
-    collectIfs(Child, Out);
+  collectAll(S, Out);
 }
 
 /// Every `for` statement of a body, in source order.
 void collectLoops(const Stmt *S, SmallVectorImpl<const ForStmt *> &Out) {
-  if (!S)
-    return;
-  if (const auto *Loop = dyn_cast<ForStmt>(S))
-    Out.push_back(Loop);
-  for (const Stmt *Child : S->children())
-    collectLoops(Child, Out);
+  collectAll(S, Out);
 }
 
 /// A counted loop over peers, whatever statement spells it:
@@ -403,6 +384,16 @@ public:
 private:
   void refuse(SafetyCheck Check, std::string Reason, SourceLocation Loc) {
     Result.Refusals.push_back({Check, std::move(Reason), Loc});
+  }
+
+  /// Source form: a call spelled inside a macro is not ours to rewrite.
+  void refuseCallsInMacros(ArrayRef<const CallExpr *> Calls) {
+    for (const CallExpr *Call : Calls)
+      if (Call->getBeginLoc().isMacroID())
+        refuse(SafetyCheck::SourceForm,
+               "the call is spelled inside a macro; rewriting it would change "
+               "every use of the macro",
+               Context.getSourceManager().getExpansionLoc(Call->getBeginLoc()));
   }
 
   bool refusedFor(SafetyCheck Check) const {
@@ -1268,12 +1259,7 @@ CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
     PatternCalls.push_back(RootRecv);
   chooseRoot(Cond);
 
-  for (const CallExpr *Call : PatternCalls)
-    if (Call->getBeginLoc().isMacroID())
-      refuse(SafetyCheck::SourceForm,
-             "the call is spelled inside a macro; rewriting it would change "
-             "every use of the macro",
-             Context.getSourceManager().getExpansionLoc(Call->getBeginLoc()));
+  refuseCallsInMacros(PatternCalls);
   if (refusedFor(SafetyCheck::SourceForm))
     return Result;
 
@@ -1799,12 +1785,7 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
 
   // Inside a macro the spelling of the arguments is not ours to compare or
   // rewrite; nothing else is checked.
-  for (const CallExpr *Call : {Result.RootCall, Result.PeerCall})
-    if (Call->getBeginLoc().isMacroID())
-      refuse(SafetyCheck::SourceForm,
-             "the call is spelled inside a macro; rewriting it would change "
-             "every use of the macro",
-             Context.getSourceManager().getExpansionLoc(Call->getBeginLoc()));
+  refuseCallsInMacros({Result.RootCall, Result.PeerCall});
   if (If->getBeginLoc().isMacroID() || Loop->getBeginLoc().isMacroID())
     refuse(SafetyCheck::SourceForm, "the pattern is inside a macro expansion",
            If->getBeginLoc());

@@ -6,12 +6,11 @@
 
 #include "mpilift/Transform/CollectiveRewrite.h"
 
-#include "mpilift/MPI/Vocabulary.h"
+#include "mpilift/Analysis/MPICalls.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Tooling/Transformer/SourceCode.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace clang;
@@ -30,11 +29,16 @@ struct CallTexts {
   std::string Count, Type, Root, Comm, RootBuffer, PeerBuffer;
 };
 
+/// The text of \p Call's argument of role \p R as written ("" if none).
+std::string argText(const CallExpr *Call, mpi::Role R,
+                    const ASTContext &Context) {
+  const Expr *E = analysis::mpiArgAsWritten(Call, R);
+  return E ? sourceText(E, Context) : std::string();
+}
+
 CallTexts textsOf(const ManualCollective &C, const ASTContext &Context) {
   auto Arg = [&](const CallExpr *Call, mpi::Role R) {
-    const mpi::FunctionInfo *Info =
-        mpi::lookup(Call->getDirectCallee()->getName().str());
-    return sourceText(Call->getArg(*Info->argIndex(R)), Context);
+    return argText(Call, R, Context);
   };
   if (!C.Guard) // Allgather, alltoall: one exchange call, no root.
     return {Arg(C.RootCall, mpi::Role::SendCount),
@@ -191,43 +195,20 @@ std::string freshRequestName(ManualKind Kind, StringRef Code,
   return freshName(Base, Code, Taken);
 }
 
-/// The C type a predefined datatype describes, for `sizeof`.
-std::optional<StringRef> cTypeOf(StringRef Datatype) {
-  return llvm::StringSwitch<std::optional<StringRef>>(Datatype)
-      .Case("MPI_CHAR", StringRef("char"))
-      .Case("MPI_SIGNED_CHAR", StringRef("signed char"))
-      .Cases("MPI_UNSIGNED_CHAR", "MPI_BYTE", StringRef("unsigned char"))
-      .Case("MPI_SHORT", StringRef("short"))
-      .Case("MPI_UNSIGNED_SHORT", StringRef("unsigned short"))
-      .Case("MPI_INT", StringRef("int"))
-      .Case("MPI_UNSIGNED", StringRef("unsigned"))
-      .Case("MPI_LONG", StringRef("long"))
-      .Case("MPI_UNSIGNED_LONG", StringRef("unsigned long"))
-      .Cases("MPI_LONG_LONG", "MPI_LONG_LONG_INT", StringRef("long long"))
-      .Case("MPI_FLOAT", StringRef("float"))
-      .Case("MPI_DOUBLE", StringRef("double"))
-      .Case("MPI_LONG_DOUBLE", StringRef("long double"))
-      .Default(std::nullopt);
-}
-
 /// `MPI_Send(...)`, `MPI_Recv(...)` or `MPI_Sendrecv(...)` as libcdag
 /// operations on \p Graph.
 llvm::Expected<std::string> cdagOperations(const CallExpr *Call,
                                            StringRef Graph,
                                            const ASTContext &Context) {
-  auto Arg = [&](mpi::Role R) {
-    const mpi::FunctionInfo *Info =
-        mpi::lookup(Call->getDirectCallee()->getName().str());
-    std::optional<unsigned> I = Info->argIndex(R);
-    return I ? sourceText(Call->getArg(*I), Context) : std::string();
-  };
+  auto Arg = [&](mpi::Role R) { return argText(Call, R, Context); };
   auto Bytes = [&](mpi::Role Count,
                    mpi::Role Type) -> llvm::Expected<std::string> {
     std::string TypeText = Arg(Type);
-    std::optional<StringRef> C = cTypeOf(TypeText);
-    if (!C)
+    const analysis::PredefinedDatatype *D =
+        analysis::predefinedDatatype(TypeText);
+    if (!D)
       return llvm::createStringError("no C type for the datatype " + TypeText);
-    return "(size_t)(" + Arg(Count) + ") * sizeof(" + C->str() + ")";
+    return "(size_t)(" + Arg(Count) + ") * sizeof(" + D->CType.str() + ")";
   };
   StringRef Name = Call->getDirectCallee()->getName();
   if (Name == "MPI_Recv") {
@@ -399,10 +380,7 @@ rewriteToCDag(const ManualCollective &C, ASTContext &Context,
   std::string Graph = freshName("cdag_graph", Code, TakenNames);
   std::string Status = freshName("cdag_status", Code, TakenNames);
   const CallExpr *First = C.RootCall;
-  std::string Comm = sourceText(
-      First->getArg(*mpi::lookup(First->getDirectCallee()->getName().str())
-                         ->argIndex(mpi::Role::Comm)),
-      Context);
+  std::string Comm = argText(First, mpi::Role::Comm, Context);
 
   // The key: what the graph was built for, on this rank.
   std::string Values;

@@ -1,0 +1,57 @@
+//===- MPICalls.h - MPI calls in the AST ------------------------*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The MPI vocabulary applied to Clang's AST: which MPI function a call
+/// is, its argument of a role, and the predefined datatypes with their C
+/// types. Shared by the analyses and the rewrites, so no one indexes MPI
+/// arguments by position or keeps its own datatype table.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_ANALYSIS_MPICALLS_H
+#define MPILIFT_ANALYSIS_MPICALLS_H
+
+#include "mpilift/MPI/Vocabulary.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace mpilift {
+namespace analysis {
+
+/// The MPI function \p Call calls (also by name in a template with
+/// dependent arguments), or null.
+const mpi::FunctionInfo *mpiCallee(const clang::CallExpr *Call);
+
+/// The argument of \p Call with role \p R, as written, or null.
+const clang::Expr *mpiArgAsWritten(const clang::CallExpr *Call, mpi::Role R);
+
+/// The same without parens and implicit casts, for the analyses.
+const clang::Expr *mpiArg(const clang::CallExpr *Call, mpi::Role R);
+
+/// The variable \p E names (through parens and implicit casts), or null.
+const clang::VarDecl *namedVariable(const clang::Expr *E);
+
+/// Whether \p S refers to \p D: by name, or as a member through `this`.
+bool mentions(const clang::Stmt *S, const clang::ValueDecl *D);
+
+/// A predefined MPI datatype and the C type it describes.
+struct PredefinedDatatype {
+  llvm::StringRef MPIName; ///< "MPI_INT".
+  llvm::StringRef CType;   ///< "int", for `sizeof` in generated code.
+  clang::CanQualType clang::ASTContext::*Type; ///< &ASTContext::IntTy.
+};
+
+/// The entry for the datatype spelled \p Name, or null for a derived or
+/// unknown one.
+const PredefinedDatatype *predefinedDatatype(llvm::StringRef Name);
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_ANALYSIS_MPICALLS_H

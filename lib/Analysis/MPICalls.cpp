@@ -1,0 +1,101 @@
+//===- MPICalls.cpp - MPI calls in the AST --------------------------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mpilift/Analysis/MPICalls.h"
+
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+const mpi::FunctionInfo *mpiCallee(const CallExpr *Call) {
+  if (!Call)
+    return nullptr;
+  StringRef Name;
+  if (const FunctionDecl *Callee = Call->getDirectCallee()) {
+    if (!Callee->getIdentifier())
+      return nullptr;
+    Name = Callee->getName();
+  } else if (const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(
+                 Call->getCallee()->IgnoreParenImpCasts())) {
+    // A call in a template with dependent arguments: named, not resolved.
+    if (!Lookup->getName().isIdentifier())
+      return nullptr;
+    Name = Lookup->getName().getAsIdentifierInfo()->getName();
+  } else {
+    return nullptr;
+  }
+  if (!Name.starts_with("MPI_"))
+    return nullptr;
+  return mpi::lookup(std::string_view(Name.data(), Name.size()));
+}
+
+const Expr *mpiArgAsWritten(const CallExpr *Call, mpi::Role R) {
+  const mpi::FunctionInfo *Info = mpiCallee(Call);
+  if (!Info)
+    return nullptr;
+  std::optional<unsigned> Index = Info->argIndex(R);
+  if (!Index || *Index >= Call->getNumArgs())
+    return nullptr;
+  return Call->getArg(*Index);
+}
+
+const Expr *mpiArg(const CallExpr *Call, mpi::Role R) {
+  const Expr *E = mpiArgAsWritten(Call, R);
+  return E ? E->IgnoreParenImpCasts() : nullptr;
+}
+
+const VarDecl *namedVariable(const Expr *E) {
+  if (!E)
+    return nullptr;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+    return dyn_cast<VarDecl>(Ref->getDecl());
+  return nullptr;
+}
+
+bool mentions(const Stmt *S, const ValueDecl *D) {
+  if (!S)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (Ref->getDecl() == D)
+      return true;
+  if (const auto *Member = dyn_cast<MemberExpr>(S))
+    if (Member->getMemberDecl() == D)
+      return true;
+  for (const Stmt *Child : S->children())
+    if (mentions(Child, D))
+      return true;
+  return false;
+}
+
+const PredefinedDatatype *predefinedDatatype(StringRef Name) {
+  static const PredefinedDatatype Table[] = {
+      {"MPI_CHAR", "char", &ASTContext::CharTy},
+      {"MPI_SIGNED_CHAR", "signed char", &ASTContext::SignedCharTy},
+      {"MPI_UNSIGNED_CHAR", "unsigned char", &ASTContext::UnsignedCharTy},
+      {"MPI_BYTE", "unsigned char", &ASTContext::UnsignedCharTy},
+      {"MPI_SHORT", "short", &ASTContext::ShortTy},
+      {"MPI_UNSIGNED_SHORT", "unsigned short", &ASTContext::UnsignedShortTy},
+      {"MPI_INT", "int", &ASTContext::IntTy},
+      {"MPI_UNSIGNED", "unsigned", &ASTContext::UnsignedIntTy},
+      {"MPI_LONG", "long", &ASTContext::LongTy},
+      {"MPI_UNSIGNED_LONG", "unsigned long", &ASTContext::UnsignedLongTy},
+      {"MPI_LONG_LONG", "long long", &ASTContext::LongLongTy},
+      {"MPI_LONG_LONG_INT", "long long", &ASTContext::LongLongTy},
+      {"MPI_FLOAT", "float", &ASTContext::FloatTy},
+      {"MPI_DOUBLE", "double", &ASTContext::DoubleTy},
+      {"MPI_LONG_DOUBLE", "long double", &ASTContext::LongDoubleTy},
+  };
+  for (const PredefinedDatatype &D : Table)
+    if (D.MPIName == Name)
+      return &D;
+  return nullptr;
+}
+
+} // namespace analysis
+} // namespace mpilift
