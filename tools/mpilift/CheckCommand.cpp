@@ -207,19 +207,34 @@ struct CheckState {
   std::map<std::string, std::string> Origin;
 };
 
-std::string evidenceText(const analysis::ManualCollective &C,
-                         const SourceManager &SM, const TraceEvidence &E) {
+/// What supports a finding.
+enum class Support { Static, StaticAndTrace, TraceMissesIt };
+
+Support supportOf(const analysis::ManualCollective &C, const SourceManager &SM,
+                  const TraceEvidence &E) {
   if (!E.Present)
-    return "static analysis";
+    return Support::Static;
   for (const CallExpr *Call : {C.RootCall, C.PeerCall}) {
     if (!Call)
       continue;
     PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Call->getBeginLoc()));
     if (P.isValid() &&
         E.covers(P.getFilename(), P.getLine(), C.Function->getName()))
-      return "static analysis and the trace";
+      return Support::StaticAndTrace;
   }
-  return "static analysis; the trace does not show it";
+  return Support::TraceMissesIt;
+}
+
+const char *supportText(Support S) {
+  switch (S) {
+  case Support::Static:
+    return "static analysis";
+  case Support::StaticAndTrace:
+    return "static analysis and the trace";
+  case Support::TraceMissesIt:
+    return "static analysis; the trace does not show it";
+  }
+  llvm_unreachable("unknown support");
 }
 
 /// "loop of point-to-point sends implements a broadcast", ...
@@ -375,13 +390,13 @@ private:
     F.Error = Settings.Errors.contains(Rule);
     F.Where = placeOf(SM, Loc);
     F.Fingerprint = fingerprint(C, Context);
-    std::string Head =
-        patternPhrase(C) + " (" + evidenceText(C, SM, State.Evidence) + ")";
+    Support Evidence = supportOf(C, SM, State.Evidence);
+    std::string Head = patternPhrase(C) + " (" + supportText(Evidence) + ")";
     std::optional<tooling::AtomicChange> Change;
     if (C.isSafe())
       Change = proven(Context, C, Head, F);
     else
-      Change = refused(Context, C, Head, F);
+      Change = refused(Context, C, Head, Evidence, F);
     if (Change)
       F.Fix = editsOf(*Change, SM, Loc);
     emit(F, Change ? &*Change : nullptr, SM, Loc);
@@ -429,23 +444,24 @@ private:
   /// --fallback cdag the libcdag rewrite where it is possible.
   std::optional<tooling::AtomicChange>
   refused(ASTContext &Context, const analysis::ManualCollective &C,
-          const std::string &Head, check::Finding &F) {
+          const std::string &Head, Support Evidence, check::Finding &F) {
     const SourceManager &SM = Context.getSourceManager();
     SourceLocation Loc = SM.getExpansionLoc(C.RootStmt->getBeginLoc());
+    SmallVector<analysis::SafetyCheck, 4> Refusing;
     std::string Checks;
     for (const analysis::Refusal &R : C.Refusals) {
-      StringRef Name = analysis::checkName(R.Check);
-      if (StringRef(Checks).contains(Name))
+      if (llvm::is_contained(Refusing, R.Check))
         continue;
-      Checks += (Checks.empty() ? "" : ", ") + Name.str();
+      Refusing.push_back(R.Check);
+      Checks +=
+          (Checks.empty() ? "" : ", ") + analysis::checkName(R.Check).str();
     }
     for (const analysis::Refusal &R : C.Refusals)
       F.Notes.push_back({placeOf(SM, SM.getExpansionLoc(R.Loc)),
                          analysis::checkName(R.Check).str() + ": " + R.Reason});
     std::optional<tooling::AtomicChange> Change;
     if (Settings.FallbackCDag && C.Fallback) {
-      bool Confirmed = evidenceText(C, SM, State.Evidence) ==
-                       "static analysis and the trace";
+      bool Confirmed = Evidence == Support::StaticAndTrace;
       std::string Why;
       if (!C.Fallback->Blocker.empty()) {
         Why = C.Fallback->Blocker;
