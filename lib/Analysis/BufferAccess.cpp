@@ -18,8 +18,17 @@ namespace analysis {
 
 namespace {
 
-/// A local object that only MPI calls ever see the address of.
-bool isPrivateObject(const ValueDecl *D, const FunctionFacts &Facts) {
+bool isTrusted(const CallExpr *Call, ArrayRef<const FunctionDecl *> Trusted) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  return Callee && llvm::any_of(Trusted, [&](const FunctionDecl *T) {
+           return T->getCanonicalDecl() == Callee->getCanonicalDecl();
+         });
+}
+
+/// A local object that only MPI calls (and \p Trusted functions, which
+/// give it to nothing else) ever see the address of.
+bool isPrivateObject(const ValueDecl *D, const FunctionFacts &Facts,
+                     ArrayRef<const FunctionDecl *> Trusted) {
   const auto *V = dyn_cast<VarDecl>(D);
   if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
       V->getType()->isPointerType() || V->getType()->isReferenceType())
@@ -27,31 +36,21 @@ bool isPrivateObject(const ValueDecl *D, const FunctionFacts &Facts) {
   for (const Write &W : Facts.writesOf(V)) {
     if (W.Kind == WriteKind::Escape)
       return false;
-    if (W.Kind == WriteKind::AddressPass && !mpiCallee(W.Call))
+    if (W.Kind == WriteKind::AddressPass && !mpiCallee(W.Call) &&
+        !isTrusted(W.Call, Trusted))
       return false;
   }
   return true;
 }
 
-/// The first sub-statement of \p S matching \p Pred, in pre-order.
-template <typename Pred> const Stmt *findFirst(const Stmt *S, Pred P) {
-  if (!S)
-    return nullptr;
-  if (P(S))
-    return S;
-  for (const Stmt *Child : S->children())
-    if (const Stmt *Found = findFirst(Child, P))
-      return Found;
-  return nullptr;
-}
-
 } // namespace
 
 BufferAccess::BufferAccess(ArrayRef<const ValueDecl *> Buffers,
-                           const FunctionFacts &Facts, ASTContext &Context)
+                           const FunctionFacts &Facts, ASTContext &Context,
+                           ArrayRef<const FunctionDecl *> Trusted)
     : Buffers(Buffers.begin(), Buffers.end()), Context(Context) {
   for (const ValueDecl *D : Buffers)
-    Private &= D && isPrivateObject(D, Facts);
+    Private &= D && isPrivateObject(D, Facts, Trusted);
 }
 
 std::optional<std::string> BufferAccess::mayTouch(const Stmt *S) const {

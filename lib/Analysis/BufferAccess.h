@@ -35,8 +35,11 @@ namespace analysis {
 /// their reachability.
 class BufferAccess {
 public:
+  /// \p Trusted functions receive a buffer's address but hand it to
+  /// nothing but MPI calls, so passing it to them keeps it private.
   BufferAccess(llvm::ArrayRef<const clang::ValueDecl *> Buffers,
-               const FunctionFacts &Facts, clang::ASTContext &Context);
+               const FunctionFacts &Facts, clang::ASTContext &Context,
+               llvm::ArrayRef<const clang::FunctionDecl *> Trusted = {});
 
   /// Why \p S may touch one of the buffers or must not be crossed by a wait
   /// (it leaves the block, or calls MPI); nothing when it provably does not.

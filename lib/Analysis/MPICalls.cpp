@@ -97,5 +97,49 @@ const PredefinedDatatype *predefinedDatatype(StringRef Name) {
   return nullptr;
 }
 
+/// The variable at the bottom of a buffer expression: `buf`, `&buf`,
+/// `&buf[k]`, `buf + k`, `s.field`, `v.data()`, `&v[0]`, casts; a field
+/// when the object is a member reached through `this`.
+const ValueDecl *bufferBase(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return dyn_cast<VarDecl>(Ref->getDecl());
+    if (const auto *Op = dyn_cast<UnaryOperator>(E)) {
+      E = Op->getSubExpr();
+      continue;
+    }
+    if (const auto *Op = dyn_cast<BinaryOperator>(E)) {
+      if (!Op->isAdditiveOp())
+        return nullptr;
+      E = Op->getLHS()->getType()->isPointerType() ? Op->getLHS()
+                                                   : Op->getRHS();
+      continue;
+    }
+    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = Sub->getBase();
+      continue;
+    }
+    if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+      if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+        return Member->getMemberDecl();
+      E = Member->getBase();
+      continue;
+    }
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+      E = Call->getImplicitObjectArgument();
+      continue;
+    }
+    if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(E)) {
+      if (Call->getOperator() != OO_Subscript || Call->getNumArgs() < 1)
+        return nullptr;
+      E = Call->getArg(0);
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
 } // namespace analysis
 } // namespace mpilift

@@ -18,6 +18,7 @@
 
 #include "BufferAccess.h"
 #include "FunctionFacts.h"
+#include "Polling.h"
 #include "RankArithmetic.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -50,6 +51,8 @@ StringRef checkName(SafetyCheck Check) {
     return "status-use";
   case SafetyCheck::SourceForm:
     return "source-form";
+  case SafetyCheck::PollingLoop:
+    return "polling-loop";
   }
   llvm_unreachable("unknown safety check");
 }
@@ -134,6 +137,11 @@ bool isRecv(const CallExpr *Call) {
   return Info && Info->Id == mpi::FunctionId::Recv;
 }
 
+bool isProbe(const CallExpr *Call) {
+  const mpi::FunctionInfo *Info = mpiCallee(Call);
+  return Info && Info->Id == mpi::FunctionId::Iprobe;
+}
+
 bool isPointToPoint(const mpi::FunctionInfo &Info) {
   switch (Info.TheFamily) {
   case mpi::Family::BlockingSend:
@@ -164,50 +172,6 @@ void collectAll(const Stmt *S, SmallVectorImpl<const T *> &Out) {
 
 void collectCalls(const Stmt *S, SmallVectorImpl<const CallExpr *> &Out) {
   collectAll(S, Out);
-}
-
-/// The variable at the bottom of a buffer expression: `buf`, `&buf`,
-/// `&buf[k]`, `buf + k`, `s.field`, `v.data()`, `&v[0]`, casts; a field
-/// when the object is a member reached through `this`.
-const ValueDecl *bufferBase(const Expr *E) {
-  while (E) {
-    E = E->IgnoreParenCasts();
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-      return dyn_cast<VarDecl>(Ref->getDecl());
-    if (const auto *Op = dyn_cast<UnaryOperator>(E)) {
-      E = Op->getSubExpr();
-      continue;
-    }
-    if (const auto *Op = dyn_cast<BinaryOperator>(E)) {
-      if (!Op->isAdditiveOp())
-        return nullptr;
-      E = Op->getLHS()->getType()->isPointerType() ? Op->getLHS()
-                                                   : Op->getRHS();
-      continue;
-    }
-    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E)) {
-      E = Sub->getBase();
-      continue;
-    }
-    if (const auto *Member = dyn_cast<MemberExpr>(E)) {
-      if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
-        return Member->getMemberDecl();
-      E = Member->getBase();
-      continue;
-    }
-    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
-      E = Call->getImplicitObjectArgument();
-      continue;
-    }
-    if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(E)) {
-      if (Call->getOperator() != OO_Subscript || Call->getNumArgs() < 1)
-        return nullptr;
-      E = Call->getArg(0);
-      continue;
-    }
-    return nullptr;
-  }
-  return nullptr;
 }
 
 /// Whether \p S is a declaration statement that declares \p V.
@@ -436,6 +400,9 @@ private:
   std::optional<ManualCollective> tryChain(const IfStmt *If,
                                            const BinaryOperator *Cond,
                                            const Stmt *Root, const Stmt *Peer);
+  std::optional<PollingForm>
+  pollingForm(const CallExpr *Probe, const CallExpr *Recv, const Stmt *Peer);
+  void checkPolling();
   void checkStatementsBetween(const Stmt *Branch, const Stmt *From,
                               const Stmt *To, const ValueDecl *Base);
   void checkChainScale(const Expr *RootCond, const CallExpr *RootRecv,
@@ -1219,6 +1186,13 @@ CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
   };
   SmallVector<const CallExpr *, 4> RootCalls = PointToPoint(Root);
   SmallVector<const CallExpr *, 4> PeerCalls = PointToPoint(Peer);
+  // Listing 7: the other branch probes first and receives only when the
+  // message is there.
+  const CallExpr *Probe = nullptr;
+  if (PeerCalls.size() == 3 && isProbe(PeerCalls[0])) {
+    Probe = PeerCalls[0];
+    PeerCalls.erase(PeerCalls.begin());
+  }
   if (RootCalls.empty() || RootCalls.size() > 2 || PeerCalls.size() != 2 ||
       !isBlockingSend(RootCalls[0]) ||
       (RootCalls.size() == 2 && !isRecv(RootCalls[1])) ||
@@ -1227,11 +1201,21 @@ CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
   const CallExpr *RootSend = RootCalls[0];
   const CallExpr *RootRecv = RootCalls.size() == 2 ? RootCalls[1] : nullptr;
   const CallExpr *PeerRecv = PeerCalls[0], *Forward = PeerCalls[1];
+  // Where the receive and the forwarding send are: the branch, or the
+  // probe's `if` in it.
+  const Stmt *Receiving = Peer;
+  if (Probe) {
+    std::optional<PollingForm> Form = pollingForm(Probe, PeerRecv, Peer);
+    if (!Form)
+      return std::nullopt;
+    Receiving = Form->Arrived->getThen();
+    Result.Polling = Form;
+  }
   auto RootSide = guardedSend(RootSend, Root);
-  auto ForwardSide = guardedSend(Forward, Peer);
+  auto ForwardSide = guardedSend(Forward, Receiving);
   if (!RootSide || !ForwardSide)
     return std::nullopt;
-  const Stmt *RecvStmt = statementOf(PeerRecv, Peer);
+  const Stmt *RecvStmt = statementOf(PeerRecv, Receiving);
   const Stmt *RootRecvStmt = RootRecv ? statementOf(RootRecv, Root) : nullptr;
   auto IsCallStatement = [](const Stmt *S, const CallExpr *Call) {
     const auto *E = dyn_cast_or_null<Expr>(S);
@@ -1257,6 +1241,10 @@ CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
   PatternCalls = {RootSend, PeerRecv, Forward};
   if (RootRecv)
     PatternCalls.push_back(RootRecv);
+  if (Probe) {
+    PatternCalls.push_back(Probe);
+    Result.Removed.push_back(RecvStmt);
+  }
   chooseRoot(Cond);
 
   refuseCallsInMacros(PatternCalls);
@@ -1277,7 +1265,7 @@ CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
                quoted(PeerBuffer, Context),
            Forwarded->getBeginLoc());
   if (const ValueDecl *Base = messageObject(PeerBuffer))
-    checkStatementsBetween(Peer, RecvStmt, ForwardSide->first, Base);
+    checkStatementsBetween(Receiving, RecvStmt, ForwardSide->first, Base);
   if (RootRecv) {
     const Expr *Back = mpiArg(RootRecv, mpi::Role::RecvBuffer);
     if (!sameSpelling(Back, Result.RootBuffer, Context))
@@ -1294,8 +1282,87 @@ CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
   checkStatus(PeerRecv, nullptr);
   if (RootRecv)
     checkStatus(RootRecv, nullptr);
+  if (Probe)
+    checkPolling();
 
   return finished();
+}
+
+/// Listing 7's shape: the probe is a statement of the branch, directly
+/// followed by `if (flag)` (or `flag != 0`) whose block starts with the
+/// receive; the flag is a local whose address only the probe gets.
+std::optional<PollingForm> CandidateBuilder::pollingForm(const CallExpr *Probe,
+                                                         const CallExpr *Recv,
+                                                         const Stmt *Peer) {
+  const auto *Block = dyn_cast<CompoundStmt>(Peer);
+  const Stmt *ProbeStmt = statementOf(Probe, Peer);
+  const auto *ProbeExpr = dyn_cast_or_null<Expr>(ProbeStmt);
+  if (!Block || !ProbeExpr || ProbeExpr->IgnoreParenCasts() != Probe)
+    return std::nullopt;
+  const auto *Next = llvm::find(Block->body(), ProbeStmt) + 1;
+  const auto *Arrived =
+      Next == Block->body_end() ? nullptr : dyn_cast<IfStmt>(*Next);
+  if (!Arrived || Arrived->getInit() || Arrived->getConditionVariable())
+    return std::nullopt;
+  const auto *Addr =
+      dyn_cast_or_null<UnaryOperator>(mpiArg(Probe, mpi::Role::Flag));
+  const VarDecl *FlagVar = Addr && Addr->getOpcode() == UO_AddrOf
+                               ? namedVariable(Addr->getSubExpr())
+                               : nullptr;
+  if (!FlagVar)
+    return std::nullopt;
+  const Expr *Cond = Arrived->getCond()->IgnoreParenImpCasts();
+  if (const auto *Op = dyn_cast<BinaryOperator>(Cond)) {
+    auto IsZero = [&](const Expr *E) {
+      std::optional<int64_t> V = constantValue(E, Context);
+      return V && *V == 0;
+    };
+    if (Op->getOpcode() != BO_NE)
+      return std::nullopt;
+    if (isVariable(Op->getLHS(), FlagVar) && IsZero(Op->getRHS()))
+      Cond = Op->getLHS();
+    else if (isVariable(Op->getRHS(), FlagVar) && IsZero(Op->getLHS()))
+      Cond = Op->getRHS();
+  }
+  const auto *Then = dyn_cast<CompoundStmt>(Arrived->getThen());
+  if (!isVariable(Cond, FlagVar) || !Then || Then->body_empty())
+    return std::nullopt;
+  const auto *First = dyn_cast<Expr>(Then->body_front());
+  if (!First || First->IgnoreParenCasts() != Recv)
+    return std::nullopt;
+  PollingForm Form;
+  Form.Probe = Probe;
+  Form.ProbeStmt = ProbeStmt;
+  Form.Arrived = Arrived;
+  return Form;
+}
+
+/// The probe asks for the message the branch receives, its flag means
+/// nothing but "it is there", and every caller polls until it is
+/// (Polling.h).
+void CandidateBuilder::checkPolling() {
+  const CallExpr *Probe = Result.Polling->Probe;
+  const CallExpr *Recv = Result.PeerCall;
+  for (mpi::Role R : {mpi::Role::Source, mpi::Role::Tag, mpi::Role::Comm}) {
+    const Expr *Asked = mpiArg(Probe, R), *Received = mpiArg(Recv, R);
+    if (!Asked || !Received || !sameSpelling(Asked, Received, Context))
+      refuse(SafetyCheck::MatchingArguments,
+             "the probe asks for " + quoted(Asked, Context) +
+                 " where the receive takes " + quoted(Received, Context),
+             Asked ? Asked->getBeginLoc() : Probe->getBeginLoc());
+  }
+  const auto *Addr = cast<UnaryOperator>(mpiArg(Probe, mpi::Role::Flag));
+  const VarDecl *FlagVar = namedVariable(Addr->getSubExpr());
+  if (!FlagVar->hasLocalStorage() || isa<ParmVarDecl>(FlagVar) ||
+      Facts.referencesOf(FlagVar).size() != 2)
+    refuse(SafetyCheck::PollingLoop,
+           "the probe's flag '" + FlagVar->getNameAsString() +
+               "' is used elsewhere; MPI_Test would set it at other moments "
+               "than the probe did",
+           Addr->getBeginLoc());
+  checkStatus(Probe, nullptr);
+  for (Refusal &R : checkPollingCallers(Result, TU))
+    Result.Refusals.push_back(std::move(R));
 }
 
 /// No statement of \p Branch strictly between \p From and \p To may

@@ -8,6 +8,7 @@
 
 #include "mpilift/Analysis/MPICalls.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Tooling/Transformer/SourceCode.h"
@@ -260,6 +261,51 @@ std::pair<SourceLocation, std::string> lineStart(SourceLocation Loc,
           Code.substr(Begin, Text - Begin).str()};
 }
 
+/// Listing 7 in MPI 3: one MPI_Ibcast per broadcast, in a request that
+/// outlives the calls of the polling function. The root completes it at
+/// once, as its send did; the others start it at their first probe and
+/// test it at each, so the branch that received now runs when it is over.
+llvm::Expected<tooling::AtomicChange>
+rewritePolling(const ManualCollective &C, ASTContext &Context,
+               const RewriteOptions &Options) {
+  const SourceManager &SM = Context.getSourceManager();
+  tooling::AtomicChange Change(SM, C.RootStmt->getBeginLoc());
+  CallTexts Texts = textsOf(C, Context);
+  std::string Request =
+      freshName("bcast_request",
+                SM.getBufferData(
+                    SM.getFileID(SM.getExpansionLoc(C.Guard->getBeginLoc()))),
+                Options.TakenNames);
+  auto [GuardLine, Indent] = lineStart(C.Guard->getBeginLoc(), SM);
+  if (llvm::Error E = Change.insert(SM, GuardLine,
+                                    Indent + "static MPI_Request " + Request +
+                                        " = MPI_REQUEST_NULL;\n"))
+    return std::move(E);
+  auto [RootCall, PeerCall] = collectiveCalls(C, Texts);
+  std::string Root = nonblockingForm(RootCall, Request) + ";\nMPI_Wait(&" +
+                     Request + ", MPI_STATUS_IGNORE);";
+  DynTypedNodeList Parents = Context.getParents(*C.RootStmt);
+  if (Parents.empty() || !Parents[0].get<CompoundStmt>())
+    Root = "{\n" + Root + "\n}";
+  if (llvm::Error E = Change.replace(
+          SM, tooling::getExtendedRange(*C.RootStmt, tok::semi, Context), Root))
+    return std::move(E);
+  std::string Start = "if (" + Request + " == MPI_REQUEST_NULL)\n" +
+                      nonblockingForm(PeerCall, Request) + ";\nMPI_Test(&" +
+                      Request + ", " +
+                      argText(C.Polling->Probe, mpi::Role::Flag, Context) +
+                      ", MPI_STATUS_IGNORE);";
+  if (llvm::Error E = Change.replace(
+          SM,
+          tooling::getExtendedRange(*C.Polling->ProbeStmt, tok::semi, Context),
+          Start))
+    return std::move(E);
+  for (const Stmt *S : C.Removed)
+    if (llvm::Error E = Change.replace(SM, wholeLines(*S, Context), ""))
+      return std::move(E);
+  return Change;
+}
+
 } // namespace
 
 StringRef collectiveFunction(ManualKind Kind, bool Nonblocking) {
@@ -282,6 +328,8 @@ llvm::Expected<tooling::AtomicChange>
 rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
                         const RewriteOptions &Options) {
   assert(C.isSafe() && "rewriting a collective that failed a safety check");
+  if (C.Polling)
+    return rewritePolling(C, Context, Options);
   const SourceManager &SM = Context.getSourceManager();
   tooling::AtomicChange Change(SM, C.RootStmt->getBeginLoc());
   CallTexts Texts = textsOf(C, Context);

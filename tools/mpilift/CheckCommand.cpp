@@ -254,6 +254,8 @@ std::string patternPhrase(const analysis::ManualCollective &C) {
     Shape = "chain of point-to-point messages";
     break;
   }
+  if (C.Polling)
+    Shape = "polling " + Shape;
   StringRef Noun = analysis::collectiveNoun(C.Kind);
   return Shape +
          (Noun.starts_with("a") ? " implements an " : " implements a ") +
@@ -426,12 +428,14 @@ private:
                   " [" + F.Rule + "]";
       return std::nullopt;
     }
-    F.Message =
-        Head + "; replace it with " +
-        transform::collectiveFunction(C.Kind, Settings.Options.Nonblocking)
-            .str() +
-        " [" + F.Rule + "]";
-    if (Settings.Options.Nonblocking && C.Wait) {
+    // A polling broadcast keeps its overlap only as a nonblocking one.
+    F.Message = Head + "; replace it with " +
+                (C.Polling ? std::string("MPI_Ibcast polled by MPI_Test")
+                           : transform::collectiveFunction(
+                                 C.Kind, Settings.Options.Nonblocking)
+                                 .str()) +
+                " [" + F.Rule + "]";
+    if (Settings.Options.Nonblocking && C.Wait && !C.Polling) {
       SourceLocation WaitLoc = C.Wait->Before ? C.Wait->Before->getBeginLoc()
                                               : C.Wait->Block->getRBracLoc();
       F.Notes.push_back({placeOf(SM, SM.getExpansionLoc(WaitLoc)),

@@ -41,6 +41,7 @@ int MPI_Comm_rank(MPI_Comm, int *);
 int MPI_Comm_size(MPI_Comm, int *);
 int MPI_Send(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 int MPI_Recv(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+int MPI_Iprobe(int, int, MPI_Comm, int *, MPI_Status *);
 int MPI_Sendrecv(const void *, int, MPI_Datatype, int, int, void *, int,
                  MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
 void compute(void);
@@ -302,6 +303,89 @@ void f(void) {
   EXPECT_EQ(C.Wait->Reason,
             "this call may reach the buffer, which is not a private local "
             "object");
+}
+
+// Listing 7, HPL's polling chain broadcast, with the caller's loop. As
+// printed, the function stores HPL_SUCCESS after the if/else whatever the
+// probe said, so the loop would stop before the message is there: refused.
+// With the "keep testing" path returning early it is proven.
+const char *const Listing7 = R"(
+enum { HPL_KEEP_TESTING = 1, HPL_SUCCESS = 0 };
+static int HPL_bcast_test(int *buf, int count, int root, int *IFLAG) {
+  int rank, size, go;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int next_task = (rank + 1) % size, recv_task = (rank + size - 1) % size;
+  if (rank == root) {
+    ROOT_GUARD MPI_Send(buf, count, MPI_INT, next_task, 7, MPI_COMM_WORLD);
+  } else {
+    MPI_Iprobe(recv_task, 7, MPI_COMM_WORLD, &go, MPI_STATUS_IGNORE);
+    if (go != 0) {
+      MPI_Recv(buf, count, MPI_INT, recv_task, 7, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      if (next_task != root)
+        MPI_Send(buf, count, MPI_INT, next_task, 7, MPI_COMM_WORLD);
+    } else { *IFLAG = HPL_KEEP_TESTING; KEEP_GOING } }
+  *IFLAG = HPL_SUCCESS; return (*IFLAG); }
+void HPL_bcast(int *panel) {
+  int buf[16], test = HPL_KEEP_TESTING;
+  while (test == HPL_KEEP_TESTING) {
+    compute();
+    (void)HPL_bcast_test(buf, 16, 0, &test);
+  }
+  panel[0] = buf[0];
+}
+)";
+
+/// Listing 7 with \p KeepGoing after the "keep testing" store and
+/// \p RootGuard before the root's send.
+std::string listing7(const char *KeepGoing, const char *RootGuard) {
+  std::string Code = Listing7;
+  Code.replace(Code.find("KEEP_GOING"), 10, KeepGoing);
+  Code.replace(Code.find("ROOT_GUARD"), 10, RootGuard);
+  return Code;
+}
+
+// As printed, the listing also sends to itself when it runs alone (HPL
+// does not call it then), like Listing 2's ring.
+TEST(ManualCollectiveTest, Listing7AsPrintedStopsPollingTooEarly) {
+  Analysed A = analyse(listing7("", ""), "HPL_bcast_test");
+  ASSERT_EQ(A.Found.size(), 1u);
+  const ManualCollective &C = A.Found[0];
+  ASSERT_TRUE(C.Polling.has_value());
+  ASSERT_EQ(C.Refusals.size(), 2u) << reasons(C);
+  EXPECT_EQ(C.Refusals[0].Check, SafetyCheck::ScaleIndependence);
+  EXPECT_EQ(C.Refusals[0].Reason,
+            "at 1 process with root 0, rank 0 receives 0 messages but is "
+            "sent 1");
+  EXPECT_EQ(C.Refusals[1].Check, SafetyCheck::PollingLoop);
+  EXPECT_NE(C.Refusals[1].Reason.find("reports 0 while waiting, 0 once it "
+                                      "has arrived and 0 on the root"),
+            std::string::npos)
+      << reasons(C);
+}
+
+TEST(ManualCollectiveTest, Listing7WithItsEarlyReturnIsSafe) {
+  Analysed A =
+      analyse(listing7("return *IFLAG;", "if (size > 1)"), "HPL_bcast_test");
+  ASSERT_EQ(A.Found.size(), 1u);
+  const ManualCollective &C = A.Found[0];
+  ASSERT_TRUE(C.Polling.has_value());
+  EXPECT_TRUE(C.isSafe()) << reasons(C);
+  EXPECT_EQ(C.Polling->Probe->getDirectCallee()->getName(), "MPI_Iprobe");
+  // The receive goes with the forwarding send.
+  EXPECT_EQ(C.Removed.size(), 2u);
+}
+
+// The caller reads the buffer between two probes: refused.
+TEST(ManualCollectiveTest, Listing7CallerTouchingTheBufferIsRefused) {
+  std::string Code = listing7("return *IFLAG;", "if (size > 1)");
+  Code.replace(Code.find("compute();"), 10, "panel[1] += buf[1];");
+  Analysed A = analyse(Code, "HPL_bcast_test");
+  ASSERT_EQ(A.Found.size(), 1u);
+  const ManualCollective &C = A.Found[0];
+  EXPECT_TRUE(refusedBy(C, SafetyCheck::MessageIntegrity)) << reasons(C);
+  EXPECT_FALSE(refusedBy(C, SafetyCheck::PollingLoop)) << reasons(C);
 }
 
 } // namespace

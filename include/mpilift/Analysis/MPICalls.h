@@ -40,6 +40,12 @@ const clang::VarDecl *namedVariable(const clang::Expr *E);
 /// Whether \p S refers to \p D: by name, or as a member through `this`.
 bool mentions(const clang::Stmt *S, const clang::ValueDecl *D);
 
+/// The variable at the bottom of a buffer expression: `buf`, `&buf`,
+/// `&buf[k]`, `buf + k`, `s.field`, `v.data()`, `&v[0]`, casts; a field
+/// when the object is a member reached through `this`. Null when the
+/// expression is anything else.
+const clang::ValueDecl *bufferBase(const clang::Expr *E);
+
 /// A predefined MPI datatype and the C type it describes.
 struct PredefinedDatatype {
   llvm::StringRef MPIName; ///< "MPI_INT".

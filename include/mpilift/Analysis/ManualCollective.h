@@ -58,6 +58,7 @@ enum class SafetyCheck {
   MessageOrder,      ///< No other message the rewrite would reorder.
   StatusUse,         ///< The receive status is not read afterwards.
   SourceForm,        ///< Macros and other spellings we cannot rewrite.
+  PollingLoop, ///< Listing 7: every caller polls until the message is there.
 };
 
 /// "input-independence", "scale-independence", ...
@@ -102,6 +103,19 @@ struct CDagFallback {
   std::vector<FallbackKey> Key;
 };
 
+/// Listing 7's polling form of a ring or chain broadcast: the receiving
+/// branch probes with MPI_Iprobe and receives (and forwards) only when the
+/// message is there; otherwise it returns, and its caller computes and
+/// calls again. The rewrite keeps the polling: one MPI_Ibcast per
+/// broadcast, started by the first probe and tested by each.
+struct PollingForm {
+  const clang::CallExpr *Probe = nullptr; ///< The MPI_Iprobe call.
+  const clang::Stmt *ProbeStmt = nullptr; ///< Its statement.
+  /// `if (flag)`: the then-branch receives, the else-branch (if any) is
+  /// the not-yet path.
+  const clang::IfStmt *Arrived = nullptr;
+};
+
 /// One hand-written collective found in a function body.
 struct ManualCollective {
   ManualKind Kind = ManualKind::Bcast;
@@ -139,6 +153,8 @@ struct ManualCollective {
   /// The statement the rewrite puts in place (the guard, or the exchange
   /// loop): a nonblocking form declares its request before it.
   const clang::Stmt *PatternStmt = nullptr;
+  /// Set for Listing 7's polling ring or chain.
+  std::optional<PollingForm> Polling;
   /// Set for patterns refused by nothing but input or scale independence.
   std::optional<CDagFallback> Fallback;
   /// Every reason not to rewrite, in source order; empty when safe.
