@@ -9,6 +9,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
@@ -25,38 +26,191 @@ bool isTrusted(const CallExpr *Call, ArrayRef<const FunctionDecl *> Trusted) {
          });
 }
 
-/// A local object that only MPI calls (and \p Trusted functions, which
-/// give it to nothing else) ever see the address of.
-bool isPrivateObject(const ValueDecl *D, const FunctionFacts &Facts,
-                     ArrayRef<const FunctionDecl *> Trusted) {
-  const auto *V = dyn_cast<VarDecl>(D);
-  if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
-      V->getType()->isPointerType() || V->getType()->isReferenceType())
-    return false;
-  for (const Write &W : Facts.writesOf(V)) {
-    if (W.Kind == WriteKind::Escape)
+/// Whether the use \p Ref of a buffer only reads it: its value is loaded,
+/// or its address goes where nothing writes through it (a `const`
+/// parameter, the send buffer of an MPI call). Anything else, including an
+/// address stored or passed on, counts as a write.
+bool isReadOnlyUse(const Expr *Ref, ASTContext &Context) {
+  const Expr *E = Ref;
+  while (true) {
+    DynTypedNodeList Parents = Context.getParents(*E);
+    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (!Parent)
       return false;
-    if (W.Kind == WriteKind::AddressPass && !mpiCallee(W.Call) &&
-        !isTrusted(W.Call, Trusted))
+    if (const auto *Cast = dyn_cast<ImplicitCastExpr>(Parent)) {
+      // A loaded pointer still leads to the buffer; a loaded value does not.
+      if (Cast->getCastKind() == CK_LValueToRValue &&
+          !Cast->getType()->isPointerType())
+        return true;
+      E = Cast;
+      continue;
+    }
+    if (isa<ParenExpr>(Parent) || isa<CStyleCastExpr>(Parent) ||
+        isa<MemberExpr>(Parent)) {
+      E = cast<Expr>(Parent);
+      continue;
+    }
+    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(Parent)) {
+      if (Sub->getIdx() == E)
+        return true;
+      E = Sub;
+      continue;
+    }
+    if (const auto *Op = dyn_cast<UnaryOperator>(Parent)) {
+      if (Op->isIncrementDecrementOp())
+        return false;
+      if (Op->getOpcode() == UO_Deref || Op->getOpcode() == UO_AddrOf) {
+        E = Op;
+        continue;
+      }
+      return true; // -x, !x, ~x read.
+    }
+    if (const auto *Op = dyn_cast<BinaryOperator>(Parent)) {
+      if (Op->isAssignmentOp())
+        return Op->getRHS() == E && !E->getType()->isPointerType();
+      if (Op->isAdditiveOp() && E->getType()->isPointerType()) {
+        E = Op;
+        continue;
+      }
+      return true; // Comparisons and arithmetic on values read.
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
+      if (!E->getType()->isPointerType())
+        return true; // Passed by value.
+      if (mpiCallee(Call))
+        return mpiArg(Call, mpi::Role::SendBuffer) == E->IgnoreParenImpCasts();
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      for (unsigned I = 0; Callee && I < Call->getNumArgs(); ++I)
+        if (Call->getArg(I) == E && I < Callee->getNumParams()) {
+          QualType T = Callee->getParamDecl(I)->getType();
+          return T->isPointerType() && T->getPointeeType().isConstQualified();
+        }
+      return false;
+    }
+    return false;
+  }
+}
+
+/// Whether \p Call gives \p V's address only to parameters its body
+/// reads through and keeps nowhere (a `const T *` the callee only loads
+/// from), so \p V stays as private as it was.
+bool onlyReadsThrough(const CallExpr *Call, const VarDecl *V,
+                      ASTContext &Context) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || !Callee->hasBody(Definition))
+    return false;
+  for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+    if (!mentions(Call->getArg(I), V))
+      continue;
+    if (I >= Definition->getNumParams())
+      return false; // Variadic: nothing says what happens to it.
+    const ParmVarDecl *P = Definition->getParamDecl(I);
+    QualType T = P->getType();
+    if (!T->isPointerType() || !T->getPointeeType().isConstQualified())
+      return false;
+    const Stmt *Escape = findFirst(Definition->getBody(), [&](const Stmt *X) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(X);
+      return Ref && Ref->getDecl() == P && !isReadOnlyUse(Ref, Context);
+    });
+    if (Escape)
       return false;
   }
   return true;
+}
+
+/// Whether \p D is a local object whose address the function can follow:
+/// not a parameter, a global, a pointer (unless the variable itself is what
+/// matters) or a reference.
+bool isLocalObject(const ValueDecl *D, bool VariableItself) {
+  const auto *V = dyn_cast_or_null<VarDecl>(D);
+  return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+         (!V->getType()->isPointerType() || VariableItself) &&
+         !V->getType()->isReferenceType();
+}
+
+/// The statements where the address of the local object \p V goes
+/// somewhere the analysis cannot follow: stored, or given to a function
+/// other than MPI, a \p Trusted one, or one that only reads through it.
+void escapesOf(const VarDecl *V, const FunctionFacts &Facts,
+               ArrayRef<const FunctionDecl *> Trusted, ASTContext &Context,
+               SmallVectorImpl<const Stmt *> &Out) {
+  for (const Write &W : Facts.writesOf(V)) {
+    bool Escapes =
+        W.Kind == WriteKind::Escape ||
+        (W.Kind == WriteKind::AddressPass && !mpiCallee(W.Call) &&
+         !isTrusted(W.Call, Trusted) && !onlyReadsThrough(W.Call, V, Context));
+    if (Escapes)
+      Out.push_back(W.Where);
+  }
 }
 
 } // namespace
 
 BufferAccess::BufferAccess(ArrayRef<const ValueDecl *> Buffers,
                            const FunctionFacts &Facts, ASTContext &Context,
-                           ArrayRef<const FunctionDecl *> Trusted)
-    : Buffers(Buffers.begin(), Buffers.end()), Context(Context) {
-  for (const ValueDecl *D : Buffers)
-    Private &= D && isPrivateObject(D, Facts, Trusted);
+                           ArrayRef<const FunctionDecl *> Trusted,
+                           AccessRules Rules)
+    : Buffers(Buffers.begin(), Buffers.end()), Context(Context), Rules(Rules) {
+  for (const ValueDecl *D : Buffers) {
+    if (!isLocalObject(D, Rules.VariablesThemselves)) {
+      Local = false;
+      continue;
+    }
+    escapesOf(cast<VarDecl>(D), Facts, Trusted, Context, Escapes);
+  }
+}
+
+/// Why \p S may touch a buffer by naming it; a read does not count under
+/// AccessRules::WritesOnly.
+std::optional<std::string> BufferAccess::mention(const Stmt *S) const {
+  for (const ValueDecl *D : Buffers) {
+    if (!D || !mentions(S, D))
+      continue;
+    if (!Rules.WritesOnly)
+      return "this statement uses '" + D->getNameAsString() + "'";
+    const Stmt *Write = findFirst(S, [&](const Stmt *X) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(X);
+      const auto *Member = dyn_cast<MemberExpr>(X);
+      bool Names = (Ref && Ref->getDecl() == D) ||
+                   (Member && Member->getMemberDecl() == D);
+      return Names && !isReadOnlyUse(cast<Expr>(X), Context);
+    });
+    if (Write)
+      return "this statement may write '" + D->getNameAsString() + "'";
+  }
+  return std::nullopt;
+}
+
+/// Before its address first escapes, nothing but MPI can reach a local
+/// object: \p S is before every escape and shares no loop with one (a loop
+/// would bring a later escape round to it).
+bool BufferAccess::isPrivateAt(const Stmt *S) const {
+  if (!Local)
+    return false;
+  const SourceManager &SM = Context.getSourceManager();
+  auto Within = [&](const Stmt *Inner, const Stmt *Outer) {
+    return SM.isPointWithin(Inner->getBeginLoc(), Outer->getBeginLoc(),
+                            Outer->getEndLoc());
+  };
+  for (const Stmt *Escape : Escapes) {
+    if (!SM.isBeforeInTranslationUnit(S->getEndLoc(), Escape->getBeginLoc()))
+      return false;
+    for (const Stmt *Up = Escape; Up;) {
+      DynTypedNodeList Parents = Context.getParents(*Up);
+      Up = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+      bool IsLoop = Up && (isa<ForStmt>(Up) || isa<WhileStmt>(Up) ||
+                           isa<DoStmt>(Up) || isa<CXXForRangeStmt>(Up));
+      if (IsLoop && Within(S, Up))
+        return false;
+    }
+  }
+  return true;
 }
 
 std::optional<std::string> BufferAccess::mayTouch(const Stmt *S) const {
-  for (const ValueDecl *D : Buffers)
-    if (D && mentions(S, D))
-      return "this statement uses '" + D->getNameAsString() + "'";
+  if (std::optional<std::string> Why = mention(S))
+    return Why;
   if (findFirst(S, [](const Stmt *X) {
         return isa<ReturnStmt>(X) || isa<BreakStmt>(X) ||
                isa<ContinueStmt>(X) || isa<GotoStmt>(X) ||
@@ -64,12 +218,14 @@ std::optional<std::string> BufferAccess::mayTouch(const Stmt *S) const {
                isa<CXXThrowExpr>(X) || isa<CXXTryStmt>(X);
       }))
     return std::string("this statement may leave the block");
-  if (findFirst(S, [](const Stmt *X) {
+  if (findFirst(S, [&](const Stmt *X) {
         const auto *Call = dyn_cast<CallExpr>(X);
-        return Call && mpiCallee(Call);
+        const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
+        return Info &&
+               (!Rules.CrossMPICalls || Info->Id == mpi::FunctionId::Finalize);
       }))
     return std::string("this statement calls MPI");
-  if (Private)
+  if (isPrivateAt(S))
     return std::nullopt;
   if (findFirst(S, [](const Stmt *X) {
         return isa<CallExpr>(X) || isa<CXXConstructExpr>(X) ||

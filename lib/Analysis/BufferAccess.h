@@ -10,9 +10,11 @@
 /// statement may read or write a message buffer, directly, through a pointer
 /// that may alias it, or through a call; and how far a wait can sink.
 ///
-/// Conservative: a buffer is "private" only when it is a local object whose
-/// address never leaves MPI calls; otherwise every pointer access and every
-/// call may reach it.
+/// Conservative: a buffer is "private" at a statement when it is a local
+/// object whose address has not yet gone anywhere but MPI calls and
+/// functions that only read through it (and will not come round to the
+/// statement in a loop); otherwise every pointer access and every call may
+/// reach it.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +33,19 @@
 namespace mpilift {
 namespace analysis {
 
+/// What counts as touching the buffers.
+struct AccessRules {
+  /// Only writes matter: the buffer of a pending send may be read.
+  bool WritesOnly = false;
+  /// MPI calls that do not name the buffers may be crossed (point-to-point
+  /// overlap: moving a wait later cannot change which messages match).
+  /// MPI_Finalize never is.
+  bool CrossMPICalls = false;
+  /// The variables themselves are what matters (a request, a status), not
+  /// what a pointer-typed one points to.
+  bool VariablesThemselves = false;
+};
+
 /// The buffers of one communication, and what the function tells about
 /// their reachability.
 class BufferAccess {
@@ -39,7 +54,8 @@ public:
   /// nothing but MPI calls, so passing it to them keeps it private.
   BufferAccess(llvm::ArrayRef<const clang::ValueDecl *> Buffers,
                const FunctionFacts &Facts, clang::ASTContext &Context,
-               llvm::ArrayRef<const clang::FunctionDecl *> Trusted = {});
+               llvm::ArrayRef<const clang::FunctionDecl *> Trusted = {},
+               AccessRules Rules = {});
 
   /// Why \p S may touch one of the buffers or must not be crossed by a wait
   /// (it leaves the block, or calls MPI); nothing when it provably does not.
@@ -51,9 +67,17 @@ public:
   std::optional<WaitPoint> sinkAfter(const clang::Stmt *Pattern) const;
 
 private:
+  std::optional<std::string> mention(const clang::Stmt *S) const;
+
   llvm::SmallVector<const clang::ValueDecl *, 2> Buffers;
   clang::ASTContext &Context;
-  bool Private = true;
+  AccessRules Rules;
+  bool isPrivateAt(const clang::Stmt *S) const;
+
+  /// Every buffer is a local object the function can follow, and where
+  /// their addresses escape.
+  bool Local = true;
+  llvm::SmallVector<const clang::Stmt *, 4> Escapes;
 };
 
 } // namespace analysis

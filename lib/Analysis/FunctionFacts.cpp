@@ -95,7 +95,7 @@ private:
       DynTypedNodeList Up = Context.getParents(*Cast);
       const auto *Sub = Up.empty() ? nullptr : Up[0].get<ArraySubscriptExpr>();
       if (Sub && Sub->getBase()->IgnoreParens() == Cast) {
-        Writes[V].push_back({WriteKind::Element, Sub});
+        elementUse(V, Sub);
         return;
       }
       addressUse(V, Cast);
@@ -125,13 +125,14 @@ private:
       // (C++) may keep its address.
       DynTypedNodeList Up = Context.getParents(*Member);
       bool Called = !Up.empty() && Up[0].get<CXXMemberCallExpr>();
-      Writes[V].push_back(
-          {Member->isArrow() || Called ? WriteKind::Escape : WriteKind::Element,
-           Parent});
+      if (Member->isArrow() || Called)
+        Writes[V].push_back({WriteKind::Escape, Parent});
+      else
+        elementUse(V, Member);
       return;
     }
-    if (isa<ArraySubscriptExpr>(Parent)) {
-      Writes[V].push_back({WriteKind::Element, Parent});
+    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(Parent)) {
+      elementUse(V, Sub);
       return;
     }
     if (isa<CallExpr>(Parent) || isa<CXXConstructExpr>(Parent) ||
@@ -145,6 +146,69 @@ private:
     }
     if (Ref->isLValue() && !isa<DeclStmt>(Parent))
       Writes[V].push_back({WriteKind::Escape, Parent});
+  }
+
+  /// A part of \p V (`v[i]`, `v.f`, nested): used in place it is an
+  /// element; its address taken (`&v[i]`, a decaying sub-array) it is an
+  /// address use of \p V; bound to a reference it escapes.
+  void elementUse(const VarDecl *V, const Expr *Element) {
+    const Expr *E = Element;
+    while (true) {
+      auto [Parent, Child] = meaningfulParent(Context, E);
+      if (!Parent) {
+        DynTypedNodeList Parents = Context.getParents(*Child);
+        const auto *Decl =
+            Parents.empty() ? nullptr : Parents[0].get<VarDecl>();
+        Writes[V].push_back({Decl && Decl->getType()->isReferenceType()
+                                 ? WriteKind::Escape
+                                 : WriteKind::Element,
+                             Element});
+        return;
+      }
+      if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(Parent)) {
+        if (Sub->getBase()->IgnoreParenImpCasts() !=
+            Child->IgnoreParenImpCasts())
+          break; // E is the index: a read.
+        E = Sub;
+        continue;
+      }
+      if (const auto *Member = dyn_cast<MemberExpr>(Parent)) {
+        if (Member->isArrow())
+          break;
+        E = Member;
+        continue;
+      }
+      if (const auto *Cast = dyn_cast<ImplicitCastExpr>(Parent)) {
+        if (Cast->getCastKind() == CK_ArrayToPointerDecay) {
+          // A sub-array: indexed, it is an element; otherwise its address.
+          DynTypedNodeList Up = Context.getParents(*Cast);
+          const auto *Sub =
+              Up.empty() ? nullptr : Up[0].get<ArraySubscriptExpr>();
+          if (Sub && Sub->getBase()->IgnoreParens() == Cast) {
+            E = Sub;
+            continue;
+          }
+          addressUse(V, Cast);
+          return;
+        }
+        break;
+      }
+      if (const auto *Op = dyn_cast<UnaryOperator>(Parent))
+        if (Op->getOpcode() == UO_AddrOf) {
+          addressUse(V, Op);
+          return;
+        }
+      if (isa<CXXMemberCallExpr>(Parent) || isa<CXXConstructExpr>(Parent)) {
+        Writes[V].push_back({WriteKind::Escape, Parent});
+        return;
+      }
+      if (isa<CallExpr>(Parent) && Child->isLValue()) {
+        addressUse(V, Child); // Bound to a reference parameter.
+        return;
+      }
+      break;
+    }
+    Writes[V].push_back({WriteKind::Element, Element});
   }
 
   void addressUse(const VarDecl *V, const Expr *Address) {

@@ -28,6 +28,14 @@ llvm::ArrayRef<RuleInfo> allRules() {
       {"mpilift-manual-alltoall",
        "a loop of point-to-point exchanges that implements an alltoall",
        "docs/checks/mpilift-manual-alltoall.md"},
+      {"mpilift-split-send",
+       "a blocking send whose wait can move past independent statements",
+       "docs/checks/mpilift-split-send.md"},
+      {"mpilift-split-recv",
+       "a blocking receive whose wait can move past independent statements",
+       "docs/checks/mpilift-split-recv.md"},
+      {"mpilift-sink-wait", "a wait that can move past independent statements",
+       "docs/checks/mpilift-sink-wait.md"},
   };
   return Rules;
 }
@@ -73,7 +81,9 @@ llvm::json::Value toSarif(llvm::ArrayRef<Finding> Findings,
   for (const Finding &F : Findings) {
     llvm::json::Object Result{
         {"ruleId", F.Rule},
-        {"level", F.Error ? "error" : "warning"},
+        {"level", F.Error    ? "error"
+                  : F.Remark ? "note"
+                             : "warning"},
         {"message", llvm::json::Object{{"text", F.Message}}},
         {"locations", llvm::json::Array{llvm::json::Object{
                           {"physicalLocation", physical(F.Where)}}}},

@@ -15,11 +15,14 @@
 #include "Commands.h"
 
 #include "mpilift/Analysis/ManualCollective.h"
+#include "mpilift/Analysis/Overlap.h"
 #include "mpilift/Check/Config.h"
 #include "mpilift/Check/Findings.h"
 #include "mpilift/Check/GlobList.h"
 #include "mpilift/Check/Suppression.h"
+#include "mpilift/Trace/Symbolizer.h"
 #include "mpilift/Transform/CollectiveRewrite.h"
+#include "mpilift/Transform/OverlapRewrite.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -61,6 +64,11 @@ namespace mpilift {
 
 namespace {
 
+/// The rules that run when neither --checks nor .mpilift.yaml says: the
+/// collective rules. The overlap rules change where programs block, which
+/// pays only sometimes (docs/performance.md), so they run when named.
+constexpr const char *DefaultChecks = "mpilift-manual-*";
+
 /// Call sites of the patterns a trace shows, as (real path, line), and as
 /// (file name, line, function) for sources checked somewhere else than
 /// where the traced binary was built (a copy, another checkout).
@@ -79,6 +87,92 @@ struct TraceEvidence {
                         Function.str()}) != 0;
   }
 };
+
+/// How long the traced run spent in each blocking send, receive and wait,
+/// by call site: what the overlap rules could win there.
+struct BlockedTime {
+  struct Total {
+    uint64_t Nanoseconds = 0;
+    unsigned Calls = 0;
+  };
+  bool Present = false;
+  std::map<std::pair<std::string, unsigned>, Total> ByPlace;
+  std::map<std::tuple<std::string, unsigned, std::string>, Total> ByName;
+
+  /// The total at a call on \p Line of \p File (or of a file with the
+  /// same name in the same function, for a copied tree); null if none.
+  const Total *at(StringRef File, unsigned Line, StringRef Function) const {
+    llvm::SmallString<256> Real;
+    if (llvm::sys::fs::real_path(File, Real))
+      Real = File;
+    auto It = ByPlace.find({std::string(Real), Line});
+    if (It != ByPlace.end())
+      return &It->second;
+    auto Named = ByName.find(
+        {llvm::sys::path::filename(File).str(), Line, Function.str()});
+    return Named == ByName.end() ? nullptr : &Named->second;
+  }
+};
+
+/// Whether \p Checks enables one of the overlap rules.
+bool anyOverlapRule(const check::GlobList &Checks) {
+  for (analysis::OverlapRule R :
+       {analysis::OverlapRule::SplitSend, analysis::OverlapRule::SplitRecv,
+        analysis::OverlapRule::SinkWait})
+    if (Checks.contains(analysis::overlapRuleId(R)))
+      return true;
+  return false;
+}
+
+/// Whether \p Id blocks until its message or request is done.
+bool isBlockingCompletion(mpi::FunctionId Id) {
+  switch (Id) {
+  case mpi::FunctionId::Send:
+  case mpi::FunctionId::Ssend:
+  case mpi::FunctionId::Bsend:
+  case mpi::FunctionId::Rsend:
+  case mpi::FunctionId::Recv:
+  case mpi::FunctionId::Wait:
+  case mpi::FunctionId::Waitall:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Sums, over every rank, the time of the calls the overlap rules look at.
+BlockedTime blockedTimeOf(const trace::Trace &T) {
+  BlockedTime Out;
+  Out.Present = true;
+  std::map<uint32_t, BlockedTime::Total> BySite;
+  for (const trace::RankTrace &R : T.Ranks)
+    for (const trace::Event &E : R.Events)
+      if (E.Site != trace::NoSite && isBlockingCompletion(E.Function) &&
+          E.End >= E.Begin) {
+        BlockedTime::Total &Sum = BySite[E.Site];
+        Sum.Nanoseconds += E.End - E.Begin;
+        ++Sum.Calls;
+      }
+  trace::Symbolizer Symbols(T);
+  for (const auto &[Site, Sum] : BySite) {
+    llvm::Expected<trace::SourceLocation> Where = Symbols.symbolize(Site);
+    if (!Where) {
+      llvm::consumeError(Where.takeError());
+      continue;
+    }
+    llvm::SmallString<256> Real;
+    if (llvm::sys::fs::real_path(Where->File, Real))
+      Real = Where->File;
+    auto Add = [&](BlockedTime::Total &Into) {
+      Into.Nanoseconds += Sum.Nanoseconds;
+      Into.Calls += Sum.Calls;
+    };
+    Add(Out.ByPlace[{std::string(Real), Where->Line}]);
+    Add(Out.ByName[{llvm::sys::path::filename(Where->File).str(), Where->Line,
+                    Where->Function}]);
+  }
+  return Out;
+}
 
 /// Reads the call sites of every pattern in a detect JSON document.
 llvm::Error addPatternSites(const llvm::json::Value &Doc, StringRef Origin,
@@ -182,6 +276,10 @@ struct CheckState {
   /// Held while a translation unit is analysed (--jobs parses in parallel).
   std::mutex Mutex;
   TraceEvidence Evidence;
+  BlockedTime Blocked;
+  /// The overlap rules' options (command line only).
+  transform::OverlapOptions Overlap;
+  double OverlapThresholdMs = 1.0;
   bool Fix = false;
   /// Rewrites per file, deduplicated by their edits (a header pattern is
   /// reached from every translation unit that includes it).
@@ -284,13 +382,19 @@ public:
     for (const FunctionDecl *F : Functions)
       for (const analysis::ManualCollective &C : Finder.find(*F))
         report(Context, C);
+    if (!anyOverlapRule(Settings.Checks))
+      return;
+    analysis::OverlapFinder Overlaps(Context);
+    for (const FunctionDecl *F : Functions)
+      for (const analysis::OverlapSite &S : Overlaps.find(*F))
+        reportOverlap(Context, S);
   }
 
 private:
   /// The settings of this translation unit: the command line over the
   /// nearest .mpilift.yaml over the defaults.
   struct UnitSettings {
-    check::GlobList Checks{"mpilift-*"};
+    check::GlobList Checks{"mpilift-manual-*"};
     check::GlobList Errors{""};
     std::optional<llvm::Regex> HeaderFilter;
     transform::RewriteOptions Options;
@@ -311,7 +415,7 @@ private:
       return Cli ? *Cli : File ? *File : std::string(Default);
     };
     Settings.Checks =
-        check::GlobList(Pick(State.Checks, Found->Checks, "mpilift-*"));
+        check::GlobList(Pick(State.Checks, Found->Checks, DefaultChecks));
     Settings.Errors = check::GlobList(
         Pick(State.WarningsAsErrors, Found->WarningsAsErrors, ""));
     std::string Filter = Pick(State.HeaderFilter, Found->HeaderFilterRegex, "");
@@ -399,6 +503,92 @@ private:
       Change = proven(Context, C, Head, F);
     else
       Change = refused(Context, C, Head, Evidence, F);
+    if (Change)
+      F.Fix = editsOf(*Change, SM, Loc);
+    emit(F, Change ? &*Change : nullptr, SM, Loc);
+    if (Change) {
+      ++State.Rewritable;
+      keepChange(std::move(*Change), SM, Loc);
+    } else {
+      State.RefusedSites.insert(siteOf(SM, Loc));
+    }
+    State.AnyError |= F.Error;
+    State.Results.push_back(std::move(F));
+  }
+
+  /// An overlap site: what the wait can cross, the rewrite, and what the
+  /// trace says about the time blocked there.
+  void reportOverlap(ASTContext &Context, const analysis::OverlapSite &S) {
+    const SourceManager &SM = Context.getSourceManager();
+    std::string Rule = analysis::overlapRuleId(S.Rule).str();
+    if (!Settings.Checks.contains(Rule))
+      return;
+    SourceLocation Loc = SM.getExpansionLoc(S.Call->getBeginLoc());
+    if (suppressed(SM, Loc, Rule)) {
+      ++State.Suppressed;
+      return;
+    }
+    ++State.Findings;
+    check::Finding F;
+    F.Rule = Rule;
+    F.Error = Settings.Errors.contains(Rule);
+    F.Where = placeOf(SM, Loc);
+    F.Fingerprint = fingerprintOf(Rule, *S.Function, S.CallStmt, Context);
+    std::string Name = S.Call->getDirectCallee()->getName().str();
+    std::string Head =
+        S.Rule == analysis::OverlapRule::SinkWait ? Name : "blocking " + Name;
+    std::string Timing, TraceRefuses;
+    if (State.Blocked.Present) {
+      PresumedLoc P = SM.getPresumedLoc(Loc);
+      const BlockedTime::Total *T =
+          P.isValid() ? State.Blocked.at(P.getFilename(), P.getLine(),
+                                         S.Function->getName())
+                      : nullptr;
+      if (!T) {
+        TraceRefuses = "the trace does not show this call";
+      } else {
+        double Ms = T->Nanoseconds / 1e6;
+        Timing = llvm::formatv(" (the trace: {0:f3} ms blocked in {1} call{2})",
+                               Ms, T->Calls, T->Calls == 1 ? "" : "s");
+        if (Ms < State.OverlapThresholdMs)
+          TraceRefuses = llvm::formatv("the trace shows less than "
+                                       "--overlap-threshold-ms={0} blocked "
+                                       "here",
+                                       State.OverlapThresholdMs);
+      }
+    }
+    std::optional<tooling::AtomicChange> Change;
+    if (!S.canTransform()) {
+      F.Remark = true;
+      F.Error = false;
+      F.Message = Head + Timing + ": nothing to overlap [" + Rule + "]";
+      F.Notes.push_back(
+          {placeOf(SM, SM.getExpansionLoc(S.RefusedLoc)), S.Refused});
+    } else {
+      std::string Crossed = std::to_string(S.Crossed) + " statement" +
+                            (S.Crossed == 1 ? "" : "s");
+      std::string What =
+          S.Rule == analysis::OverlapRule::SinkWait
+              ? " can move past the next " + Crossed
+              : " can overlap the next " + Crossed + "; split it into " +
+                    transform::nonblockingName(Name).str() + " and MPI_Wait";
+      F.Message = Head + What + Timing;
+      if (TraceRefuses.empty()) {
+        transform::OverlapOptions Options = State.Overlap;
+        Options.TakenNames = &TakenNames[SM.getFileID(Loc)];
+        llvm::Expected<tooling::AtomicChange> Made =
+            transform::rewriteOverlap(S, Context, Options);
+        if (Made)
+          Change = std::move(*Made);
+        else
+          F.Message += "; not rewritten: " + llvm::toString(Made.takeError());
+      } else {
+        F.Message += "; not rewritten: " + TraceRefuses;
+      }
+      F.Message += " [" + Rule + "]";
+      F.Notes.push_back({placeOf(SM, SM.getExpansionLoc(S.StopLoc)),
+                         "the wait is placed here: " + S.Stop});
+    }
     if (Change)
       F.Fix = editsOf(*Change, SM, Loc);
     emit(F, Change ? &*Change : nullptr, SM, Loc);
@@ -500,9 +690,10 @@ private:
     if (State.Sarif)
       return;
     DiagnosticsEngine &Diags = CI.getDiagnostics();
-    unsigned ID = F.Error
-                      ? Diags.getCustomDiagID(DiagnosticsEngine::Error, "%0")
-                      : Diags.getCustomDiagID(DiagnosticsEngine::Warning, "%0");
+    DiagnosticsEngine::Level Level = F.Error    ? DiagnosticsEngine::Error
+                                     : F.Remark ? DiagnosticsEngine::Remark
+                                                : DiagnosticsEngine::Warning;
+    unsigned ID = Diags.getCustomDiagID(Level, "%0");
     {
       DiagnosticBuilder B = Diags.Report(Loc, ID);
       B << F.Message;
@@ -566,13 +757,19 @@ private:
   /// edits elsewhere in the file, and moves with the code.
   static std::string fingerprint(const analysis::ManualCollective &C,
                                  const ASTContext &Context) {
+    return fingerprintOf(analysis::ruleId(C.Kind), *C.Function, C.PatternStmt,
+                         Context);
+  }
+
+  static std::string fingerprintOf(StringRef Rule, const FunctionDecl &Function,
+                                   const Stmt *Statement,
+                                   const ASTContext &Context) {
     const SourceManager &SM = Context.getSourceManager();
-    CharSourceRange Range =
-        SM.getExpansionRange(C.PatternStmt->getSourceRange());
+    CharSourceRange Range = SM.getExpansionRange(Statement->getSourceRange());
     std::string Text =
         Lexer::getSourceText(Range, SM, Context.getLangOpts()).str();
-    std::string Key = analysis::ruleId(C.Kind).str() + "\n" +
-                      C.Function->getQualifiedNameAsString() + "\n";
+    std::string Key =
+        Rule.str() + "\n" + Function.getQualifiedNameAsString() + "\n";
     for (char Ch : Text)
       if (!isspace(static_cast<unsigned char>(Ch)))
         Key += Ch;
@@ -676,11 +873,16 @@ void addAdjusters(tooling::ClangTool &Tool,
 /// (matched by real path, or by file name for a copied tree). When a site
 /// is in none of them (a header), every unit is kept.
 std::vector<std::string> unitsWithSites(const std::vector<std::string> &Files,
-                                        const TraceEvidence &Evidence) {
+                                        const TraceEvidence &Evidence,
+                                        const BlockedTime &Blocked) {
   std::set<std::string> SiteFiles, SiteNames;
   for (const auto &[File, Line] : Evidence.Sites) {
     SiteFiles.insert(File);
     SiteNames.insert(llvm::sys::path::filename(File).str());
+  }
+  for (const auto &[Place, Total] : Blocked.ByPlace) {
+    SiteFiles.insert(Place.first);
+    SiteNames.insert(llvm::sys::path::filename(Place.first).str());
   }
   if (SiteFiles.empty()) {
     llvm::errs() << "mpilift: the trace shows no pattern with a source "
@@ -898,9 +1100,8 @@ bool writeChanges(const NewContents &Contents, const CheckState &State) {
     size_t N = 0;
     for (const auto &Sited : State.Changes.at(File))
       N += !State.RefusedSites.count(Sited.first);
-    llvm::errs() << "mpilift: rewrote " << N
-                 << (N == 1 ? " collective" : " collectives") << " in " << File
-                 << "\n";
+    llvm::errs() << "mpilift: applied " << N << (N == 1 ? " fix" : " fixes")
+                 << " in " << File << "\n";
   }
   return OK;
 }
@@ -945,8 +1146,25 @@ int runCheckCommand(int Argc, const char **Argv) {
                "are checked (default: every project header)"),
       cl::init(""), cl::cat(Category));
   cl::opt<std::string> ChecksGlob(
-      "checks", cl::desc("which checks run (clang-tidy glob list)"),
-      cl::init("mpilift-*"), cl::cat(Category));
+      "checks",
+      cl::desc("which checks run (clang-tidy glob list; the overlap rules "
+               "mpilift-split-send, mpilift-split-recv and mpilift-sink-wait "
+               "run only when named)"),
+      cl::init(DefaultChecks), cl::cat(Category));
+  cl::opt<bool> ProgressPolling(
+      "progress-polling",
+      cl::desc("overlap rules: test the request in the loops between a "
+               "split call and its wait, so MPI progresses"),
+      cl::cat(Category));
+  cl::opt<unsigned> PollInterval(
+      "poll-interval",
+      cl::desc("with --progress-polling, test every N loop iterations"),
+      cl::init(64), cl::cat(Category));
+  cl::opt<double> OverlapThreshold(
+      "overlap-threshold-ms",
+      cl::desc("with a trace, rewrite overlap sites only where the run spent "
+               "at least this long blocked (all ranks together)"),
+      cl::init(1.0), cl::cat(Category));
   cl::opt<std::string> ErrorsGlob(
       "warnings-as-errors",
       cl::desc("findings of these checks are errors (exit status 1)"),
@@ -1021,8 +1239,15 @@ int runCheckCommand(int Argc, const char **Argv) {
     return ExitBadInput;
   }
 
+  if (PollInterval == 0) {
+    error() << "--poll-interval must be at least 1\n";
+    return ExitBadInput;
+  }
   CheckState State;
   State.Fix = Fix;
+  State.Overlap.Polling = ProgressPolling;
+  State.Overlap.PollInterval = PollInterval;
+  State.OverlapThresholdMs = OverlapThreshold;
   State.Sarif = Format == "sarif";
   auto Given =
       [](const cl::opt<std::string> &Opt) -> std::optional<std::string> {
@@ -1062,6 +1287,14 @@ int runCheckCommand(int Argc, const char **Argv) {
       error() << llvm::toString(std::move(E)) << "\n";
       return ExitBadInput;
     }
+    // The overlap rules named on the command line weigh each site by the
+    // time the run blocked there.
+    if (anyOverlapRule(check::GlobList(State.Checks.value_or(DefaultChecks)))) {
+      std::optional<trace::Trace> T = readTraceForCommand(TraceDir);
+      if (!T)
+        return ExitBadInput;
+      State.Blocked = blockedTimeOf(*T);
+    }
   }
 
   std::vector<std::string> Files(Sources.begin(), Sources.end());
@@ -1075,7 +1308,7 @@ int runCheckCommand(int Argc, const char **Argv) {
     return ExitBadInput;
   }
   if (State.Evidence.Present)
-    Files = unitsWithSites(Files, State.Evidence);
+    Files = unitsWithSites(Files, State.Evidence, State.Blocked);
   auto Wrappers = std::make_shared<MPIWrapperFlags>();
   int ToolStatus = runUnits(*Compilations, Files, Jobs, State, Wrappers);
   // Findings in a deterministic order, whatever order the units ran in.

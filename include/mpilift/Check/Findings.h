@@ -49,6 +49,9 @@ struct Edit {
 struct Finding {
   std::string Rule;   ///< "mpilift-manual-bcast".
   bool Error = false; ///< Promoted by --warnings-as-errors.
+  /// A site that was examined and needs nothing (an overlap site with
+  /// nothing to overlap): a remark, SARIF level "note", never an error.
+  bool Remark = false;
   std::string Message;
   Place Where;
   std::vector<Note> Notes;

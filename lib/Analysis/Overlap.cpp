@@ -1,0 +1,403 @@
+//===- Overlap.cpp - Where waits can sink ---------------------------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mpilift/Analysis/Overlap.h"
+
+#include "BufferAccess.h"
+#include "FunctionFacts.h"
+
+#include "mpilift/Analysis/MPICalls.h"
+#include "mpilift/Analysis/ManualCollective.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+StringRef overlapRuleId(OverlapRule Rule) {
+  switch (Rule) {
+  case OverlapRule::SplitSend:
+    return "mpilift-split-send";
+  case OverlapRule::SplitRecv:
+    return "mpilift-split-recv";
+  case OverlapRule::SinkWait:
+    return "mpilift-sink-wait";
+  }
+  llvm_unreachable("unknown overlap rule");
+}
+
+namespace {
+
+const Stmt *parentOf(const Stmt *S, ASTContext &Context) {
+  DynTypedNodeList Parents = Context.getParents(*S);
+  return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+}
+
+bool isLoop(const Stmt *S) {
+  return isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
+         isa<CXXForRangeStmt>(S);
+}
+
+const Stmt *loopBody(const Stmt *S) {
+  if (const auto *L = dyn_cast<ForStmt>(S))
+    return L->getBody();
+  if (const auto *L = dyn_cast<WhileStmt>(S))
+    return L->getBody();
+  if (const auto *L = dyn_cast<DoStmt>(S))
+    return L->getBody();
+  if (const auto *L = dyn_cast<CXXForRangeStmt>(S))
+    return L->getBody();
+  return nullptr;
+}
+
+/// The bodies of the loops under \p S that hold no other loop.
+void innermostLoopBodies(const Stmt *S,
+                         std::vector<const CompoundStmt *> &Out) {
+  if (!S)
+    return;
+  if (isLoop(S)) {
+    const Stmt *Body = loopBody(S);
+    bool Nested = findFirst(Body, [](const Stmt *X) { return isLoop(X); });
+    if (!Nested) {
+      if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Body))
+        Out.push_back(Block);
+      return;
+    }
+  }
+  for (const Stmt *Child : S->children())
+    innermostLoopBodies(Child, Out);
+}
+
+bool isIgnoredStatus(const Expr *E, const ASTContext &Context) {
+  std::string Text = sourceText(E, Context);
+  return Text == "MPI_STATUS_IGNORE" || Text == "MPI_STATUSES_IGNORE";
+}
+
+/// Builds one site: its dependences, then the walk of Algorithm 1.
+class SiteBuilder {
+public:
+  SiteBuilder(TranslationUnitFacts &TU, const FunctionDecl &F,
+              const CallExpr *Call, OverlapRule Rule)
+      : TU(TU), Context(TU.context()), Facts(TU.factsOf(F)) {
+    Site.Rule = Rule;
+    Site.Function = &F;
+    Site.Call = Call;
+  }
+
+  OverlapSite build();
+
+private:
+  void refuse(std::string Why, SourceLocation Loc) {
+    if (Site.Refused.empty()) {
+      Site.Refused = std::move(Why);
+      Site.RefusedLoc = Loc;
+    }
+  }
+  bool addBuffer(const Expr *Buffer, bool WritesOnly);
+  bool addStatus(const Expr *Status);
+  bool matchWait();
+  std::optional<std::string> touches(const Stmt *S) const;
+  std::optional<std::string> scopeEnds(const CompoundStmt *Block) const;
+  void sink();
+
+  TranslationUnitFacts &TU;
+  ASTContext &Context;
+  const FunctionFacts &Facts;
+  OverlapSite Site;
+  /// Buffers of pending sends (only writes matter), of pending receives
+  /// (any use matters), and the request and status variables themselves.
+  SmallVector<const ValueDecl *, 4> Written, Used, Handles;
+};
+
+bool SiteBuilder::addBuffer(const Expr *Buffer, bool WritesOnly) {
+  const ValueDecl *Base = Buffer ? bufferBase(Buffer) : nullptr;
+  if (!Base) {
+    refuse("cannot tell which object the buffer " +
+               (Buffer ? "'" + sourceText(Buffer, Context) + "'"
+                       : std::string("argument")) +
+               " is",
+           Buffer ? Buffer->getBeginLoc() : Site.Call->getBeginLoc());
+    return false;
+  }
+  (WritesOnly ? Written : Used).push_back(Base);
+  return true;
+}
+
+bool SiteBuilder::addStatus(const Expr *Status) {
+  if (!Status || isIgnoredStatus(Status, Context))
+    return true;
+  Site.StatusNeeded = true;
+  const auto *Var = dyn_cast_or_null<VarDecl>(bufferBase(Status));
+  if (!Var) {
+    refuse("cannot tell which variable the status '" +
+               sourceText(Status, Context) + "' is",
+           Status->getBeginLoc());
+    return false;
+  }
+  Handles.push_back(Var);
+  return true;
+}
+
+/// Wait matching: the nonblocking calls of this function that set the
+/// request (or an element of the request array) the wait completes.
+bool SiteBuilder::matchWait() {
+  const CallExpr *Wait = Site.Call;
+  bool IsArray = mpiCallee(Wait)->Id == mpi::FunctionId::Waitall;
+  const Expr *Arg =
+      mpiArg(Wait, IsArray ? mpi::Role::RequestArray : mpi::Role::Request);
+  if (!Arg)
+    return false;
+  if (findFirst(Arg, [](const Stmt *X) { return isa<MemberExpr>(X); })) {
+    refuse("the request is a field of a structure, which the matching does "
+           "not follow",
+           Arg->getBeginLoc());
+    return false;
+  }
+  const auto *Request = dyn_cast_or_null<VarDecl>(bufferBase(Arg));
+  bool Plain =
+      IsArray ? Request && Request->getType()->isArrayType()
+              : isa<UnaryOperator>(Arg) &&
+                    namedVariable(cast<UnaryOperator>(Arg)->getSubExpr()) ==
+                        Request;
+  if (!Request || !Plain || !Request->hasLocalStorage() ||
+      isa<ParmVarDecl>(Request)) {
+    refuse("the request " + ("'" + sourceText(Arg, Context) + "'") +
+               " is not a local variable or array of this function, so the "
+               "calls that set it cannot all be seen",
+           Arg->getBeginLoc());
+    return false;
+  }
+  SmallVector<const CallExpr *, 16> Calls;
+  findFirst(Site.Function->getBody(), [&](const Stmt *X) {
+    if (const auto *Call = dyn_cast<CallExpr>(X))
+      Calls.push_back(Call);
+    return false;
+  });
+  for (const CallExpr *Call : Calls) {
+    const mpi::FunctionInfo *Info = mpiCallee(Call);
+    if (!Info || !mentions(Call, Request))
+      continue;
+    const Expr *Set = mpiArg(Call, mpi::Role::Request);
+    bool Completes = Info->TheFamily == mpi::Family::Wait ||
+                     Info->TheFamily == mpi::Family::Test;
+    if (Completes)
+      continue;
+    bool Starts = Set && bufferBase(Set) == Request &&
+                  (Info->TheFamily == mpi::Family::NonblockingSend ||
+                   Info->TheFamily == mpi::Family::NonblockingRecv ||
+                   Info->TheFamily == mpi::Family::NonblockingCollective);
+    if (!Starts) {
+      refuse("'" + Request->getNameAsString() + "' is given to " +
+                 Call->getDirectCallee()->getNameAsString() +
+                 ", which the matching does not follow",
+             Call->getBeginLoc());
+      return false;
+    }
+    Site.Starts.push_back(Call);
+    for (mpi::Role R :
+         {mpi::Role::SendBuffer, mpi::Role::RecvBuffer, mpi::Role::InOutBuffer})
+      if (const Expr *Buffer = mpiArg(Call, R))
+        if (!addBuffer(Buffer, R == mpi::Role::SendBuffer))
+          return false;
+  }
+  for (const Write &W : Facts.writesOf(Request)) {
+    bool Harmless = W.Kind == WriteKind::Init || W.Kind == WriteKind::Element ||
+                    (W.Kind == WriteKind::AddressPass && mpiCallee(W.Call)) ||
+                    (W.Kind == WriteKind::Assign && W.Value &&
+                     sourceText(W.Value, Context) == "MPI_REQUEST_NULL");
+    if (!Harmless) {
+      refuse("'" + Request->getNameAsString() +
+                 "' is changed or escapes here, which the matching does not "
+                 "follow",
+             W.Where->getBeginLoc());
+      return false;
+    }
+  }
+  if (Site.Starts.empty()) {
+    refuse("no nonblocking call in this function sets '" +
+               Request->getNameAsString() + "'",
+           Arg->getBeginLoc());
+    return false;
+  }
+  Handles.push_back(Request);
+  return addStatus(
+      mpiArg(Wait, IsArray ? mpi::Role::StatusArray : mpi::Role::Status));
+}
+
+/// Why \p S may touch a dependence of the wait.
+std::optional<std::string> SiteBuilder::touches(const Stmt *S) const {
+  const FunctionFacts &F = Facts;
+  AccessRules SendRules;
+  SendRules.WritesOnly = true;
+  SendRules.CrossMPICalls = true;
+  AccessRules AnyUse;
+  AnyUse.CrossMPICalls = true;
+  if (!Used.empty())
+    if (auto Why = BufferAccess(Used, F, Context, {}, AnyUse).mayTouch(S))
+      return Why;
+  if (!Written.empty())
+    if (auto Why = BufferAccess(Written, F, Context, {}, SendRules).mayTouch(S))
+      return Why;
+  AccessRules Variables = AnyUse;
+  Variables.VariablesThemselves = true;
+  if (!Handles.empty())
+    if (auto Why = BufferAccess(Handles, F, Context, {}, Variables).mayTouch(S))
+      return Why;
+  return std::nullopt;
+}
+
+/// Whether \p Block declares one of the dependences: the wait cannot leave
+/// their scope.
+std::optional<std::string>
+SiteBuilder::scopeEnds(const CompoundStmt *Block) const {
+  for (const Stmt *S : Block->body())
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (llvm::is_contained(Used, D) || llvm::is_contained(Written, D) ||
+            llvm::is_contained(Handles, D))
+          return "the end of the scope of '" +
+                 cast<NamedDecl>(D)->getNameAsString() + "'";
+  return std::nullopt;
+}
+
+/// Algorithm 1 on the statement tree: forward through the block, up out
+/// of `if` branches and plain blocks, never out of a loop body or the
+/// function.
+void SiteBuilder::sink() {
+  const Stmt *Current = Site.CallStmt;
+  const auto *Block = cast<CompoundStmt>(parentOf(Current, Context));
+  while (true) {
+    Site.Holder = Current;
+    Site.Block = Block;
+    bool After = false;
+    for (const Stmt *S : Block->body()) {
+      if (S == Current) {
+        After = true;
+        continue;
+      }
+      if (!After)
+        continue;
+      if (std::optional<std::string> Why = touches(S)) {
+        Site.Before = S;
+        Site.Stop = *Why;
+        Site.StopLoc = S->getBeginLoc();
+        return;
+      }
+      ++Site.Crossed;
+      innermostLoopBodies(S, Site.PollBodies);
+    }
+    Site.Before = nullptr;
+    Site.StopLoc = Block->getRBracLoc();
+    if (std::optional<std::string> Why = scopeEnds(Block)) {
+      Site.Stop = *Why;
+      return;
+    }
+    const Stmt *Parent = parentOf(Block, Context);
+    const Stmt *Outer = Parent;
+    if (const auto *If = dyn_cast_or_null<IfStmt>(Parent)) {
+      Site.LeavesConditional = true;
+      Outer = parentOf(If, Context);
+      Current = If;
+    } else {
+      Current = Block;
+    }
+    const auto *OuterBlock = dyn_cast_or_null<CompoundStmt>(Outer);
+    if (!OuterBlock) {
+      if (Parent && isLoop(Parent))
+        Site.Stop = "the end of the loop body (a wait stays in its loop)";
+      else if (Parent == nullptr || Block == Site.Function->getBody())
+        Site.Stop = "the end of the function";
+      else
+        Site.Stop = "the end of the block";
+      return;
+    }
+    Block = OuterBlock;
+  }
+}
+
+OverlapSite SiteBuilder::build() {
+  const CallExpr *Call = Site.Call;
+  const Stmt *Parent = parentOf(Call, Context);
+  const Stmt *Statement = Call;
+  while (Parent && (isa<ParenExpr>(Parent) || isa<CStyleCastExpr>(Parent) ||
+                    isa<ImplicitCastExpr>(Parent))) {
+    Statement = Parent;
+    Parent = parentOf(Parent, Context);
+  }
+  Site.CallStmt = Statement;
+  if (Call->getBeginLoc().isMacroID()) {
+    refuse("the call is spelled inside a macro", Call->getBeginLoc());
+    return Site;
+  }
+  if (!isa_and_nonnull<CompoundStmt>(Parent)) {
+    refuse("the call is not a statement of its own in a block (its result "
+           "is used, or it is the body of a control statement)",
+           Call->getBeginLoc());
+    return Site;
+  }
+  bool Ok = true;
+  switch (Site.Rule) {
+  case OverlapRule::SplitSend:
+    Ok = addBuffer(mpiArg(Call, mpi::Role::SendBuffer), /*WritesOnly=*/true);
+    break;
+  case OverlapRule::SplitRecv:
+    Ok = addBuffer(mpiArg(Call, mpi::Role::RecvBuffer), false) &&
+         addStatus(mpiArg(Call, mpi::Role::Status));
+    break;
+  case OverlapRule::SinkWait:
+    Ok = matchWait();
+    break;
+  }
+  if (!Ok)
+    return Site;
+  sink();
+  if (Site.Crossed == 0)
+    refuse("the wait cannot move: " + Site.Stop, Site.StopLoc);
+  return Site;
+}
+
+} // namespace
+
+OverlapFinder::OverlapFinder(ASTContext &Context)
+    : Facts(std::make_unique<TranslationUnitFacts>(Context)) {}
+
+OverlapFinder::~OverlapFinder() = default;
+
+std::vector<OverlapSite> OverlapFinder::find(const FunctionDecl &Function) {
+  std::vector<OverlapSite> Sites;
+  if (!Function.getBody() || Function.isDependentContext())
+    return Sites;
+  SmallVector<const CallExpr *, 16> Calls;
+  findFirst(Function.getBody(), [&](const Stmt *X) {
+    if (const auto *Call = dyn_cast<CallExpr>(X))
+      Calls.push_back(Call);
+    return false;
+  });
+  for (const CallExpr *Call : Calls) {
+    const mpi::FunctionInfo *Info = mpiCallee(Call);
+    if (!Info)
+      continue;
+    std::optional<OverlapRule> Rule;
+    if (Info->TheFamily == mpi::Family::BlockingSend)
+      Rule = OverlapRule::SplitSend;
+    else if (Info->Id == mpi::FunctionId::Recv)
+      Rule = OverlapRule::SplitRecv;
+    else if (Info->Id == mpi::FunctionId::Wait ||
+             Info->Id == mpi::FunctionId::Waitall)
+      Rule = OverlapRule::SinkWait;
+    if (!Rule)
+      continue;
+    Sites.push_back(SiteBuilder(*Facts, Function, Call, *Rule).build());
+  }
+  return Sites;
+}
+
+} // namespace analysis
+} // namespace mpilift

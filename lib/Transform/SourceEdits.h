@@ -1,0 +1,45 @@
+//===- SourceEdits.h - Helpers for textual rewrites -------------*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Ranges, positions and names the rewrites of lib/Transform share.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_TRANSFORM_SOURCEEDITS_H
+#define MPILIFT_LIB_TRANSFORM_SOURCEEDITS_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <string>
+#include <utility>
+
+namespace mpilift {
+namespace transform {
+
+/// The range of statement \p S with its semicolon and, when it stands on
+/// lines of its own, its indentation and line break, so deleting it leaves
+/// no blank line.
+clang::CharSourceRange wholeLines(const clang::Stmt &S,
+                                  clang::ASTContext &Context);
+
+/// A name starting with \p Base that no identifier of \p Code uses and
+/// that is not in \p Taken; it is added to \p Taken.
+std::string freshName(llvm::StringRef Base, llvm::StringRef Code,
+                      llvm::StringSet<> *Taken);
+
+/// The start of the line \p Loc is on, and that line's indentation.
+std::pair<clang::SourceLocation, std::string>
+lineStart(clang::SourceLocation Loc, const clang::SourceManager &SM);
+
+} // namespace transform
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_TRANSFORM_SOURCEEDITS_H
