@@ -336,6 +336,13 @@ OverlapSite SiteBuilder::build() {
     refuse("the call is spelled inside a macro", Call->getBeginLoc());
     return Site;
   }
+  if (isa_and_nonnull<CompoundStmt>(Parent) &&
+      isa_and_nonnull<SwitchStmt>(parentOf(Parent, Context))) {
+    refuse("the call is in the body of a switch, where a new request could "
+           "be jumped over",
+           Call->getBeginLoc());
+    return Site;
+  }
   if (!isa_and_nonnull<CompoundStmt>(Parent)) {
     refuse("the call is not a statement of its own in a block (its result "
            "is used, or it is the body of a control statement)",

@@ -26,9 +26,16 @@ def fail(msg):
     sys.exit(1)
 
 
-def run(cmd, **kw):
-    return subprocess.run(cmd, shell=isinstance(cmd, str), text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+def run(cmd, timeout=300, **kw):
+    # A program that deadlocks (an unsafe exchange, a broken rewrite) must
+    # fail the test, not hang the suite.
+    try:
+        return subprocess.run(cmd, shell=isinstance(cmd, str), text=True,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=timeout,
+                              start_new_session=True, **kw)
+    except subprocess.TimeoutExpired as e:
+        fail(f"'{cmd}' did not finish in {timeout} s")
 
 
 def sorted_output(mpirun, exe, np, args):

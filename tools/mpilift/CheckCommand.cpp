@@ -567,21 +567,26 @@ private:
     } else {
       std::string Crossed = std::to_string(S.Crossed) + " statement" +
                             (S.Crossed == 1 ? "" : "s");
-      std::string What =
-          S.Rule == analysis::OverlapRule::SinkWait
-              ? " can move past the next " + Crossed
-              : " can overlap the next " + Crossed + "; split it into " +
-                    transform::nonblockingName(Name).str() + " and MPI_Wait";
-      F.Message = Head + What + Timing;
+      bool Sink = S.Rule == analysis::OverlapRule::SinkWait;
+      F.Message =
+          Head +
+          (Sink ? " can move past the next " : " can overlap the next ") +
+          Crossed + Timing;
+      std::string Advice = Sink ? std::string()
+                                : "; split it into " +
+                                      transform::nonblockingName(Name).str() +
+                                      " and MPI_Wait";
       if (TraceRefuses.empty()) {
         transform::OverlapOptions Options = State.Overlap;
         Options.TakenNames = &TakenNames[SM.getFileID(Loc)];
         llvm::Expected<tooling::AtomicChange> Made =
             transform::rewriteOverlap(S, Context, Options);
-        if (Made)
+        if (Made) {
           Change = std::move(*Made);
-        else
+          F.Message += Advice;
+        } else {
           F.Message += "; not rewritten: " + llvm::toString(Made.takeError());
+        }
       } else {
         F.Message += "; not rewritten: " + TraceRefuses;
       }
