@@ -119,14 +119,88 @@ bool onlyReadsThrough(const CallExpr *Call, const VarDecl *V,
   return true;
 }
 
+/// Whether the pointer \p V holds memory only this function knows: set
+/// once, from malloc, calloc, aligned_alloc or `new`, and used only to
+/// index or dereference it, to compare it, and to give it to MPI, to free,
+/// or to functions that only read through it.
+bool isFreshAllocation(const VarDecl *V, const FunctionFacts &Facts,
+                       ASTContext &Context) {
+  ArrayRef<Write> Writes = Facts.writesOf(V);
+  if (Writes.size() != 1 || !Writes[0].Value ||
+      (Writes[0].Kind != WriteKind::Init && Writes[0].Kind != WriteKind::Assign))
+    return false;
+  const Expr *Value = Writes[0].Value->IgnoreParenCasts();
+  bool Allocates = isa<CXXNewExpr>(Value);
+  if (const auto *Call = dyn_cast<CallExpr>(Value))
+    if (const FunctionDecl *Callee = Call->getDirectCallee())
+      Allocates = llvm::is_contained(
+          {StringRef("malloc"), StringRef("calloc"), StringRef("aligned_alloc")},
+          Callee->getName());
+  if (!Allocates)
+    return false;
+  for (const DeclRefExpr *Ref : Facts.referencesOf(V)) {
+    const Stmt *Node = Ref;
+    while (true) {
+      DynTypedNodeList Parents = Context.getParents(*Node);
+      const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+      if (!Parent)
+        return false;
+      if (isa<ParenExpr>(Parent) || isa<ImplicitCastExpr>(Parent) ||
+          isa<CStyleCastExpr>(Parent)) {
+        Node = Parent;
+        continue;
+      }
+      if (const auto *Op = dyn_cast<BinaryOperator>(Parent)) {
+        if (Op->getOpcode() == BO_Assign && Op->getLHS() == Node &&
+            Writes[0].Where == Op)
+          break; // The allocation itself.
+        if (Op->isEqualityOp() || Op->isRelationalOp())
+          break;
+        if (Op->isAdditiveOp()) {
+          Node = Op;
+          continue;
+        }
+        return false;
+      }
+      if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(Parent)) {
+        if (Sub->getBase() != Node)
+          return false;
+        break;
+      }
+      if (const auto *Op = dyn_cast<UnaryOperator>(Parent)) {
+        if (Op->getOpcode() != UO_Deref)
+          return false;
+        break;
+      }
+      if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        bool Harmless = mpiCallee(Call) ||
+                        (Callee && Callee->getName() == "free") ||
+                        onlyReadsThrough(Call, V, Context);
+        if (!Harmless)
+          return false;
+        break;
+      }
+      if (isa<DeclStmt>(Parent) && Writes[0].Kind == WriteKind::Init)
+        break; // `double *p = malloc(...)`.
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Whether \p D is a local object whose address the function can follow:
-/// not a parameter, a global, a pointer (unless the variable itself is what
-/// matters) or a reference.
-bool isLocalObject(const ValueDecl *D, bool VariableItself) {
+/// not a parameter, a global or a reference; a pointer only when it holds
+/// a fresh allocation (or when the variable itself is what matters).
+bool isLocalObject(const ValueDecl *D, bool VariableItself,
+                   const FunctionFacts &Facts, ASTContext &Context) {
   const auto *V = dyn_cast_or_null<VarDecl>(D);
-  return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
-         (!V->getType()->isPointerType() || VariableItself) &&
-         !V->getType()->isReferenceType();
+  if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
+      V->getType()->isReferenceType())
+    return false;
+  if (V->getType()->isPointerType() && !VariableItself)
+    return isFreshAllocation(V, Facts, Context);
+  return true;
 }
 
 /// The statements where the address of the local object \p V goes
@@ -153,11 +227,15 @@ BufferAccess::BufferAccess(ArrayRef<const ValueDecl *> Buffers,
                            AccessRules Rules)
     : Buffers(Buffers.begin(), Buffers.end()), Context(Context), Rules(Rules) {
   for (const ValueDecl *D : Buffers) {
-    if (!isLocalObject(D, Rules.VariablesThemselves)) {
+    if (!isLocalObject(D, Rules.VariablesThemselves, Facts, Context)) {
       Local = false;
       continue;
     }
-    escapesOf(cast<VarDecl>(D), Facts, Trusted, Context, Escapes);
+    // A fresh allocation's uses were all checked; an object's address may
+    // still escape somewhere.
+    if (!cast<VarDecl>(D)->getType()->isPointerType() ||
+        Rules.VariablesThemselves)
+      escapesOf(cast<VarDecl>(D), Facts, Trusted, Context, Escapes);
   }
 }
 

@@ -976,6 +976,46 @@ int runUnits(const tooling::CompilationDatabase &Compilations,
   return Status;
 }
 
+/// One change with every edit of \p Changes, in order. Insertions of
+/// different rewrites at the same place (two overlap sites declaring their
+/// requests before the same statement) are put one after the other; any
+/// other overlap is an error.
+llvm::Expected<tooling::AtomicChange>
+combineChanges(StringRef File, ArrayRef<tooling::AtomicChange> Changes) {
+  tooling::AtomicChange Combined(File, "mpilift");
+  for (const tooling::AtomicChange &Change : Changes) {
+    for (const tooling::Replacement &R : Change.getReplacements()) {
+      llvm::Error E = Combined.getReplacements().add(R);
+      if (!E)
+        continue;
+      if (R.getLength() != 0) // Not an insertion: a real conflict.
+        return std::move(E);
+      llvm::consumeError(std::move(E));
+      tooling::Replacements Merged;
+      bool Joined = false;
+      for (const tooling::Replacement &Old : Combined.getReplacements()) {
+        bool Same = Old.getLength() == 0 && Old.getOffset() == R.getOffset();
+        tooling::Replacement Next =
+            Same ? tooling::Replacement(File, R.getOffset(), 0,
+                                        Old.getReplacementText().str() +
+                                            R.getReplacementText().str())
+                 : Old;
+        Joined |= Same;
+        if (llvm::Error Again = Merged.add(Next))
+          return std::move(Again);
+      }
+      if (!Joined)
+        return llvm::createStringError("two rewrites insert at offset " +
+                                       std::to_string(R.getOffset()));
+      Combined.getReplacements() = std::move(Merged);
+    }
+    for (const std::string &Header : Change.getInsertedHeaders())
+      if (!llvm::is_contained(Combined.getInsertedHeaders(), Header))
+        Combined.addHeader(Header);
+  }
+  return Combined;
+}
+
 /// The new content of every file the proven rewrites touch, formatted in
 /// the file's clang-format style: file -> (before, after).
 using NewContents = std::map<std::string, std::pair<std::string, std::string>>;
@@ -1015,8 +1055,12 @@ bool computeChanges(const CheckState &State, NewContents &Out) {
       Spec.Style = *Style;
     }
     Spec.Format = tooling::ApplyChangesSpec::kAll;
+    llvm::Expected<tooling::AtomicChange> Combined =
+        combineChanges(File, Changes);
     llvm::Expected<std::string> NewCode =
-        tooling::applyAtomicChanges(File, (*Code)->getBuffer(), Changes, Spec);
+        Combined ? tooling::applyAtomicChanges(File, (*Code)->getBuffer(),
+                                               {*Combined}, Spec)
+                 : Combined.takeError();
     if (!NewCode) {
       // Conflicting edits: none of this file's rewrites is applied.
       std::string Why = llvm::toString(NewCode.takeError());
