@@ -12,6 +12,7 @@
 #include "mpilift/Analysis/MPICalls.h"
 #include "mpilift/Analysis/ManualCollective.h"
 
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/STLExtras.h"
@@ -84,8 +85,9 @@ bool isIgnoredStatus(const Expr *E, const ASTContext &Context) {
 class SiteBuilder {
 public:
   SiteBuilder(TranslationUnitFacts &TU, const FunctionDecl &F,
-              const CallExpr *Call, OverlapRule Rule)
-      : TU(TU), Context(TU.context()), Facts(TU.factsOf(F)) {
+              const CallExpr *Call, OverlapRule Rule, bool Aggressive)
+      : TU(TU), Context(TU.context()), Facts(TU.factsOf(F)),
+        Aggressive(Aggressive) {
     Site.Rule = Rule;
     Site.Function = &F;
     Site.Call = Call;
@@ -106,10 +108,13 @@ private:
   std::optional<std::string> touches(const Stmt *S) const;
   std::optional<std::string> scopeEnds(const CompoundStmt *Block) const;
   void sink();
+  void leaveLoop(const Stmt *Loop, const CompoundStmt *Body);
+  bool touchesAroundCall(const Stmt *Holder) const;
 
   TranslationUnitFacts &TU;
   ASTContext &Context;
   const FunctionFacts &Facts;
+  bool Aggressive;
   OverlapSite Site;
   /// Buffers of pending sends (only writes matter), of pending receives
   /// (any use matters), and the request and status variables themselves.
@@ -310,9 +315,11 @@ void SiteBuilder::sink() {
     }
     const auto *OuterBlock = dyn_cast_or_null<CompoundStmt>(Outer);
     if (!OuterBlock) {
-      if (Parent && isLoop(Parent))
+      if (Parent && isLoop(Parent)) {
         Site.Stop = "the end of the loop body (a wait stays in its loop)";
-      else if (Parent == nullptr || Block == Site.Function->getBody())
+        if (Aggressive)
+          leaveLoop(Parent, Block);
+      } else if (Parent == nullptr || Block == Site.Function->getBody())
         Site.Stop = "the end of the function";
       else
         Site.Stop = "the end of the block";
@@ -320,6 +327,98 @@ void SiteBuilder::sink() {
     }
     Block = OuterBlock;
   }
+}
+
+/// Whether the part of \p Holder that runs in the same iteration as the
+/// call, but is not the call or what follows it in its branches (which the
+/// sink walk crossed), may touch a dependence: statements before it in its
+/// blocks, the conditions of the `if`s around it, and their other branches.
+bool SiteBuilder::touchesAroundCall(const Stmt *Holder) const {
+  const Stmt *Child = Site.CallStmt;
+  while (Child != Holder) {
+    const Stmt *Parent = parentOf(Child, Context);
+    if (!Parent)
+      return true;
+    if (const auto *Block = dyn_cast<CompoundStmt>(Parent)) {
+      for (const Stmt *S : Block->body()) {
+        if (S == Child)
+          break;
+        if (touches(S))
+          return true;
+      }
+    } else if (const auto *If = dyn_cast<IfStmt>(Parent)) {
+      const Stmt *Other =
+          If->getThen() == Child ? If->getElse() : If->getThen();
+      if (touches(If->getCond()) || (Other && touches(Other)))
+        return true;
+    } else {
+      return true; // Anything else between them: do not guess.
+    }
+    Child = Parent;
+  }
+  return false;
+}
+
+/// Algorithm 2: the wait of a call in \p Loop, which the sink walk took to
+/// the end of the loop body, leaves the loop. Every statement of the body
+/// that may touch a dependence becomes a point where the outstanding
+/// requests are completed; the loop's exit completes the rest.
+void SiteBuilder::leaveLoop(const Stmt *Loop, const CompoundStmt *Body) {
+  auto Refuse = [&](std::string Why) { Site.AggressiveRefused = Why; };
+  if (Site.Rule == OverlapRule::SinkWait) {
+    Refuse("existing waits stay in their loop");
+    return;
+  }
+  if (Site.StatusNeeded) {
+    Refuse("the status is needed, and a ring of requests has none to give");
+    return;
+  }
+  if (!isa_and_nonnull<CompoundStmt>(parentOf(Loop, Context))) {
+    Refuse("the loop is not a statement of a block");
+    return;
+  }
+  if (findFirst(Body, [](const Stmt *X) {
+        return isa<ReturnStmt>(X) || isa<GotoStmt>(X) ||
+               isa<IndirectGotoStmt>(X) || isa<CXXThrowExpr>(X);
+      })) {
+    Refuse("the loop can be left other than through its end");
+    return;
+  }
+  // The loop's own header runs between iterations.
+  const Stmt *Header[3] = {nullptr, nullptr, nullptr};
+  if (const auto *For = dyn_cast<ForStmt>(Loop)) {
+    Header[0] = For->getCond();
+    Header[1] = For->getInc();
+  } else if (const auto *While = dyn_cast<WhileStmt>(Loop)) {
+    Header[0] = While->getCond();
+  } else if (const auto *Do = dyn_cast<DoStmt>(Loop)) {
+    Header[0] = Do->getCond();
+  } else {
+    Refuse("range-based loops are not handled");
+    return;
+  }
+  for (const Stmt *H : Header)
+    if (H && touches(H)) {
+      Refuse("the loop's header may touch the buffer");
+      return;
+    }
+  // A receive's next post writes its buffer: it is a dependence point too.
+  bool HolderDepends = !Used.empty() || touchesAroundCall(Site.Holder);
+  std::vector<const Stmt *> Points;
+  for (const Stmt *S : Body->body()) {
+    if (S == Site.Holder) {
+      if (HolderDepends)
+        Points.push_back(S);
+      continue;
+    }
+    if (touches(S))
+      Points.push_back(S);
+  }
+  Site.AggressiveLoop = Loop;
+  Site.DependencePoints = std::move(Points);
+  Site.Stop = "after the loop (its requests are completed where the loop "
+              "touches the buffer again)";
+  Site.StopLoc = Loop->getEndLoc();
 }
 
 OverlapSite SiteBuilder::build() {
@@ -365,15 +464,16 @@ OverlapSite SiteBuilder::build() {
   if (!Ok)
     return Site;
   sink();
-  if (Site.Crossed == 0)
+  if (Site.Crossed == 0 && !Site.AggressiveLoop)
     refuse("the wait cannot move: " + Site.Stop, Site.StopLoc);
   return Site;
 }
 
 } // namespace
 
-OverlapFinder::OverlapFinder(ASTContext &Context)
-    : Facts(std::make_unique<TranslationUnitFacts>(Context)) {}
+OverlapFinder::OverlapFinder(ASTContext &Context, bool Aggressive)
+    : Facts(std::make_unique<TranslationUnitFacts>(Context)),
+      Aggressive(Aggressive) {}
 
 OverlapFinder::~OverlapFinder() = default;
 
@@ -401,7 +501,8 @@ std::vector<OverlapSite> OverlapFinder::find(const FunctionDecl &Function) {
       Rule = OverlapRule::SinkWait;
     if (!Rule)
       continue;
-    Sites.push_back(SiteBuilder(*Facts, Function, Call, *Rule).build());
+    Sites.push_back(
+        SiteBuilder(*Facts, Function, Call, *Rule, Aggressive).build());
   }
   return Sites;
 }

@@ -90,6 +90,8 @@ private:
   llvm::Error insertPolling(StringRef Counter, StringRef Guard,
                             StringRef TestCall);
   llvm::Expected<tooling::AtomicChange> split();
+  llvm::Expected<tooling::AtomicChange>
+  splitOutOfLoop(StringRef Nonblocking, StringRef Args, bool Recv);
   llvm::Expected<tooling::AtomicChange> sinkWait();
 
   const OverlapSite &Site;
@@ -115,6 +117,55 @@ llvm::Error OverlapEdits::insertPolling(StringRef Counter, StringRef Guard,
   return llvm::Error::success();
 }
 
+/// Algorithm 2: the requests of the loop's calls go into a ring; each
+/// dependence point of the loop body and the loop's exit complete every
+/// outstanding one; a full ring completes its oldest before a new post.
+llvm::Expected<tooling::AtomicChange>
+OverlapEdits::splitOutOfLoop(StringRef Nonblocking, StringRef Args, bool Recv) {
+  constexpr unsigned Capacity = 64;
+  std::string Ring = fresh(Recv ? "recv_requests" : "send_requests");
+  std::string Posted = fresh(Ring + "_posted"), Done = fresh(Ring + "_done");
+  std::string Size = std::to_string(Capacity);
+  auto Slot = [&](StringRef Counter) {
+    return "&" + Ring + "[" + Counter.str() + " % " + Size + "]";
+  };
+  std::string Complete = "while (" + Done + " < " + Posted + ") {\nMPI_Wait(" +
+                         Slot(Done) + ", MPI_STATUS_IGNORE);\n" + Done +
+                         "++;\n}";
+  std::string Post = "if (" + Posted + " - " + Done + " == " + Size +
+                     ") {\nMPI_Wait(" + Slot(Done) + ", MPI_STATUS_IGNORE);\n" +
+                     Done + "++;\n}\n" + Nonblocking.str() + "(" + Args.str() +
+                     Slot(Posted) + ");\n" + Posted + "++;";
+  bool HolderIsPoint = false;
+  for (const Stmt *Point : Site.DependencePoints) {
+    if (Point == Site.CallStmt) {
+      HolderIsPoint = true;
+      continue;
+    }
+    if (llvm::Error E = insertLinesBefore(Point->getBeginLoc(), Complete))
+      return std::move(E);
+  }
+  if (HolderIsPoint)
+    Post = Complete + "\n" + Post;
+  if (llvm::Error E = Change.replace(
+          SM, tooling::getExtendedRange(*Site.CallStmt, tok::semi, Context),
+          Post))
+    return std::move(E);
+  if (llvm::Error E = insertLinesBefore(Site.AggressiveLoop->getBeginLoc(),
+                                        "MPI_Request " + Ring + "[" + Size +
+                                            "];\nunsigned " + Posted +
+                                            " = 0, " + Done + " = 0;"))
+    return std::move(E);
+  CharSourceRange Loop = Lexer::makeFileCharRange(
+      tooling::getExtendedRange(*Site.AggressiveLoop, tok::semi, Context), SM,
+      Context.getLangOpts());
+  if (Loop.isInvalid())
+    return llvm::createStringError("the loop is not plain source text");
+  if (llvm::Error E = Change.insert(SM, Loop.getEnd(), "\n" + Complete))
+    return std::move(E);
+  return std::move(Change);
+}
+
 /// MPI_Send(args) -> MPI_Isend(args, &request) here, MPI_Wait at the sink.
 llvm::Expected<tooling::AtomicChange> OverlapEdits::split() {
   const CallExpr *Call = Site.Call;
@@ -131,6 +182,8 @@ llvm::Expected<tooling::AtomicChange> OverlapEdits::split() {
   std::string Status =
       Recv ? sourceText(Call->getArg(Call->getNumArgs() - 1), Context)
            : std::string("MPI_STATUS_IGNORE");
+  if (Site.AggressiveLoop)
+    return splitOutOfLoop(Nonblocking, Args, Recv);
   if (llvm::Error E = Change.replace(
           SM, CharSourceRange::getTokenRange(Call->getSourceRange()),
           (Nonblocking + "(" + Args + "&" + Request + ")").str()))

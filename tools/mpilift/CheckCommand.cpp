@@ -280,6 +280,7 @@ struct CheckState {
   /// The overlap rules' options (command line only).
   transform::OverlapOptions Overlap;
   double OverlapThresholdMs = 1.0;
+  bool OverlapAggressive = false;
   bool Fix = false;
   /// Rewrites per file, deduplicated by their edits (a header pattern is
   /// reached from every translation unit that includes it).
@@ -384,7 +385,7 @@ public:
         report(Context, C);
     if (!anyOverlapRule(Settings.Checks))
       return;
-    analysis::OverlapFinder Overlaps(Context);
+    analysis::OverlapFinder Overlaps(Context, State.OverlapAggressive);
     for (const FunctionDecl *F : Functions)
       for (const analysis::OverlapSite &S : Overlaps.find(*F))
         reportOverlap(Context, S);
@@ -565,13 +566,15 @@ private:
       F.Notes.push_back(
           {placeOf(SM, SM.getExpansionLoc(S.RefusedLoc)), S.Refused});
     } else {
-      std::string Crossed = std::to_string(S.Crossed) + " statement" +
-                            (S.Crossed == 1 ? "" : "s");
+      std::string Crossed =
+          S.AggressiveLoop
+              ? std::string("the rest of its loop iteration and the next ones "
+                            "until the buffer is touched again")
+              : "the next " + std::to_string(S.Crossed) + " statement" +
+                    (S.Crossed == 1 ? "" : "s");
       bool Sink = S.Rule == analysis::OverlapRule::SinkWait;
-      F.Message =
-          Head +
-          (Sink ? " can move past the next " : " can overlap the next ") +
-          Crossed + Timing;
+      F.Message = Head + (Sink ? " can move past " : " can overlap ") +
+                  Crossed + Timing;
       std::string Advice = Sink ? std::string()
                                 : "; split it into " +
                                       transform::nonblockingName(Name).str() +
@@ -1205,6 +1208,12 @@ int runCheckCommand(int Argc, const char **Argv) {
       cl::desc("overlap rules: test the request in the loops between a "
                "split call and its wait, so MPI progresses"),
       cl::cat(Category));
+  cl::opt<bool> OverlapAggressive(
+      "overlap-aggressive",
+      cl::desc("overlap rules: a split call's wait may leave its loop "
+               "(Algorithm 2: a ring of requests completed where the loop "
+               "touches the buffer again, and after the loop)"),
+      cl::cat(Category));
   cl::opt<unsigned> PollInterval(
       "poll-interval",
       cl::desc("with --progress-polling, test every N loop iterations"),
@@ -1297,6 +1306,7 @@ int runCheckCommand(int Argc, const char **Argv) {
   State.Overlap.Polling = ProgressPolling;
   State.Overlap.PollInterval = PollInterval;
   State.OverlapThresholdMs = OverlapThreshold;
+  State.OverlapAggressive = OverlapAggressive;
   State.Sarif = Format == "sarif";
   auto Given =
       [](const cl::opt<std::string> &Opt) -> std::optional<std::string> {

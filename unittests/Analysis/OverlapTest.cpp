@@ -48,6 +48,9 @@ void compute(void);
 double norm(const double *, int);
 )";
 
+struct Analysed;
+Analysed analyse(const std::string &Code, bool Aggressive = false);
+
 struct Analysed {
   std::unique_ptr<clang::ASTUnit> AST;
   std::vector<OverlapSite> Sites;
@@ -59,7 +62,7 @@ struct Analysed {
   unsigned PreludeLines = 0;
 };
 
-Analysed analyse(const std::string &Code) {
+Analysed analyse(const std::string &Code, bool Aggressive) {
   Analysed A;
   std::string Prefix = Prelude;
   A.PreludeLines = std::count(Prefix.begin(), Prefix.end(), '\n');
@@ -67,7 +70,7 @@ Analysed analyse(const std::string &Code) {
                                                    "input.c");
   EXPECT_TRUE(A.AST);
   clang::ASTContext &Context = A.AST->getASTContext();
-  OverlapFinder Finder(Context);
+  OverlapFinder Finder(Context, Aggressive);
   for (const clang::Decl *D : Context.getTranslationUnitDecl()->decls())
     if (const auto *F = llvm::dyn_cast<clang::FunctionDecl>(D))
       if (F->getName() == "f" && F->hasBody())
@@ -205,6 +208,42 @@ void f(void) {
   EXPECT_EQ(A.Sites[1].Stop, "this statement may write 'w'");
   EXPECT_EQ(A.Sites[2].Refused, "the request is a field of a structure, which "
                                 "the matching does not follow");
+}
+
+// Algorithm 2: the send's wait leaves the loop; the refill is its
+// dependence point. A loop that can be left by `return` keeps the wait
+// inside, where Algorithm 1 puts it.
+TEST(OverlapTest, AggressiveLeavesTheLoop) {
+  const char *Code = R"(
+void f(int n) {
+  double row[8];
+  for (int it = 0; it < n; it++) {
+    RETURN
+    for (int k = 0; k < 8; k++) row[k] = it + k;
+    MPI_Send(row, 8, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+    compute();
+  }
+}
+)";
+  std::string Plain = Code, Leaving = Code;
+  Plain.replace(Plain.find("RETURN"), 6, "");
+  Leaving.replace(Leaving.find("RETURN"), 6, "if (n < 0) return;");
+  Analysed A = analyse(Plain, /*Aggressive=*/true);
+  ASSERT_EQ(A.Sites.size(), 1u);
+  const OverlapSite &S = A.Sites[0];
+  EXPECT_TRUE(S.canTransform()) << S.Refused;
+  ASSERT_NE(S.AggressiveLoop, nullptr);
+  ASSERT_EQ(S.DependencePoints.size(), 1u);
+  EXPECT_EQ(A.line(S.DependencePoints[0]->getBeginLoc()), 6u);
+
+  Analysed B = analyse(Leaving, /*Aggressive=*/true);
+  ASSERT_EQ(B.Sites.size(), 1u);
+  EXPECT_EQ(B.Sites[0].AggressiveLoop, nullptr);
+  EXPECT_EQ(B.Sites[0].AggressiveRefused,
+            "the loop can be left other than through its end");
+  // The conservative placement stays: after compute(), in the loop.
+  EXPECT_TRUE(B.Sites[0].canTransform()) << B.Sites[0].Refused;
+  EXPECT_EQ(B.Sites[0].Crossed, 1u);
 }
 
 } // namespace

@@ -82,6 +82,16 @@ struct OverlapSite {
   /// brace) that stops it.
   std::string Stop;
   clang::SourceLocation StopLoc;
+  /// Algorithm 2 (OverlapFinder's aggressive mode): where the wait stops at
+  /// the end of a loop body, it leaves the loop instead. Requests go into a
+  /// ring of \c AggressiveLoop's own; before each \c DependencePoints
+  /// statement of the loop body every outstanding one is completed, and
+  /// after the loop the rest. Null when not applied.
+  const clang::Stmt *AggressiveLoop = nullptr;
+  std::vector<const clang::Stmt *> DependencePoints;
+  /// Why Algorithm 2 was not applied where it was asked for.
+  std::string AggressiveRefused;
+
   /// Why the site cannot be transformed at all, when it cannot; empty
   /// otherwise. A site whose wait would not move (nothing crossed) says so
   /// here too.
@@ -96,7 +106,9 @@ class TranslationUnitFacts;
 /// Finds the overlap sites of the functions of one translation unit.
 class OverlapFinder {
 public:
-  explicit OverlapFinder(clang::ASTContext &Context);
+  /// \p Aggressive: Algorithm 2, waits that would stop at the end of a
+  /// loop body leave the loop (docs/overlap.md).
+  explicit OverlapFinder(clang::ASTContext &Context, bool Aggressive = false);
   ~OverlapFinder();
 
   /// Every blocking send and receive and every MPI_Wait/MPI_Waitall in the
@@ -105,6 +117,7 @@ public:
 
 private:
   std::unique_ptr<TranslationUnitFacts> Facts;
+  bool Aggressive;
 };
 
 } // namespace analysis
