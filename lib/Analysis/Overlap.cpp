@@ -76,6 +76,23 @@ void innermostLoopBodies(const Stmt *S,
     innermostLoopBodies(Child, Out);
 }
 
+/// `&s.f` for a local structure `s` (no pointer, no nesting): `s` and `f`.
+std::optional<std::pair<const VarDecl *, const FieldDecl *>>
+requestField(const Expr *E) {
+  const auto *Addr = dyn_cast<UnaryOperator>(E->IgnoreParenImpCasts());
+  if (!Addr || Addr->getOpcode() != UO_AddrOf)
+    return std::nullopt;
+  const auto *Member =
+      dyn_cast<MemberExpr>(Addr->getSubExpr()->IgnoreParenImpCasts());
+  if (!Member || Member->isArrow())
+    return std::nullopt;
+  const VarDecl *Var = namedVariable(Member->getBase());
+  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+  if (!Var || !Field)
+    return std::nullopt;
+  return std::make_pair(Var, Field);
+}
+
 bool isIgnoredStatus(const Expr *E, const ASTContext &Context) {
   std::string Text = sourceText(E, Context);
   return Text == "MPI_STATUS_IGNORE" || Text == "MPI_STATUSES_IGNORE";
@@ -159,26 +176,45 @@ bool SiteBuilder::matchWait() {
       mpiArg(Wait, IsArray ? mpi::Role::RequestArray : mpi::Role::Request);
   if (!Arg)
     return false;
-  if (findFirst(Arg, [](const Stmt *X) { return isa<MemberExpr>(X); })) {
-    refuse("the request is a field of a structure, which the matching does "
-           "not follow",
+  // `&s.req`: a request field of a local structure; the structure is the
+  // variable, and only calls naming the same field start or complete it.
+  const FieldDecl *Field = nullptr;
+  const VarDecl *Request = nullptr;
+  if (std::optional<std::pair<const VarDecl *, const FieldDecl *>> F =
+          requestField(Arg)) {
+    std::tie(Request, Field) = *F;
+  } else if (findFirst(Arg, [](const Stmt *X) { return isa<MemberExpr>(X); })) {
+    refuse("the request is reached through a pointer or a nested field, "
+           "which the matching does not follow",
            Arg->getBeginLoc());
     return false;
+  } else {
+    Request = dyn_cast_or_null<VarDecl>(bufferBase(Arg));
+    bool Plain =
+        IsArray ? Request && Request->getType()->isArrayType()
+                : isa<UnaryOperator>(Arg) &&
+                      namedVariable(cast<UnaryOperator>(Arg)->getSubExpr()) ==
+                          Request;
+    if (!Plain)
+      Request = nullptr;
   }
-  const auto *Request = dyn_cast_or_null<VarDecl>(bufferBase(Arg));
-  bool Plain =
-      IsArray ? Request && Request->getType()->isArrayType()
-              : isa<UnaryOperator>(Arg) &&
-                    namedVariable(cast<UnaryOperator>(Arg)->getSubExpr()) ==
-                        Request;
-  if (!Request || !Plain || !Request->hasLocalStorage() ||
-      isa<ParmVarDecl>(Request)) {
+  if (!Request || !Request->hasLocalStorage() || isa<ParmVarDecl>(Request) ||
+      (IsArray && Field)) {
     refuse("the request " + ("'" + sourceText(Arg, Context) + "'") +
-               " is not a local variable or array of this function, so the "
-               "calls that set it cannot all be seen",
+               " is not a local variable, array or structure field of this "
+               "function, so the calls that set it cannot all be seen",
            Arg->getBeginLoc());
     return false;
   }
+  auto Names = [&](const Expr *E) {
+    if (!E)
+      return false;
+    if (Field) {
+      auto F = requestField(E);
+      return F && F->first == Request && F->second == Field;
+    }
+    return bufferBase(E) == Request && !requestField(E);
+  };
   SmallVector<const CallExpr *, 16> Calls;
   findFirst(Site.Function->getBody(), [&](const Stmt *X) {
     if (const auto *Call = dyn_cast<CallExpr>(X))
@@ -189,16 +225,18 @@ bool SiteBuilder::matchWait() {
     const mpi::FunctionInfo *Info = mpiCallee(Call);
     if (!Info || !mentions(Call, Request))
       continue;
-    const Expr *Set = mpiArg(Call, mpi::Role::Request);
     bool Completes = Info->TheFamily == mpi::Family::Wait ||
                      Info->TheFamily == mpi::Family::Test;
     if (Completes)
       continue;
-    bool Starts = Set && bufferBase(Set) == Request &&
-                  (Info->TheFamily == mpi::Family::NonblockingSend ||
+    const Expr *Set = mpiArg(Call, mpi::Role::Request);
+    bool IsStart = Info->TheFamily == mpi::Family::NonblockingSend ||
                    Info->TheFamily == mpi::Family::NonblockingRecv ||
-                   Info->TheFamily == mpi::Family::NonblockingCollective);
-    if (!Starts) {
+                   Info->TheFamily == mpi::Family::NonblockingCollective;
+    if (!Names(Set) || !IsStart) {
+      // Another field of the same structure is another request, or data.
+      if (Field && !Names(Set))
+        continue;
       refuse("'" + Request->getNameAsString() + "' is given to " +
                  Call->getDirectCallee()->getNameAsString() +
                  ", which the matching does not follow",

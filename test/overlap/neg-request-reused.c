@@ -1,6 +1,6 @@
 // The request is used again right after its wait, for the next send: the
 // wait must complete the first send before the request is reused, so it
-// stays. A request in a structure is not followed at all.
+// stays. A request reached through a pointer is not followed at all.
 // RUN: %check-rewrite refuse %s %t --check-args="--checks=mpilift-sink-wait" | FileCheck %s --implicit-check-not=warning:
 #include <mpi.h>
 #include <stdio.h>
@@ -27,11 +27,12 @@ int main(int argc, char **argv) {
   // CHECK: :[[@LINE-1]]:3: remark: MPI_Wait: nothing to overlap [mpilift-sink-wait]
   b = 3;
   // CHECK: :[[@LINE-1]]:3: note: the wait cannot move: this statement may write 'b'
+  struct exchange *px = &x;
   x.value = rank + b;
-  MPI_Isend(&x.value, 1, MPI_INT, right, 2, MPI_COMM_WORLD, &x.req);
-  MPI_Wait(&x.req, MPI_STATUS_IGNORE);
+  MPI_Isend(&x.value, 1, MPI_INT, right, 2, MPI_COMM_WORLD, &px->req);
+  MPI_Wait(&px->req, MPI_STATUS_IGNORE);
   // CHECK: :[[@LINE-1]]:3: remark: MPI_Wait: nothing to overlap [mpilift-sink-wait]
-  // CHECK: :[[@LINE-2]]:12: note: the request is a field of a structure, which the matching does not follow
+  // CHECK: :[[@LINE-2]]:12: note: the request is reached through a pointer or a nested field, which the matching does not follow
   MPI_Recv(&in[0], 1, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Recv(&in[1], 1, MPI_INT, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Recv(&in[2], 1, MPI_INT, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
