@@ -802,7 +802,12 @@ private:
                   SourceLocation Loc) {
     std::string File = realFileOf(SM, Loc, Change.getFilePath());
     std::string Key = File + '\0' + Change.toYAMLString();
-    State.Origin.try_emplace(File, CI.getFrontendOpts().Inputs[0].getFile());
+    // The unit as an absolute path: the database may name it relative to
+    // its directory, which is not where this process runs.
+    std::string Unit = CI.getFrontendOpts().Inputs[0].getFile().str();
+    State.Origin.try_emplace(
+        File,
+        realFileOf(SM, SM.getLocForStartOfFile(SM.getMainFileID()), Unit));
     if (State.SeenChanges.insert(Key).second)
       State.Changes[File].push_back({siteOf(SM, Loc), std::move(Change)});
   }
