@@ -481,29 +481,30 @@ private:
     V.TraverseDecl(Context.getTranslationUnitDecl());
   }
 
-  void report(ASTContext &Context, const analysis::ManualCollective &C) {
-    const SourceManager &SM = Context.getSourceManager();
-    std::string Rule = analysis::ruleId(C.Kind).str();
+  /// A new finding of \p Rule at \p Loc, or none when the rule is off or
+  /// a NOLINT comment silences it there.
+  std::optional<check::Finding> startFinding(const SourceManager &SM,
+                                             const std::string &Rule,
+                                             SourceLocation Loc) {
     if (!Settings.Checks.contains(Rule))
-      return;
-    SourceLocation Loc = SM.getExpansionLoc(C.RootStmt->getBeginLoc());
+      return std::nullopt;
     if (suppressed(SM, Loc, Rule)) {
       ++State.Suppressed;
-      return;
+      return std::nullopt;
     }
     ++State.Findings;
     check::Finding F;
     F.Rule = Rule;
     F.Error = Settings.Errors.contains(Rule);
     F.Where = placeOf(SM, Loc);
-    F.Fingerprint = fingerprint(C, Context);
-    Support Evidence = supportOf(C, SM, State.Evidence);
-    std::string Head = patternPhrase(C) + " (" + supportText(Evidence) + ")";
-    std::optional<tooling::AtomicChange> Change;
-    if (C.isSafe())
-      Change = proven(Context, C, Head, F);
-    else
-      Change = refused(Context, C, Head, Evidence, F);
+    return F;
+  }
+
+  /// Prints \p F with \p Change as its fix-its, keeps the change for
+  /// --fix (or marks the site refused), and records the finding.
+  void finishFinding(check::Finding F,
+                     std::optional<tooling::AtomicChange> Change,
+                     const SourceManager &SM, SourceLocation Loc) {
     if (Change)
       F.Fix = editsOf(*Change, SM, Loc);
     emit(F, Change ? &*Change : nullptr, SM, Loc);
@@ -517,23 +518,35 @@ private:
     State.Results.push_back(std::move(F));
   }
 
+  void report(ASTContext &Context, const analysis::ManualCollective &C) {
+    const SourceManager &SM = Context.getSourceManager();
+    SourceLocation Loc = SM.getExpansionLoc(C.RootStmt->getBeginLoc());
+    std::optional<check::Finding> Started =
+        startFinding(SM, analysis::ruleId(C.Kind).str(), Loc);
+    if (!Started)
+      return;
+    check::Finding &F = *Started;
+    F.Fingerprint = fingerprint(C, Context);
+    Support Evidence = supportOf(C, SM, State.Evidence);
+    std::string Head = patternPhrase(C) + " (" + supportText(Evidence) + ")";
+    std::optional<tooling::AtomicChange> Change;
+    if (C.isSafe())
+      Change = proven(Context, C, Head, F);
+    else
+      Change = refused(Context, C, Head, Evidence, F);
+    finishFinding(std::move(F), std::move(Change), SM, Loc);
+  }
+
   /// An overlap site: what the wait can cross, the rewrite, and what the
   /// trace says about the time blocked there.
   void reportOverlap(ASTContext &Context, const analysis::OverlapSite &S) {
     const SourceManager &SM = Context.getSourceManager();
     std::string Rule = analysis::overlapRuleId(S.Rule).str();
-    if (!Settings.Checks.contains(Rule))
-      return;
     SourceLocation Loc = SM.getExpansionLoc(S.Call->getBeginLoc());
-    if (suppressed(SM, Loc, Rule)) {
-      ++State.Suppressed;
+    std::optional<check::Finding> Started = startFinding(SM, Rule, Loc);
+    if (!Started)
       return;
-    }
-    ++State.Findings;
-    check::Finding F;
-    F.Rule = Rule;
-    F.Error = Settings.Errors.contains(Rule);
-    F.Where = placeOf(SM, Loc);
+    check::Finding &F = *Started;
     F.Fingerprint = fingerprintOf(Rule, *S.Function, S.CallStmt, Context);
     std::string Name = S.Call->getDirectCallee()->getName().str();
     std::string Head =
@@ -597,17 +610,7 @@ private:
       F.Notes.push_back({placeOf(SM, SM.getExpansionLoc(S.StopLoc)),
                          "the wait is placed here: " + S.Stop});
     }
-    if (Change)
-      F.Fix = editsOf(*Change, SM, Loc);
-    emit(F, Change ? &*Change : nullptr, SM, Loc);
-    if (Change) {
-      ++State.Rewritable;
-      keepChange(std::move(*Change), SM, Loc);
-    } else {
-      State.RefusedSites.insert(siteOf(SM, Loc));
-    }
-    State.AnyError |= F.Error;
-    State.Results.push_back(std::move(F));
+    finishFinding(std::move(F), std::move(Change), SM, Loc);
   }
 
   /// A proven pattern: its rewrite, and the message and notes that say so.
