@@ -93,6 +93,15 @@ requestField(const Expr *E) {
   return std::make_pair(Var, Field);
 }
 
+/// Whether \p S is nothing but an MPI wait or test call.
+bool isCompletionOnly(const Stmt *S) {
+  const auto *E = dyn_cast<Expr>(S);
+  const auto *Call = E ? dyn_cast<CallExpr>(E->IgnoreParenCasts()) : nullptr;
+  const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
+  return Info && (Info->TheFamily == mpi::Family::Wait ||
+                  Info->TheFamily == mpi::Family::Test);
+}
+
 bool isIgnoredStatus(const Expr *E, const ASTContext &Context) {
   std::string Text = sourceText(E, Context);
   return Text == "MPI_STATUS_IGNORE" || Text == "MPI_STATUSES_IGNORE";
@@ -136,6 +145,8 @@ private:
   /// Buffers of pending sends (only writes matter), of pending receives
   /// (any use matters), and the request and status variables themselves.
   SmallVector<const ValueDecl *, 4> Written, Used, Handles;
+  /// Statements the wait moves past, waits and tests included.
+  unsigned Passed = 0;
 };
 
 bool SiteBuilder::addBuffer(const Expr *Buffer, bool WritesOnly) {
@@ -314,6 +325,7 @@ SiteBuilder::scopeEnds(const CompoundStmt *Block) const {
 /// of `if` branches and plain blocks, never out of a loop body or the
 /// function.
 void SiteBuilder::sink() {
+  Passed = 0;
   const Stmt *Current = Site.CallStmt;
   const auto *Block = cast<CompoundStmt>(parentOf(Current, Context));
   while (true) {
@@ -333,7 +345,11 @@ void SiteBuilder::sink() {
         Site.StopLoc = S->getBeginLoc();
         return;
       }
-      ++Site.Crossed;
+      // Another wait or test overlaps nothing: crossing only those is no
+      // gain (and a second run would otherwise move what the first placed).
+      if (!isCompletionOnly(S))
+        ++Site.Crossed;
+      ++Passed;
       innermostLoopBodies(S, Site.PollBodies);
     }
     Site.Before = nullptr;
@@ -503,7 +519,9 @@ OverlapSite SiteBuilder::build() {
     return Site;
   sink();
   if (Site.Crossed == 0 && !Site.AggressiveLoop)
-    refuse("the wait cannot move: " + Site.Stop, Site.StopLoc);
+    refuse(Passed == 0 ? "the wait cannot move: " + Site.Stop
+                       : "only other waits come before " + Site.Stop,
+           Site.StopLoc);
   return Site;
 }
 

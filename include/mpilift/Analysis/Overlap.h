@@ -71,7 +71,8 @@ struct OverlapSite {
   /// The wait leaves the branch of an `if`: it must run only where the
   /// original one did.
   bool LeavesConditional = false;
-  /// How many statements now run between the call and its wait.
+  /// How many statements now run between the call and its wait (other
+  /// waits and tests are passed but not counted: they overlap nothing).
   unsigned Crossed = 0;
   /// The bodies of the innermost loops among the statements crossed, where
   /// progress polling can test the request.
