@@ -59,16 +59,15 @@ const Stmt *loopBody(const Stmt *S) {
 }
 
 /// The bodies of the loops under \p S that hold no other loop.
-void innermostLoopBodies(const Stmt *S,
-                         std::vector<const CompoundStmt *> &Out) {
+void innermostLoopBodies(const Stmt *S, std::vector<const Stmt *> &Out) {
   if (!S)
     return;
   if (isLoop(S)) {
     const Stmt *Body = loopBody(S);
     bool Nested = findFirst(Body, [](const Stmt *X) { return isLoop(X); });
     if (!Nested) {
-      if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Body))
-        Out.push_back(Block);
+      if (Body && !isa<NullStmt>(Body))
+        Out.push_back(Body);
       return;
     }
   }

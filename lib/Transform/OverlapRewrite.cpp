@@ -103,15 +103,29 @@ private:
 };
 
 /// `if (Guard ++Counter % N == 0) { int done; TestCall; }` at the top of
-/// each innermost loop body the wait now crosses.
+/// each innermost loop body the wait now crosses; a body that is a single
+/// statement gets braces.
 llvm::Error OverlapEdits::insertPolling(StringRef Counter, StringRef Guard,
                                         StringRef TestCall) {
-  for (const CompoundStmt *Body : Site.PollBodies) {
+  for (const Stmt *Body : Site.PollBodies) {
     std::string Text = "\nif (" + Guard.str() + "++" + Counter.str() + " % " +
                        std::to_string(Options.PollInterval) + " == 0) {\n" +
                        TestCall.str() + ";\n}";
-    if (llvm::Error E =
-            Change.insert(SM, Body->getLBracLoc().getLocWithOffset(1), Text))
+    if (const auto *Block = dyn_cast<CompoundStmt>(Body)) {
+      if (llvm::Error E =
+              Change.insert(SM, Block->getLBracLoc().getLocWithOffset(1), Text))
+        return E;
+      continue;
+    }
+    CharSourceRange Range = Lexer::makeFileCharRange(
+        tooling::getExtendedRange(*Body, tok::semi, Context), SM,
+        Context.getLangOpts());
+    if (Range.isInvalid())
+      return llvm::createStringError("a loop body to poll in is not plain "
+                                     "source text");
+    if (llvm::Error E = Change.insert(SM, Range.getBegin(), "{" + Text + "\n"))
+      return E;
+    if (llvm::Error E = Change.insert(SM, Range.getEnd(), "\n}"))
       return E;
   }
   return llvm::Error::success();

@@ -4,6 +4,10 @@
 // what arrived.
 // RUN: %check-rewrite rewrite %s %t --np 2,3,4,8 --check-args="--checks=mpilift-sink-wait" | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
+// With progress polling, the loop the wait now crosses tests the whole
+// array every 8 iterations.
+// RUN: %check-rewrite rewrite %s %t.poll --np 2,3,4,8 --check-args="--checks=mpilift-sink-wait --progress-polling --poll-interval 8" | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: FileCheck %s --check-prefix=CHECK-POLL < %t.poll/prog.c
 #include <mpi.h>
 #include <stdio.h>
 
@@ -37,3 +41,11 @@ int main(int argc, char **argv) {
   return 0;
 }
 // CHECK-MESSAGES: check-rewrite: same output at np 2 3 4 8
+// CHECK-POLL: unsigned wait_polls = 0;
+// CHECK-POLL: double interior = 0;
+// CHECK-POLL-NEXT: for (int i = 0; i < 200000; i++) {
+// CHECK-POLL-NEXT: if (++wait_polls % 8 == 0) {
+// CHECK-POLL-NEXT: int wait_done;
+// CHECK-POLL-NEXT: MPI_Testall(4, reqs, &wait_done, MPI_STATUSES_IGNORE);
+// CHECK-POLL-NEXT: }
+// CHECK-POLL: MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);

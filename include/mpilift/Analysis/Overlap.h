@@ -75,8 +75,8 @@ struct OverlapSite {
   /// waits and tests are passed but not counted: they overlap nothing).
   unsigned Crossed = 0;
   /// The bodies of the innermost loops among the statements crossed, where
-  /// progress polling can test the request.
-  std::vector<const clang::CompoundStmt *> PollBodies;
+  /// progress polling can test the request (a block, or one statement).
+  std::vector<const clang::Stmt *> PollBodies;
   /// The wait's status argument needs the real status (not ignored).
   bool StatusNeeded = false;
   /// Why the wait stops where it does, and the statement (or closing
