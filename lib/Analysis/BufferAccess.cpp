@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BufferAccess.h"
+#include "StatementTree.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -33,8 +34,7 @@ bool isTrusted(const CallExpr *Call, ArrayRef<const FunctionDecl *> Trusted) {
 bool isReadOnlyUse(const Expr *Ref, ASTContext &Context) {
   const Expr *E = Ref;
   while (true) {
-    DynTypedNodeList Parents = Context.getParents(*E);
-    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    const Stmt *Parent = parentStmt(*E, Context);
     if (!Parent)
       return false;
     if (const auto *Cast = dyn_cast<ImplicitCastExpr>(Parent)) {
@@ -127,22 +127,22 @@ bool isFreshAllocation(const VarDecl *V, const FunctionFacts &Facts,
                        ASTContext &Context) {
   ArrayRef<Write> Writes = Facts.writesOf(V);
   if (Writes.size() != 1 || !Writes[0].Value ||
-      (Writes[0].Kind != WriteKind::Init && Writes[0].Kind != WriteKind::Assign))
+      (Writes[0].Kind != WriteKind::Init &&
+       Writes[0].Kind != WriteKind::Assign))
     return false;
   const Expr *Value = Writes[0].Value->IgnoreParenCasts();
   bool Allocates = isa<CXXNewExpr>(Value);
   if (const auto *Call = dyn_cast<CallExpr>(Value))
     if (const FunctionDecl *Callee = Call->getDirectCallee())
-      Allocates = llvm::is_contained(
-          {StringRef("malloc"), StringRef("calloc"), StringRef("aligned_alloc")},
-          Callee->getName());
+      Allocates = llvm::is_contained({StringRef("malloc"), StringRef("calloc"),
+                                      StringRef("aligned_alloc")},
+                                     Callee->getName());
   if (!Allocates)
     return false;
   for (const DeclRefExpr *Ref : Facts.referencesOf(V)) {
     const Stmt *Node = Ref;
     while (true) {
-      DynTypedNodeList Parents = Context.getParents(*Node);
-      const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+      const Stmt *Parent = parentStmt(*Node, Context);
       if (!Parent)
         return false;
       if (isa<ParenExpr>(Parent) || isa<ImplicitCastExpr>(Parent) ||
@@ -275,11 +275,8 @@ bool BufferAccess::isPrivateAt(const Stmt *S) const {
     if (!SM.isBeforeInTranslationUnit(S->getEndLoc(), Escape->getBeginLoc()))
       return false;
     for (const Stmt *Up = Escape; Up;) {
-      DynTypedNodeList Parents = Context.getParents(*Up);
-      Up = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
-      bool IsLoop = Up && (isa<ForStmt>(Up) || isa<WhileStmt>(Up) ||
-                           isa<DoStmt>(Up) || isa<CXXForRangeStmt>(Up));
-      if (IsLoop && Within(S, Up))
+      Up = parentStmt(*Up, Context);
+      if (isLoop(Up) && Within(S, Up))
         return false;
     }
   }
@@ -311,26 +308,14 @@ std::optional<std::string> BufferAccess::mayTouch(const Stmt *S) const {
       }))
     return std::string("this call may reach the buffer, which is not a "
                        "private local object");
-  if (findFirst(S, [](const Stmt *X) {
-        if (const auto *Op = dyn_cast<UnaryOperator>(X))
-          return Op->getOpcode() == UO_Deref;
-        if (const auto *Member = dyn_cast<MemberExpr>(X))
-          return Member->isArrow();
-        if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(X))
-          return Sub->getBase()
-              ->IgnoreParenImpCasts()
-              ->getType()
-              ->isPointerType();
-        return false;
-      }))
+  if (accessesThroughPointer(S))
     return std::string("this access through a pointer may reach the buffer");
   return std::nullopt;
 }
 
 std::optional<WaitPoint> BufferAccess::sinkAfter(const Stmt *Pattern) const {
-  DynTypedNodeList Parents = Context.getParents(*Pattern);
   const auto *Block =
-      Parents.empty() ? nullptr : Parents[0].get<CompoundStmt>();
+      dyn_cast_or_null<CompoundStmt>(parentStmt(*Pattern, Context));
   if (!Block)
     return std::nullopt;
   WaitPoint Point;

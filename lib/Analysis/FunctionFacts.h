@@ -29,20 +29,6 @@
 namespace mpilift {
 namespace analysis {
 
-/// The first node under \p S (itself included) satisfying \p P, in
-/// pre-order; null when none does.
-template <typename Pred>
-const clang::Stmt *findFirst(const clang::Stmt *S, Pred P) {
-  if (!S)
-    return nullptr;
-  if (P(S))
-    return S;
-  for (const clang::Stmt *Child : S->children())
-    if (const clang::Stmt *Found = findFirst(Child, P))
-      return Found;
-  return nullptr;
-}
-
 /// How a statement changes (or may change) a variable.
 enum class WriteKind {
   Init,        ///< `int x = Value;`

@@ -8,6 +8,7 @@
 
 #include "BufferAccess.h"
 #include "FunctionFacts.h"
+#include "StatementTree.h"
 
 #include "mpilift/Analysis/MPICalls.h"
 #include "mpilift/Analysis/ManualCollective.h"
@@ -35,28 +36,6 @@ StringRef overlapRuleId(OverlapRule Rule) {
 }
 
 namespace {
-
-const Stmt *parentOf(const Stmt *S, ASTContext &Context) {
-  DynTypedNodeList Parents = Context.getParents(*S);
-  return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
-}
-
-bool isLoop(const Stmt *S) {
-  return isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
-         isa<CXXForRangeStmt>(S);
-}
-
-const Stmt *loopBody(const Stmt *S) {
-  if (const auto *L = dyn_cast<ForStmt>(S))
-    return L->getBody();
-  if (const auto *L = dyn_cast<WhileStmt>(S))
-    return L->getBody();
-  if (const auto *L = dyn_cast<DoStmt>(S))
-    return L->getBody();
-  if (const auto *L = dyn_cast<CXXForRangeStmt>(S))
-    return L->getBody();
-  return nullptr;
-}
 
 /// The bodies of the loops under \p S that hold no other loop.
 void innermostLoopBodies(const Stmt *S, std::vector<const Stmt *> &Out) {
@@ -132,6 +111,7 @@ private:
   bool matchWait();
   std::optional<std::string> touches(const Stmt *S) const;
   std::optional<std::string> scopeEnds(const CompoundStmt *Block) const;
+  void buildAccess();
   void sink();
   void leaveLoop(const Stmt *Loop, const CompoundStmt *Body);
   bool touchesAroundCall(const Stmt *Holder) const;
@@ -146,6 +126,8 @@ private:
   SmallVector<const ValueDecl *, 4> Written, Used, Handles;
   /// Statements the wait moves past, waits and tests included.
   unsigned Passed = 0;
+  /// What may touch Used, Written and Handles (buildAccess).
+  std::vector<BufferAccess> Access;
 };
 
 bool SiteBuilder::addBuffer(const Expr *Buffer, bool WritesOnly) {
@@ -284,24 +266,27 @@ bool SiteBuilder::matchWait() {
       mpiArg(Wait, IsArray ? mpi::Role::StatusArray : mpi::Role::Status));
 }
 
-/// Why \p S may touch a dependence of the wait.
-std::optional<std::string> SiteBuilder::touches(const Stmt *S) const {
-  const FunctionFacts &F = Facts;
-  AccessRules SendRules;
-  SendRules.WritesOnly = true;
-  SendRules.CrossMPICalls = true;
+/// The access views of the dependences, once they are all known: each
+/// BufferAccess works out where its buffers escape when it is built.
+void SiteBuilder::buildAccess() {
   AccessRules AnyUse;
   AnyUse.CrossMPICalls = true;
-  if (!Used.empty())
-    if (auto Why = BufferAccess(Used, F, Context, {}, AnyUse).mayTouch(S))
-      return Why;
-  if (!Written.empty())
-    if (auto Why = BufferAccess(Written, F, Context, {}, SendRules).mayTouch(S))
-      return Why;
+  AccessRules WritesOnly = AnyUse;
+  WritesOnly.WritesOnly = true;
   AccessRules Variables = AnyUse;
   Variables.VariablesThemselves = true;
-  if (!Handles.empty())
-    if (auto Why = BufferAccess(Handles, F, Context, {}, Variables).mayTouch(S))
+  for (auto [Decls, Rules] :
+       {std::make_pair(&Used, AnyUse), std::make_pair(&Written, WritesOnly),
+        std::make_pair(&Handles, Variables)})
+    if (!Decls->empty())
+      Access.emplace_back(*Decls, Facts, Context,
+                          ArrayRef<const FunctionDecl *>(), Rules);
+}
+
+/// Why \p S may touch a dependence of the wait.
+std::optional<std::string> SiteBuilder::touches(const Stmt *S) const {
+  for (const BufferAccess &A : Access)
+    if (std::optional<std::string> Why = A.mayTouch(S))
       return Why;
   return std::nullopt;
 }
@@ -324,9 +309,8 @@ SiteBuilder::scopeEnds(const CompoundStmt *Block) const {
 /// of `if` branches and plain blocks, never out of a loop body or the
 /// function.
 void SiteBuilder::sink() {
-  Passed = 0;
   const Stmt *Current = Site.CallStmt;
-  const auto *Block = cast<CompoundStmt>(parentOf(Current, Context));
+  const auto *Block = cast<CompoundStmt>(parentStmt(*Current, Context));
   while (true) {
     Site.Holder = Current;
     Site.Block = Block;
@@ -357,11 +341,11 @@ void SiteBuilder::sink() {
       Site.Stop = *Why;
       return;
     }
-    const Stmt *Parent = parentOf(Block, Context);
+    const Stmt *Parent = parentStmt(*Block, Context);
     const Stmt *Outer = Parent;
     if (const auto *If = dyn_cast_or_null<IfStmt>(Parent)) {
       Site.LeavesConditional = true;
-      Outer = parentOf(If, Context);
+      Outer = parentStmt(*If, Context);
       Current = If;
     } else {
       Current = Block;
@@ -389,7 +373,7 @@ void SiteBuilder::sink() {
 bool SiteBuilder::touchesAroundCall(const Stmt *Holder) const {
   const Stmt *Child = Site.CallStmt;
   while (Child != Holder) {
-    const Stmt *Parent = parentOf(Child, Context);
+    const Stmt *Parent = parentStmt(*Child, Context);
     if (!Parent)
       return true;
     if (const auto *Block = dyn_cast<CompoundStmt>(Parent)) {
@@ -426,7 +410,7 @@ void SiteBuilder::leaveLoop(const Stmt *Loop, const CompoundStmt *Body) {
     Refuse("the status is needed, and a ring of requests has none to give");
     return;
   }
-  if (!isa_and_nonnull<CompoundStmt>(parentOf(Loop, Context))) {
+  if (!isa_and_nonnull<CompoundStmt>(parentStmt(*Loop, Context))) {
     Refuse("the loop is not a statement of a block");
     return;
   }
@@ -476,12 +460,12 @@ void SiteBuilder::leaveLoop(const Stmt *Loop, const CompoundStmt *Body) {
 
 OverlapSite SiteBuilder::build() {
   const CallExpr *Call = Site.Call;
-  const Stmt *Parent = parentOf(Call, Context);
+  const Stmt *Parent = parentStmt(*Call, Context);
   const Stmt *Statement = Call;
   while (Parent && (isa<ParenExpr>(Parent) || isa<CStyleCastExpr>(Parent) ||
                     isa<ImplicitCastExpr>(Parent))) {
     Statement = Parent;
-    Parent = parentOf(Parent, Context);
+    Parent = parentStmt(*Parent, Context);
   }
   Site.CallStmt = Statement;
   if (Call->getBeginLoc().isMacroID()) {
@@ -489,7 +473,7 @@ OverlapSite SiteBuilder::build() {
     return Site;
   }
   if (isa_and_nonnull<CompoundStmt>(Parent) &&
-      isa_and_nonnull<SwitchStmt>(parentOf(Parent, Context))) {
+      isa_and_nonnull<SwitchStmt>(parentStmt(*Parent, Context))) {
     refuse("the call is in the body of a switch, where a new request could "
            "be jumped over",
            Call->getBeginLoc());
@@ -516,6 +500,7 @@ OverlapSite SiteBuilder::build() {
   }
   if (!Ok)
     return Site;
+  buildAccess();
   sink();
   if (Site.Crossed == 0 && !Site.AggressiveLoop)
     refuse(Passed == 0 ? "the wait cannot move: " + Site.Stop

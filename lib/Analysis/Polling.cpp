@@ -7,6 +7,7 @@
 #include "Polling.h"
 
 #include "BufferAccess.h"
+#include "StatementTree.h"
 
 #include "mpilift/Analysis/MPICalls.h"
 
@@ -51,21 +52,6 @@ std::string quoted(const Expr *E, const ASTContext &Context) {
   return "'" + sourceText(E, Context) + "'";
 }
 
-/// Whether \p E reads memory through a pointer (`*p`, `p->f`, `p[i]`):
-/// such a value may change between two calls without any write the
-/// function facts see.
-bool loadsThroughPointer(const Expr *E) {
-  return findFirst(E, [](const Stmt *X) {
-    if (const auto *Op = dyn_cast<UnaryOperator>(X))
-      return Op->getOpcode() == UO_Deref;
-    if (const auto *Member = dyn_cast<MemberExpr>(X))
-      return Member->isArrow();
-    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(X))
-      return Sub->getBase()->IgnoreParenImpCasts()->getType()->isPointerType();
-    return false;
-  });
-}
-
 /// Whether \p Ref stands for a value that cannot change: the address of
 /// \p V (`&v`, through parens; an array), or a constant.
 bool isAddressOnly(const DeclRefExpr *Ref, const VarDecl *V,
@@ -74,8 +60,7 @@ bool isAddressOnly(const DeclRefExpr *Ref, const VarDecl *V,
     return true;
   const Stmt *Node = Ref;
   while (true) {
-    DynTypedNodeList Parents = Context.getParents(*Node);
-    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    const Stmt *Parent = parentStmt(*Node, Context);
     if (const auto *Op = dyn_cast_or_null<UnaryOperator>(Parent))
       return Op->getOpcode() == UO_AddrOf;
     if (!isa_and_nonnull<ParenExpr>(Parent))
@@ -238,8 +223,7 @@ bool PollingProof::givesBufferOnlyToMPI(const ParmVarDecl *P) const {
   for (const DeclRefExpr *Ref : FFacts.referencesOf(P)) {
     const Stmt *Node = Ref;
     while (true) {
-      DynTypedNodeList Parents = Context.getParents(*Node);
-      const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+      const Stmt *Parent = parentStmt(*Node, Context);
       if (const auto *Call = dyn_cast_or_null<CallExpr>(Parent)) {
         if (!mpiCallee(Call))
           return false;
@@ -258,8 +242,7 @@ bool PollingProof::givesBufferOnlyToMPI(const ParmVarDecl *P) const {
 const Stmt *PollingProof::pollingLoop(const CallExpr *Call) const {
   const Stmt *Node = Call;
   while (Node) {
-    DynTypedNodeList Parents = Context.getParents(*Node);
-    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    const Stmt *Parent = parentStmt(*Node, Context);
     if (const auto *Loop = dyn_cast_or_null<WhileStmt>(Parent))
       return Loop;
     if (const auto *Loop = dyn_cast_or_null<DoStmt>(Parent))
@@ -269,22 +252,6 @@ const Stmt *PollingProof::pollingLoop(const CallExpr *Call) const {
     Node = Parent;
   }
   return nullptr;
-}
-
-const Expr *conditionOf(const Stmt *Loop) {
-  if (const auto *W = dyn_cast<WhileStmt>(Loop))
-    return W->getCond();
-  if (const auto *D = dyn_cast<DoStmt>(Loop))
-    return D->getCond();
-  return cast<ForStmt>(Loop)->getCond();
-}
-
-const Stmt *bodyOf(const Stmt *Loop) {
-  if (const auto *W = dyn_cast<WhileStmt>(Loop))
-    return W->getBody();
-  if (const auto *D = dyn_cast<DoStmt>(Loop))
-    return D->getBody();
-  return cast<ForStmt>(Loop)->getBody();
 }
 
 /// \p E with \p Hole taken as \p Value: constants, `!`, comparisons and
@@ -451,13 +418,13 @@ void PollingProof::checkBuffer(const CallSite &Site, const Stmt *Loop) {
     }
   BufferAccess Access({CallerBase}, TU.factsOf(*Site.Caller), Context, Trusted);
   SmallVector<const Stmt *, 8> Between;
-  const Stmt *Body = bodyOf(Loop);
+  const Stmt *Body = loopBody(Loop);
   if (const auto *Block = dyn_cast<CompoundStmt>(Body))
     Between.append(Block->body_begin(), Block->body_end());
   else
     Between.push_back(Body);
-  if (!isWithin(Site.Call, conditionOf(Loop), SM))
-    Between.push_back(conditionOf(Loop));
+  if (!isWithin(Site.Call, loopCondition(Loop), SM))
+    Between.push_back(loopCondition(Loop));
   if (const auto *For = dyn_cast<ForStmt>(Loop))
     Between.push_back(For->getInc());
   for (const Stmt *S : Between) {
@@ -484,7 +451,7 @@ std::optional<std::string> PollingProof::unstableInCallee(const Expr *E,
                                                           unsigned Depth) {
   if (Depth > 4)
     return "it is computed too indirectly to follow";
-  if (loadsThroughPointer(E))
+  if (accessesThroughPointer(E))
     return "it reads memory through a pointer";
   SmallVector<const DeclRefExpr *, 8> Refs;
   findFirst(E, [&](const Stmt *X) {
@@ -543,7 +510,7 @@ std::optional<std::string> PollingProof::unstableInCaller(const Expr *E,
                                                           const CallSite &Site,
                                                           const Stmt *Loop) {
   const SourceManager &SM = Context.getSourceManager();
-  if (loadsThroughPointer(E))
+  if (accessesThroughPointer(E))
     return "the argument " + quoted(E, Context) +
            " reads memory through a pointer";
   if (findFirst(E, [](const Stmt *X) { return isa<CallExpr>(X); }))
@@ -597,7 +564,7 @@ void PollingProof::checkArguments(const CallSite &Site, const Stmt *Loop) {
 void PollingProof::checkCaller(const CallSite &Site) {
   std::string Name = "'" + F.getNameAsString() + "'";
   const Stmt *Loop = pollingLoop(Site.Call);
-  const Expr *Cond = Loop ? conditionOf(Loop) : nullptr;
+  const Expr *Cond = Loop ? loopCondition(Loop) : nullptr;
   if (!Loop || !Cond) {
     refuse(SafetyCheck::PollingLoop,
            "this call of " + Name +
@@ -608,7 +575,7 @@ void PollingProof::checkCaller(const CallSite &Site) {
   }
   const SourceManager &SM = Context.getSourceManager();
   if (!isWithin(Site.Call, Cond, SM)) {
-    const Stmt *Body = bodyOf(Loop);
+    const Stmt *Body = loopBody(Loop);
     bool Direct = false;
     if (const auto *Block = dyn_cast<CompoundStmt>(Body))
       Direct = llvm::any_of(Block->body(), [&](const Stmt *S) {
@@ -626,7 +593,7 @@ void PollingProof::checkCaller(const CallSite &Site) {
       return;
     }
   }
-  if (const Stmt *Exit = findFirst(bodyOf(Loop), [](const Stmt *X) {
+  if (const Stmt *Exit = findFirst(loopBody(Loop), [](const Stmt *X) {
         return isa<BreakStmt>(X) || isa<ReturnStmt>(X) || isa<GotoStmt>(X) ||
                isa<IndirectGotoStmt>(X) || isa<CXXThrowExpr>(X);
       })) {

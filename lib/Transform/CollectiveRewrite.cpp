@@ -406,9 +406,7 @@ rewriteToCDag(const ManualCollective &C, ASTContext &Context,
                     "}",
                     Status, Graph, Schedule, Comm, KeySize, Key, Now);
 
-  CharSourceRange Region = Lexer::makeFileCharRange(
-      tooling::getExtendedRange(*C.PatternStmt, tok::semi, Context), SM,
-      Context.getLangOpts());
+  CharSourceRange Region = statementRange(*C.PatternStmt, Context);
   if (Region.isInvalid())
     return llvm::createStringError("the region is not plain source text");
   if (llvm::Error E = Change.insert(SM, Region.getBegin(), Before))

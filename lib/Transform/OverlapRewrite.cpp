@@ -76,9 +76,7 @@ private:
     }
     if (!Previous)
       return insertLinesBefore(Site.Before->getBeginLoc(), Text);
-    CharSourceRange Range = Lexer::makeFileCharRange(
-        tooling::getExtendedRange(*Previous, tok::semi, Context), SM,
-        Context.getLangOpts());
+    CharSourceRange Range = statementRange(*Previous, Context);
     if (Range.isInvalid())
       return llvm::createStringError("the statement before the sink point is "
                                      "not plain source text");
@@ -117,9 +115,7 @@ llvm::Error OverlapEdits::insertPolling(StringRef Counter, StringRef Guard,
         return E;
       continue;
     }
-    CharSourceRange Range = Lexer::makeFileCharRange(
-        tooling::getExtendedRange(*Body, tok::semi, Context), SM,
-        Context.getLangOpts());
+    CharSourceRange Range = statementRange(*Body, Context);
     if (Range.isInvalid())
       return llvm::createStringError("a loop body to poll in is not plain "
                                      "source text");
@@ -170,9 +166,7 @@ OverlapEdits::splitOutOfLoop(StringRef Nonblocking, StringRef Args, bool Recv) {
                                             "];\nunsigned " + Posted +
                                             " = 0, " + Done + " = 0;"))
     return std::move(E);
-  CharSourceRange Loop = Lexer::makeFileCharRange(
-      tooling::getExtendedRange(*Site.AggressiveLoop, tok::semi, Context), SM,
-      Context.getLangOpts());
+  CharSourceRange Loop = statementRange(*Site.AggressiveLoop, Context);
   if (Loop.isInvalid())
     return llvm::createStringError("the loop is not plain source text");
   if (llvm::Error E = Change.insert(SM, Loop.getEnd(), "\n" + Complete))

@@ -18,10 +18,15 @@ namespace transform {
 /// The range of statement \p S with its semicolon and, when it stands on
 /// lines of its own, its indentation and line break, so deleting it leaves
 /// no blank line.
+CharSourceRange statementRange(const Stmt &S, ASTContext &Context) {
+  return Lexer::makeFileCharRange(
+      tooling::getExtendedRange(S, tok::semi, Context),
+      Context.getSourceManager(), Context.getLangOpts());
+}
+
 CharSourceRange wholeLines(const Stmt &S, ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();
-  CharSourceRange R = tooling::getExtendedRange(S, tok::semi, Context);
-  R = Lexer::makeFileCharRange(R, SM, Context.getLangOpts());
+  CharSourceRange R = statementRange(S, Context);
   if (R.isInvalid())
     return R;
   auto [File, Begin] = SM.getDecomposedLoc(R.getBegin());

@@ -24,6 +24,11 @@
 namespace mpilift {
 namespace transform {
 
+/// The file range of statement \p S with its semicolon; invalid when it
+/// is not plain source text (a macro expansion).
+clang::CharSourceRange statementRange(const clang::Stmt &S,
+                                      clang::ASTContext &Context);
+
 /// The range of statement \p S with its semicolon and, when it stands on
 /// lines of its own, its indentation and line break, so deleting it leaves
 /// no blank line.

@@ -1363,21 +1363,18 @@ int runCheckCommand(int Argc, const char **Argv) {
     }
   }
   if (!TraceDir.empty()) {
-    std::optional<llvm::json::Value> Doc = detectPatternsAsJson(TraceDir);
-    if (!Doc)
+    std::optional<trace::Trace> T = readTraceForCommand(TraceDir);
+    if (!T)
       return ExitBadInput;
-    if (llvm::Error E = addPatternSites(*Doc, TraceDir, State.Evidence)) {
+    if (llvm::Error E = addPatternSites(detectPatternsAsJson(*T), TraceDir,
+                                        State.Evidence)) {
       error() << llvm::toString(std::move(E)) << "\n";
       return ExitBadInput;
     }
     // The overlap rules named on the command line weigh each site by the
     // time the run blocked there.
-    if (anyOverlapRule(check::GlobList(State.Checks.value_or(DefaultChecks)))) {
-      std::optional<trace::Trace> T = readTraceForCommand(TraceDir);
-      if (!T)
-        return ExitBadInput;
+    if (anyOverlapRule(check::GlobList(State.Checks.value_or(DefaultChecks))))
       State.Blocked = blockedTimeOf(*T);
-    }
   }
 
   std::vector<std::string> Files(Sources.begin(), Sources.end());

@@ -40,10 +40,9 @@ int runDetectCommand(int Argc, const char **Argv);
 /// [-- ARGS]`; Argv[0] is the program name.
 int runCheckCommand(int Argc, const char **Argv);
 
-/// Reads the trace in \p Dir and detects its patterns, as the JSON document
-/// `mpilift detect --format json` writes; on failure prints the error and
-/// returns nothing.
-std::optional<llvm::json::Value> detectPatternsAsJson(const std::string &Dir);
+/// The patterns of \p T, as the JSON document `mpilift detect --format
+/// json` writes.
+llvm::json::Value detectPatternsAsJson(const trace::Trace &T);
 
 } // namespace mpilift
 

@@ -160,13 +160,10 @@ llvm::json::Value toJson(const trace::Trace &T, const patterns::DetectResult &R,
 
 } // namespace
 
-std::optional<llvm::json::Value> detectPatternsAsJson(const std::string &Dir) {
-  std::optional<trace::Trace> T = readTraceForCommand(Dir);
-  if (!T)
-    return std::nullopt;
-  patterns::DetectResult R = patterns::detectPatterns(*T);
-  SiteNames Names(*T);
-  return toJson(*T, R, Names);
+llvm::json::Value detectPatternsAsJson(const trace::Trace &T) {
+  patterns::DetectResult R = patterns::detectPatterns(T);
+  SiteNames Names(T);
+  return toJson(T, R, Names);
 }
 
 int runDetectCommand(int Argc, const char **Argv) {

@@ -1,0 +1,99 @@
+//===- StatementTree.h - Walking Clang's statement tree --------*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Small queries on Clang's statement tree that the analyses of
+/// lib/Analysis share: searching under a statement, its parent, loops and
+/// their parts, and reads through pointers.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_STATEMENTTREE_H
+#define MPILIFT_LIB_ANALYSIS_STATEMENTTREE_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/Stmt.h"
+#include "clang/AST/StmtCXX.h"
+
+namespace mpilift {
+namespace analysis {
+
+/// The first node under \p S (itself included) satisfying \p P, in
+/// pre-order; null when none does.
+template <typename Pred>
+const clang::Stmt *findFirst(const clang::Stmt *S, Pred P) {
+  if (!S)
+    return nullptr;
+  if (P(S))
+    return S;
+  for (const clang::Stmt *Child : S->children())
+    if (const clang::Stmt *Found = findFirst(Child, P))
+      return Found;
+  return nullptr;
+}
+
+/// The statement \p S is a child of; null at the top of a body (whose
+/// parent is a declaration).
+inline const clang::Stmt *parentStmt(const clang::Stmt &S,
+                                     clang::ASTContext &Context) {
+  clang::DynTypedNodeList Parents = Context.getParents(S);
+  return Parents.empty() ? nullptr : Parents[0].get<clang::Stmt>();
+}
+
+/// `for`, `while`, `do` or range-based `for`.
+inline bool isLoop(const clang::Stmt *S) {
+  return S &&
+         (clang::isa<clang::ForStmt>(S) || clang::isa<clang::WhileStmt>(S) ||
+          clang::isa<clang::DoStmt>(S) ||
+          clang::isa<clang::CXXForRangeStmt>(S));
+}
+
+/// The body of the loop \p Loop.
+inline const clang::Stmt *loopBody(const clang::Stmt *Loop) {
+  if (const auto *L = clang::dyn_cast<clang::ForStmt>(Loop))
+    return L->getBody();
+  if (const auto *L = clang::dyn_cast<clang::WhileStmt>(Loop))
+    return L->getBody();
+  if (const auto *L = clang::dyn_cast<clang::DoStmt>(Loop))
+    return L->getBody();
+  return clang::cast<clang::CXXForRangeStmt>(Loop)->getBody();
+}
+
+/// The condition of the loop \p Loop; null for `for (;;)` and range-based
+/// loops.
+inline const clang::Expr *loopCondition(const clang::Stmt *Loop) {
+  if (const auto *L = clang::dyn_cast<clang::ForStmt>(Loop))
+    return L->getCond();
+  if (const auto *L = clang::dyn_cast<clang::WhileStmt>(Loop))
+    return L->getCond();
+  if (const auto *L = clang::dyn_cast<clang::DoStmt>(Loop))
+    return L->getCond();
+  return nullptr;
+}
+
+/// Whether \p S reads or writes memory through a pointer (`*p`, `p->f`,
+/// `p[i]`): it may reach any object whose address has escaped.
+inline bool accessesThroughPointer(const clang::Stmt *S) {
+  return findFirst(S, [](const clang::Stmt *X) {
+           if (const auto *Op = clang::dyn_cast<clang::UnaryOperator>(X))
+             return Op->getOpcode() == clang::UO_Deref;
+           if (const auto *Member = clang::dyn_cast<clang::MemberExpr>(X))
+             return Member->isArrow();
+           if (const auto *Sub = clang::dyn_cast<clang::ArraySubscriptExpr>(X))
+             return Sub->getBase()
+                 ->IgnoreParenImpCasts()
+                 ->getType()
+                 ->isPointerType();
+           return false;
+         }) != nullptr;
+}
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_STATEMENTTREE_H
