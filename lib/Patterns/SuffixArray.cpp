@@ -1,4 +1,4 @@
-//===- SuffixArray.cpp - SA-IS, Kasai LCP, maximal repeats ----------------===//
+//===- SuffixArray.cpp - SA-IS, Phi LCP, maximal repeats ------------------===//
 //
 // Part of mpilift.
 //
@@ -11,7 +11,17 @@
 /// sort the reduced string of names recursively; then induce the order of
 /// all suffixes from the sorted LMS suffixes. The reduced string and its
 /// suffix array live in the output array itself, so the working memory is
-/// the text, the suffix array, one bit per symbol and the buckets.
+/// a copy of the text, the suffix array, one byte per symbol and the
+/// buckets.
+///
+/// At 10^7 events the time goes to cache misses: the inductions read the
+/// text at scattered places, and the LCP construction reads and writes
+/// arrays in suffix order. So the inductions carry suffix types in the
+/// sign of the entries (one scattered read per step instead of two), the
+/// scattered reads are prefetched a few dozen steps ahead, LMS substrings
+/// are named from their lengths, and the final induction records the BWT
+/// the maximal repeats need, which would otherwise cost one more pass of
+/// scattered reads.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -19,160 +29,270 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 namespace mpilift {
 namespace patterns {
 namespace {
 
-constexpr Index Empty = ~Index(0);
+/// Signed positions inside the construction: a negative entry -1 - J
+/// (~J) is suffix J carrying a mark (see induce).
+using SIndex = int32_t;
 
-/// Bucket starts (or ends) of every symbol.
-void bucketBounds(const Index *T, Index N, Index K, std::vector<Index> &B,
+/// Prefetch distance of the induction scans, in entries.
+constexpr SIndex Ahead = 24;
+/// Prefetch distance of the LCP passes.
+constexpr Index LcpAhead = 16;
+
+/// How many times each symbol < K occurs in T[0..N).
+void countSymbols(const SIndex *T, SIndex N, SIndex K,
+                  std::vector<SIndex> &Counts) {
+  Counts.assign(K, 0);
+  for (SIndex I = 0; I < N; ++I)
+    ++Counts[T[I]];
+}
+
+/// Bucket starts (or ends) of every symbol from the symbol counts.
+void bucketBounds(const std::vector<SIndex> &Counts, std::vector<SIndex> &B,
                   bool Ends) {
-  std::fill(B.begin(), B.end(), 0);
-  for (Index I = 0; I < N; ++I)
-    ++B[T[I]];
-  Index Sum = 0;
-  for (Index C = 0; C < K; ++C) {
-    Index Count = B[C];
-    B[C] = Ends ? Sum + Count : Sum;
-    Sum += Count;
+  B.resize(Counts.size());
+  SIndex Sum = 0;
+  for (size_t C = 0; C < Counts.size(); ++C) {
+    Sum += Counts[C];
+    B[C] = Ends ? Sum : Sum - Counts[C];
   }
 }
 
-void induceL(const Index *T, Index *SA, Index N, Index K,
-             const std::vector<uint8_t> &S, std::vector<Index> &B) {
-  bucketBounds(T, N, K, B, /*Ends=*/false);
-  for (Index I = 0; I < N; ++I) {
-    Index J = SA[I];
-    if (J != Empty && J > 0 && !S[J - 1])
-      SA[B[T[J - 1]]++] = J - 1;
-  }
+/// Asks the cache for the text before the suffix in \p Entry, marked or
+/// not: the induction reads it a few steps later.
+inline void prefetchBefore(const SIndex *T, SIndex Entry) {
+  SIndex J = Entry < 0 ? ~Entry : Entry;
+  if (J > 0)
+    __builtin_prefetch(T + J - 1);
 }
 
-void induceS(const Index *T, Index *SA, Index N, Index K,
-             const std::vector<uint8_t> &S, std::vector<Index> &B) {
-  bucketBounds(T, N, K, B, /*Ends=*/true);
-  for (Index I = N; I-- > 0;) {
-    Index J = SA[I];
-    if (J != Empty && J > 0 && S[J - 1])
-      SA[--B[T[J - 1]]] = J - 1;
+/// Induced sorting: with the LMS suffixes at the ends of their buckets (and
+/// every other entry 0), a left-to-right scan places the L-type suffixes
+/// and a right-to-left scan the S-type ones. Instead of a type array, each
+/// entry says by its sign whether the suffix before it must be induced by
+/// the scan that will read it (positive for the L scan, negative for the S
+/// scan, which the L scan flips); the type of J - 1 follows from T[J - 2]
+/// and T[J - 1], next to each other, so each step reads the text at one
+/// place, and that place is prefetched a few steps ahead.
+///
+/// Given \p FirstS, the position of each bucket's first S-type suffix, the
+/// S scan keeps the marks of the S-type entries it has written: the marked
+/// ones are then the LMS suffixes (and suffix 0, marked -1), which the
+/// naming step finds without looking at the text.
+void induce(const SIndex *T, SIndex *SA, SIndex N,
+            const std::vector<SIndex> &Counts, std::vector<SIndex> &B,
+            const std::vector<SIndex> *FirstS = nullptr,
+            SIndex *Bwt = nullptr) {
+  bucketBounds(Counts, B, /*Ends=*/false);
+  for (SIndex I = 0; I < N; ++I) {
+    if (I + Ahead < N)
+      prefetchBefore(T, SA[I + Ahead]);
+    SIndex J = SA[I];
+    SA[I] = ~J;
+    if (J > 0) { // J - 1 is L-type.
+      --J;
+      SIndex C = T[J];
+      SIndex Before = J > 0 ? T[J - 1] : -1;
+      if (Bwt)
+        Bwt[B[C]] = Before;
+      SA[B[C]++] = Before >= 0 && Before < C ? ~J : J;
+    }
+  }
+  bucketBounds(Counts, B, /*Ends=*/true);
+  // The bucket of position I, for a scan of decreasing I.
+  SIndex Bucket = static_cast<SIndex>(Counts.size()) - 1;
+  SIndex BucketStart = N - Counts[Bucket];
+  auto bucketOf = [&](SIndex I) {
+    while (I < BucketStart)
+      BucketStart -= Counts[--Bucket];
+    return Bucket;
+  };
+  for (SIndex I = N; I-- > 0;) {
+    if (I >= Ahead)
+      prefetchBefore(T, SA[I - Ahead]);
+    SIndex J = SA[I];
+    if (J > 0) { // J - 1 is S-type.
+      --J;
+      SIndex C = T[J];
+      SIndex Before = J > 0 ? T[J - 1] : -1;
+      if (Bwt)
+        Bwt[B[C] - 1] = Before;
+      SA[--B[C]] = Before < 0 || Before > C ? ~J : J;
+    } else if (!FirstS || J == -1 || I < (*FirstS)[bucketOf(I)]) {
+      SA[I] = ~J;
+    }
   }
 }
 
 /// Suffix array of T[0..N) over symbols < K, where T[N-1] == 0 is the only
 /// 0 (the sentinel).
-void sais(const Index *T, Index *SA, Index N, Index K) {
+void sais(const SIndex *T, SIndex *SA, SIndex N, SIndex K,
+          SIndex *Bwt = nullptr) {
   assert(N >= 1 && T[N - 1] == 0 && "sentinel required");
   if (N == 1) {
     SA[0] = 0;
     return;
   }
-  // S-type (1) or L-type (0); a byte each is faster than packed bits here.
+  // S-type (1) or L-type (0), for finding and naming the LMS substrings;
+  // the inductions do without it.
   std::vector<uint8_t> S(N);
   S[N - 1] = 1;
-  for (Index I = N - 1; I-- > 0;)
+  for (SIndex I = N - 1; I-- > 0;)
     S[I] = T[I] < T[I + 1] || (T[I] == T[I + 1] && S[I + 1]);
-  auto isLMS = [&](Index I) { return I > 0 && S[I] && !S[I - 1]; };
-  std::vector<Index> B(K);
+  auto isLMS = [&](SIndex I) { return I > 0 && S[I] && !S[I - 1]; };
+  std::vector<SIndex> Counts, B;
+  countSymbols(T, N, K, Counts);
 
-  // 1. Sort the LMS substrings with one induced-sorting pass.
-  std::fill(SA, SA + N, Empty);
-  bucketBounds(T, N, K, B, /*Ends=*/true);
-  for (Index I = 1; I < N; ++I)
+  // 1. Sort the LMS substrings with one induced sorting.
+  std::fill(SA, SA + N, 0);
+  std::vector<SIndex> FirstS;
+  bucketBounds(Counts, FirstS, /*Ends=*/false);
+  for (SIndex I = 0; I < N; ++I)
+    FirstS[T[I]] += !S[I]; // L-type suffixes come first in a bucket.
+  bucketBounds(Counts, B, /*Ends=*/true);
+  for (SIndex I = 1; I < N; ++I)
     if (isLMS(I))
       SA[--B[T[I]]] = I;
-  induceL(T, SA, N, K, S, B);
-  induceS(T, SA, N, K, S, B);
+  induce(T, SA, N, Counts, B, &FirstS);
+  std::vector<SIndex>().swap(FirstS);
 
   // 2. Name them: equal LMS substrings get equal names.
-  Index N1 = 0;
-  for (Index I = 0; I < N; ++I)
-    if (isLMS(SA[I]))
-      SA[N1++] = SA[I];
-  std::fill(SA + N1, SA + N, Empty);
-  Index Names = 0, Prev = Empty;
-  for (Index I = 0; I < N1; ++I) {
-    Index Pos = SA[I];
-    bool Differs = Prev == Empty;
-    for (Index D = 0; !Differs; ++D) {
-      if (T[Pos + D] != T[Prev + D] || S[Pos + D] != S[Prev + D]) {
-        Differs = true;
-      } else if (D > 0 && (isLMS(Pos + D) || isLMS(Prev + D))) {
-        break; // Both ended together: equal.
-      }
+  SIndex N1 = 0;
+  for (SIndex I = 0; I < N; ++I)
+    if (SA[I] < -1)
+      SA[N1++] = ~SA[I];
+  // Equal LMS substrings have equal lengths and symbols (the types follow
+  // from the symbols and the S-type end). The length of each is stored at
+  // N1 + Pos / 2 (LMS positions are 2 apart at least), and replaced by its
+  // name.
+  std::fill(SA + N1, SA + N, -1);
+  for (SIndex I = N - 1, Next = N; I > 0; --I)
+    if (isLMS(I)) {
+      SA[N1 + I / 2] = Next - I + (Next < N); // The sentinel's is 1.
+      Next = I;
     }
-    if (Differs) {
+  SIndex Names = 0, Prev = -1, PrevLength = 0;
+  for (SIndex I = 0; I < N1; ++I) {
+    if (I + Ahead < N1) {
+      __builtin_prefetch(T + SA[I + Ahead]);
+      __builtin_prefetch(SA + N1 + SA[I + Ahead] / 2);
+    }
+    SIndex Pos = SA[I], Length = SA[N1 + Pos / 2];
+    if (Length != PrevLength || Prev < 0 ||
+        !std::equal(T + Pos, T + Pos + Length, T + Prev)) {
       ++Names;
       Prev = Pos;
+      PrevLength = Length;
     }
-    SA[N1 + Pos / 2] = Names - 1; // LMS positions are 2 apart at least.
+    SA[N1 + Pos / 2] = Names - 1;
   }
-  for (Index I = N, J = N; I-- > N1;)
-    if (SA[I] != Empty)
+  for (SIndex I = N, J = N; I-- > N1;)
+    if (SA[I] >= 0)
       SA[--J] = SA[I];
 
   // 3. Sort the LMS suffixes: recursively if names repeat.
-  Index *Reduced = SA + N - N1;
-  if (Names < N1)
+  SIndex *Reduced = SA + N - N1;
+  if (Names < N1) {
+    std::vector<SIndex>().swap(B);
+    std::vector<SIndex>().swap(Counts);
     sais(Reduced, SA, N1, Names);
-  else
-    for (Index I = 0; I < N1; ++I)
+    countSymbols(T, N, K, Counts);
+  } else {
+    for (SIndex I = 0; I < N1; ++I)
       SA[Reduced[I]] = I;
+  }
 
   // 4. Induce all suffixes from the sorted LMS suffixes.
-  for (Index I = 1, J = 0; I < N; ++I)
+  for (SIndex I = 1, J = 0; I < N; ++I)
     if (isLMS(I))
       Reduced[J++] = I;
-  for (Index I = 0; I < N1; ++I)
+  std::vector<uint8_t>().swap(S);
+  for (SIndex I = 0; I < N1; ++I)
     SA[I] = Reduced[SA[I]];
-  std::fill(SA + N1, SA + N, Empty);
-  bucketBounds(T, N, K, B, /*Ends=*/true);
-  for (Index I = N1; I-- > 0;) {
-    Index J = SA[I];
-    SA[I] = Empty;
+  std::fill(SA + N1, SA + N, 0);
+  bucketBounds(Counts, B, /*Ends=*/true);
+  for (SIndex I = N1; I-- > 0;) {
+    SIndex J = SA[I];
+    SA[I] = 0;
     SA[--B[T[J]]] = J;
   }
-  induceL(T, SA, N, K, S, B);
-  induceS(T, SA, N, K, S, B);
+  if (Bwt)
+    Bwt[0] = T[N - 2]; // Before the sentinel, which nothing induces.
+  induce(T, SA, N, Counts, B, nullptr, Bwt);
+}
+
+/// The suffix array of \p Text and, if \p Bwt is given, its
+/// Burrows-Wheeler transform (the final induction reads it anyway): the
+/// symbol before each suffix in suffix-array order, as sorted, so shifted
+/// by one, -1 before the first symbol and one more entry first, the
+/// sentinel's. \p Scratch receives the working copy of the text, whose
+/// memory the LCP construction reuses.
+std::vector<Index> suffixArrayOf(const std::vector<Symbol> &Text,
+                                 Symbol AlphabetSize, std::vector<Symbol> *Bwt,
+                                 std::vector<Index> &Scratch) {
+  assert(Text.size() < size_t(INT32_MAX) && AlphabetSize < Symbol(INT32_MAX) &&
+         "text too long");
+  SIndex N = static_cast<SIndex>(Text.size());
+  if (N == 0)
+    return {};
+  // Symbols shifted by one, then the sentinel 0. Index and SIndex (and
+  // Symbol) are the unsigned and signed forms of one type, which may alias.
+  Scratch.resize(N + 1);
+  SIndex *T = reinterpret_cast<SIndex *>(Scratch.data());
+  for (SIndex I = 0; I < N; ++I) {
+    assert(Text[I] < AlphabetSize && "symbol outside the alphabet");
+    T[I] = static_cast<SIndex>(Text[I] + 1);
+  }
+  T[N] = 0;
+  std::vector<Index> SA(N + 1);
+  if (Bwt)
+    Bwt->resize(N + 1);
+  sais(T, reinterpret_cast<SIndex *>(SA.data()), N + 1,
+       static_cast<SIndex>(AlphabetSize + 1),
+       Bwt ? reinterpret_cast<SIndex *>(Bwt->data()) : nullptr);
+  SA.erase(SA.begin()); // The sentinel's suffix sorts first.
+  return SA;
 }
 
 } // namespace
 
 std::vector<Index> buildSuffixArray(const std::vector<Symbol> &Text,
                                     Symbol AlphabetSize) {
-  Index N = static_cast<Index>(Text.size());
-  if (N == 0)
-    return {};
-  // Symbols shifted by one, then the sentinel 0.
-  std::vector<Index> T(N + 1);
-  for (Index I = 0; I < N; ++I) {
-    assert(Text[I] < AlphabetSize && "symbol outside the alphabet");
-    T[I] = Text[I] + 1;
-  }
-  T[N] = 0;
-  std::vector<Index> SA(N + 1);
-  sais(T.data(), SA.data(), N + 1, AlphabetSize + 1);
-  std::vector<Index>().swap(T);
-  SA.erase(SA.begin()); // The sentinel's suffix sorts first.
-  return SA;
+  std::vector<Index> Scratch;
+  return suffixArrayOf(Text, AlphabetSize, nullptr, Scratch);
 }
 
-std::vector<Index> buildLcpArray(const std::vector<Symbol> &Text,
-                                 const std::vector<Index> &SA) {
-  // The Phi algorithm (Kaerkkaeinen, Manzini and Puglisi 2009): Phi[p] is
-  // the suffix before p in suffix-array order; the permuted LCP of text
-  // position p is at least that of p - 1 minus one, so a pass in text order
-  // extends it, touching memory mostly in order.
+namespace {
+
+/// The permuted LCP array: PLCP[p] is the length of the longest common
+/// prefix of the suffix at p and the one before it in suffix-array order.
+/// The Phi algorithm (Kaerkkaeinen, Manzini and Puglisi 2009): Phi[p] is
+/// that preceding suffix; PLCP[p] >= PLCP[p - 1] - 1, so a pass in text
+/// order extends it, touching memory mostly in order. The scattered
+/// accesses (Phi by suffix-array order, the text at Phi[p]) are prefetched.
+/// \p Phi is storage to reuse.
+std::vector<Index> permutedLcp(const std::vector<Symbol> &Text,
+                               const std::vector<Index> &SA,
+                               std::vector<Index> Phi = {}) {
   Index N = static_cast<Index>(Text.size());
-  std::vector<Index> Phi(N), LCP(N, 0);
+  Phi.resize(N);
   if (N == 0)
-    return LCP;
+    return Phi;
   Phi[SA[0]] = N; // No predecessor.
-  for (Index I = 1; I < N; ++I)
+  for (Index I = 1; I < N; ++I) {
+    if (I + LcpAhead < N)
+      __builtin_prefetch(&Phi[SA[I + LcpAhead]], /*Write=*/1);
     Phi[SA[I]] = SA[I - 1];
+  }
   Index H = 0;
-  for (Index P = 0; P < N; ++P) { // Phi becomes the permuted LCP in place.
+  for (Index P = 0; P < N; ++P) { // Phi becomes the PLCP in place.
+    if (P + LcpAhead < N && Phi[P + LcpAhead] < N)
+      __builtin_prefetch(&Text[Phi[P + LcpAhead] + H]);
     Index Q = Phi[P];
     if (Q == N) {
       H = 0;
@@ -185,26 +305,76 @@ std::vector<Index> buildLcpArray(const std::vector<Symbol> &Text,
     if (H > 0)
       --H;
   }
-  for (Index I = 0; I < N; ++I)
-    LCP[I] = Phi[SA[I]];
+  return Phi;
+}
+
+/// LCP[i] = PLCP[SA[i]], the scattered reads prefetched.
+std::vector<Index> lcpFromPermuted(const std::vector<Index> &PLCP,
+                                   const std::vector<Index> &SA) {
+  Index N = static_cast<Index>(SA.size());
+  std::vector<Index> LCP(N);
+  for (Index I = 0; I < N; ++I) {
+    if (I + LcpAhead < N)
+      __builtin_prefetch(&PLCP[SA[I + LcpAhead]]);
+    LCP[I] = PLCP[SA[I]];
+  }
   return LCP;
+}
+
+} // namespace
+
+std::vector<Index> buildLcpArray(const std::vector<Symbol> &Text,
+                                 const std::vector<Index> &SA) {
+  return lcpFromPermuted(permutedLcp(Text, SA), SA);
 }
 
 EnhancedSuffixArray::EnhancedSuffixArray(std::vector<Symbol> Text,
                                          Symbol AlphabetSize)
     : Text(std::move(Text)) {
-  SA = buildSuffixArray(this->Text, AlphabetSize);
-  LCP = buildLcpArray(this->Text, SA);
-  // The symbol before each suffix; AlphabetSize (no symbol has it) for the
-  // suffix that starts the text, which is left-maximal by definition.
-  Index N = static_cast<Index>(SA.size());
-  BwtChanges.assign(N, 0);
-  auto before = [&](Index K) {
-    return SA[K] ? this->Text[SA[K] - 1] : AlphabetSize;
-  };
-  for (Index K = 1; K < N; ++K)
-    BwtChanges[K] = BwtChanges[K - 1] + (before(K) != before(K - 1));
+  std::vector<Symbol> Bwt;
+  std::vector<Index> Scratch;
+  SA = suffixArrayOf(this->Text, AlphabetSize, &Bwt, Scratch);
+  LCP = lcpFromPermuted(permutedLcp(this->Text, SA, std::move(Scratch)), SA);
+  // Prefix counts of BWT changes, in place of the BWT, whose entry K + 1
+  // is the one of SA[K]; only equality matters, not the shift.
+  BwtChanges = std::move(Bwt);
+  Index N = static_cast<Index>(SA.size()), Changes = 0;
+  Symbol Before = N ? BwtChanges[1] : 0;
+  for (Index K = 0; K < N; ++K) {
+    Symbol B = BwtChanges[K + 1];
+    Changes += B != Before;
+    BwtChanges[K] = Changes;
+    Before = B;
+  }
+  BwtChanges.resize(N);
 }
+
+namespace {
+
+/// Stable LSD radix sort of \p Repeats by length, longest first: 16 bits
+/// a pass, and only as many passes as the longest length needs.
+void sortByLengthDescending(std::vector<Repeat> &Repeats) {
+  Index Longest = 0;
+  for (const Repeat &R : Repeats)
+    Longest = std::max(Longest, R.Length);
+  std::vector<Repeat> Sorted(Repeats.size());
+  for (unsigned Shift = 0; Shift < 32 && (Longest >> Shift) != 0; Shift += 16) {
+    std::vector<size_t> Start(1 << 16, 0);
+    auto digit = [&](const Repeat &R) {
+      return 0xFFFF - ((R.Length >> Shift) & 0xFFFF); // Descending.
+    };
+    for (const Repeat &R : Repeats)
+      ++Start[digit(R)];
+    size_t Sum = 0;
+    for (size_t &S : Start)
+      Sum += std::exchange(S, Sum);
+    for (const Repeat &R : Repeats)
+      Sorted[Start[digit(R)]++] = R;
+    Repeats.swap(Sorted);
+  }
+}
+
+} // namespace
 
 std::vector<Repeat> EnhancedSuffixArray::maximalRepeats(Index MinLength,
                                                         Index MinCount) const {
@@ -234,9 +404,10 @@ std::vector<Repeat> EnhancedSuffixArray::maximalRepeats(Index MinLength,
     if (Cur > Stack.back().Lcp)
       Stack.push_back({Cur, Lb});
   }
-  std::sort(Out.begin(), Out.end(), [](const Repeat &A, const Repeat &B) {
-    return A.Length != B.Length ? A.Length > B.Length : A.First < B.First;
-  });
+  // Intervals of one length are disjoint (nested ones differ in length),
+  // so they close in the order of their first suffix: a stable sort by
+  // length is the order promised.
+  sortByLengthDescending(Out);
   return Out;
 }
 

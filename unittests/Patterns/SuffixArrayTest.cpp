@@ -101,6 +101,65 @@ TEST(SuffixArrayTest, RandomTextsAgreeWithBruteForce) {
     }
 }
 
+TEST(SuffixArrayTest, LargeTextsAgreeWithStraightforwardChecks) {
+  // Texts too long for the brute-force finder, some with repeats longer
+  // than 65535: the suffix array is sorted, the LCP is
+  // what direct comparison gives, and every maximal repeat is right- and
+  // left-maximal, reported longest first, then by first suffix.
+  std::mt19937 Rng(7);
+  for (Symbol K : {2u, 5000u})
+    for (bool Twice : {false, true}) {
+      // Twice: R R Q Q, so that repeats of 70000 and 20000 symbols exist
+      // (a sort on the low 16 bits alone would put the second first).
+      std::vector<Symbol> T = randomText(Rng, Twice ? 70000 : 150000, K);
+      if (Twice) {
+        T.insert(T.end(), T.begin(), T.end());
+        std::vector<Symbol> Q = randomText(Rng, 20000, K);
+        T.insert(T.end(), Q.begin(), Q.end());
+        T.insert(T.end(), Q.begin(), Q.end());
+      }
+      SCOPED_TRACE("K " + std::to_string(K) + (Twice ? " twice" : ""));
+      EnhancedSuffixArray ESA(T, K);
+      const std::vector<Index> &SA = ESA.suffixArray();
+      const std::vector<Index> &LCP = ESA.lcp();
+      ASSERT_EQ(SA, buildSuffixArray(T, K));
+      ASSERT_EQ(LCP, buildLcpArray(T, SA));
+      for (Index I = 1; I < SA.size(); ++I) {
+        Index A = SA[I - 1], B = SA[I], H = LCP[I];
+        // The earlier suffix ends first or has the smaller next symbol.
+        ASSERT_TRUE(A + H == T.size() ||
+                    (B + H < T.size() && T[A + H] < T[B + H]))
+            << "suffixes out of order at " << I;
+      }
+      std::vector<Repeat> Rs = ESA.maximalRepeats();
+      ASSERT_FALSE(Rs.empty());
+      if (Twice)
+        EXPECT_GE(Rs.front().Length, 70000u);
+      for (size_t I = 0; I < Rs.size(); ++I) {
+        const Repeat &R = Rs[I];
+        if (I > 0) {
+          const Repeat &P = Rs[I - 1];
+          ASSERT_TRUE(P.Length > R.Length ||
+                      (P.Length == R.Length && P.First < R.First))
+              << "repeat " << I << " out of order";
+        }
+        std::set<long> Before;
+        Index MinLcp = ~Index(0);
+        for (Index J = R.First; J <= R.Last; ++J) {
+          Before.insert(SA[J] ? long(T[SA[J] - 1]) : -1 - long(J));
+          if (J > R.First)
+            MinLcp = std::min(MinLcp, LCP[J]);
+        }
+        ASSERT_EQ(MinLcp, R.Length) << "repeat " << I;
+        ASSERT_GT(Before.size(), 1u) << "repeat " << I << " not left-maximal";
+        bool RightMaximal =
+            (R.First == 0 || LCP[R.First] < R.Length) &&
+            (R.Last + 1 == SA.size() || LCP[R.Last + 1] < R.Length);
+        ASSERT_TRUE(RightMaximal) << "repeat " << I;
+      }
+    }
+}
+
 TEST(SuffixArrayTest, LoopTracesGiveTheirBodies) {
   // A trace shaped like a program: a prologue, a loop body of 5 events run
   // 40 times, an epilogue. The body (and its rotations) is a repeat

@@ -7,7 +7,7 @@
 /// \file
 /// The suffix structure each rank's trace is condensed with: an enhanced
 /// suffix array (suffix array built by SA-IS in linear time for integer
-/// alphabets, LCP array by Kasai et al.), whose LCP-interval tree is the
+/// alphabets, LCP array by the Phi algorithm), whose LCP-interval tree is the
 /// suffix tree. Traces have alphabets of thousands of symbols (operation x
 /// peer x call site), for which Ukkonen's tree with list children is far too
 /// slow; this uses 4 bytes per symbol for each of text, SA and LCP.
@@ -30,12 +30,14 @@ using Index = uint32_t;
 
 /// The suffix array of \p Text: the start positions of its suffixes in
 /// lexicographic order. Symbols must be below \p AlphabetSize. Linear time
-/// (SA-IS, Nong, Zhang and Chan 2009). Texts up to 2^32 - 2 symbols.
+/// (SA-IS, Nong, Zhang and Chan 2009). Texts and alphabets below 2^31 - 1
+/// symbols.
 std::vector<Index> buildSuffixArray(const std::vector<Symbol> &Text,
                                     Symbol AlphabetSize);
 
 /// LCP[i] = length of the longest common prefix of the suffixes SA[i-1] and
-/// SA[i]; LCP[0] = 0. Linear time (Kasai et al. 2001).
+/// SA[i]; LCP[0] = 0. Linear time (the Phi algorithm of Kaerkkaeinen,
+/// Manzini and Puglisi 2009).
 std::vector<Index> buildLcpArray(const std::vector<Symbol> &Text,
                                  const std::vector<Index> &SA);
 
