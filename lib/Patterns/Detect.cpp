@@ -297,6 +297,71 @@ occurrences(const Stream &S, const CondensedStream &Condensed,
   return Groups;
 }
 
+/// The rotations of \p Tm worth trying for a root whose stream is \p Mine:
+/// those that put a peer the root talks to first (0 alone for templates
+/// without rotation).
+std::set<int64_t> rotationsToTry(const Template &Tm, const Stream &Mine,
+                                 int64_t N) {
+  if (!Tm.hasRotation())
+    return {0};
+  std::set<int64_t> Rotations;
+  for (const StepEvent &S : Mine)
+    if (S.P2P && S.Peer >= 0)
+      for (int64_t Delta : {-2, -1, 0, 1})
+        Rotations.insert(((S.Peer + Delta) % N + N) % N);
+  return Rotations;
+}
+
+/// Whether occurrences of patterns (each a window start per rank of the
+/// communicator) follow each other in one order on every rank. Stars from
+/// every root interleaved on each rank are an all-to-all, not a broadcast
+/// whose root changes.
+bool sequentialOnEveryRank(std::vector<std::vector<size_t>> Occurrences) {
+  std::sort(Occurrences.begin(), Occurrences.end());
+  for (size_t I = 1; I < Occurrences.size(); ++I)
+    for (size_t R = 0; R < Occurrences[I].size(); ++R)
+      if (Occurrences[I - 1][R] >= Occurrences[I][R])
+        return false;
+  return true;
+}
+
+/// A step of a communicator's streams: rank, index; rank -1 for none.
+using StepRef = std::pair<int32_t, uint32_t>;
+
+/// The step each point-to-point step is matched with: MPI pairs the k-th
+/// send from a to b with tag t with the k-th receive of b from a with t.
+std::vector<std::vector<StepRef>>
+messagePartners(const std::vector<Stream> &Streams) {
+  std::vector<std::vector<StepRef>> Partner(Streams.size());
+  // (sender, receiver, tag) -> the sends, and the receives, in order.
+  std::map<std::tuple<int32_t, int32_t, int32_t>, std::vector<StepRef>> Sends,
+      Recvs;
+  for (size_t R = 0; R < Streams.size(); ++R) {
+    Partner[R].assign(Streams[R].size(), StepRef(-1, 0));
+    for (uint32_t K = 0; K < Streams[R].size(); ++K) {
+      const StepEvent &E = Streams[R][K];
+      if (!E.P2P || E.Peer < 0)
+        continue;
+      StepRef Me(int32_t(R), K);
+      if (E.Send)
+        Sends[{int32_t(R), E.Peer, E.Tag}].push_back(Me);
+      else
+        Recvs[{E.Peer, int32_t(R), E.Tag}].push_back(Me);
+    }
+  }
+  for (const auto &[Key, SendSteps] : Sends) {
+    auto It = Recvs.find(Key);
+    if (It == Recvs.end())
+      continue;
+    for (size_t I = 0; I < SendSteps.size() && I < It->second.size(); ++I) {
+      StepRef S = SendSteps[I], R = It->second[I];
+      Partner[S.first][S.second] = R;
+      Partner[R.first][R.second] = S;
+    }
+  }
+  return Partner;
+}
+
 /// How many steps of \p S before position \p End go in direction \p Send
 /// to or from \p Peer with \p Tag: MPI matches the k-th send of a pair of
 /// processes and a tag with the k-th receive.
@@ -479,12 +544,29 @@ private:
           tryRoot(Tm, D, C, Root, Streams, Candidates);
       }
     }
-    std::stable_sort(Candidates.begin(), Candidates.end(),
-                     [](const Candidate &A, const Candidate &B) {
-                       return A.coverage() > B.coverage();
-                     });
+    Partners = messagePartners(Streams);
+    std::vector<RotatingGroup> Groups = rotatingRootGroups(Streams);
+    // Fixed-root candidates and groups of changing roots compete: the one
+    // explaining most steps wins (a fixed root first at a tie), and a step
+    // belongs to one pattern at most.
+    std::vector<std::pair<size_t, size_t>> Order; // Steps, index.
+    for (size_t I = 0; I < Candidates.size(); ++I)
+      Order.emplace_back(Candidates[I].coverage(), I);
+    for (size_t I = 0; I < Groups.size(); ++I)
+      Order.emplace_back(Groups[I].coverage(), Candidates.size() + I);
+    std::stable_sort(
+        Order.begin(), Order.end(), [](const auto &A, const auto &B) {
+          return A.first != B.first ? A.first > B.first : A.second < B.second;
+        });
     std::set<std::pair<int, size_t>> Claimed;
-    for (const Candidate &Cand : Candidates) {
+    std::vector<std::pair<size_t, const Candidate *>> Reported; // In Found.
+    for (const auto &[Ignored, I] : Order) {
+      if (I >= Candidates.size()) {
+        reportRotating(C, Streams, Groups[I - Candidates.size()], Claimed,
+                       Found);
+        continue;
+      }
+      const Candidate &Cand = Candidates[I];
       std::vector<std::pair<int, size_t>> Steps;
       for (const RankPart &P : Cand.Parts)
         for (size_t Start : P.Starts)
@@ -492,10 +574,77 @@ private:
             Steps.emplace_back(P.CommRank, Start + K);
       bool Free = std::none_of(Steps.begin(), Steps.end(),
                                [&](const auto &S) { return Claimed.count(S); });
-      if (!Free || !report(Cand, Streams, Found))
+      if (!Free || !messagesStayInside(Cand) || !report(Cand, Streams, Found))
         continue;
+      Reported.emplace_back(Found.size() - 1, &Cand);
       Claimed.insert(Steps.begin(), Steps.end());
     }
+    dropInterleavedRoots(Reported, Found);
+    Partners.clear();
+  }
+
+  /// Fixed-root patterns that mergeVaryingRoots will join (same collective,
+  /// topology and call sites, other roots) must follow each other in one
+  /// order on every rank; if they interleave, none of them is reported, and
+  /// the dataflow analysis sees their steps.
+  static void dropInterleavedRoots(
+      const std::vector<std::pair<size_t, const Candidate *>> &Reported,
+      std::vector<Pattern> &Found) {
+    std::map<std::tuple<std::string, std::string,
+                        std::set<std::pair<uint32_t, bool>>>,
+             std::vector<std::pair<size_t, const Candidate *>>>
+        Joined;
+    for (const auto &[At, Cand] : Reported) {
+      const Pattern &P = Found[At];
+      std::set<std::pair<uint32_t, bool>> Sites;
+      for (const PatternSite &S : P.Sites)
+        Sites.insert({S.Site, S.Send});
+      if (P.Root >= 0)
+        Joined[{P.Collective, P.Topology, Sites}].emplace_back(At, Cand);
+    }
+    std::set<size_t> Drop;
+    for (const auto &[Key, Members] : Joined) {
+      if (Members.size() < 2)
+        continue;
+      std::vector<std::vector<size_t>> Occurrences;
+      for (const auto &[At, Cand] : Members) {
+        size_t Ranks = Cand->Parts.size();
+        for (size_t Occ = 0; Occ < Cand->Parts[0].Starts.size(); ++Occ) {
+          std::vector<size_t> Windows(Ranks);
+          for (const RankPart &Part : Cand->Parts)
+            Windows[Part.CommRank] = Part.Starts[Occ];
+          Occurrences.push_back(std::move(Windows));
+        }
+      }
+      if (!sequentialOnEveryRank(std::move(Occurrences)))
+        for (const auto &[At, Cand] : Members)
+          Drop.insert(At);
+    }
+    for (auto It = Drop.rbegin(); It != Drop.rend(); ++It)
+      Found.erase(Found.begin() + *It);
+  }
+
+  /// Whether every message of every occurrence of \p Cand is matched (as
+  /// MPI matches them) inside the same occurrence: windows that only look
+  /// alike on each rank can take messages from different iterations (with
+  /// a root that changes, a rank's sends as root and as forwarder).
+  bool messagesStayInside(const Candidate &Cand) const {
+    std::map<int, const RankPart *> PartOf;
+    for (const RankPart &P : Cand.Parts)
+      PartOf[P.CommRank] = &P;
+    for (const RankPart &P : Cand.Parts)
+      for (size_t Occ = 0; Occ < P.Starts.size(); ++Occ)
+        for (size_t K = 0; K < P.Length; ++K) {
+          auto [R2, K2] = Partners[P.CommRank][P.Starts[Occ] + K];
+          auto It = PartOf.find(R2);
+          if (R2 < 0 || It == PartOf.end())
+            return false;
+          const RankPart &Other = *It->second;
+          if (Occ >= Other.Starts.size() || K2 < Other.Starts[Occ] ||
+              K2 >= Other.Starts[Occ] + Other.Length)
+            return false;
+        }
+    return true;
   }
 
   void tryRoot(const Template &Tm, Derivation D, uint32_t C, int64_t Root,
@@ -503,17 +652,8 @@ private:
                std::vector<Candidate> &Candidates) {
     int64_t N = static_cast<int64_t>(Streams.size());
     const Stream &Mine = Streams[Root];
-    // Rotations worth trying: those that put a peer the root talks to first.
-    std::set<int64_t> Rotations{0};
-    if (Tm.hasRotation()) {
-      Rotations.clear();
-      for (const StepEvent &S : Mine)
-        if (S.P2P && S.Peer >= 0)
-          for (int64_t Delta : {-2, -1, 0, 1})
-            Rotations.insert(((S.Peer + Delta) % N + N) % N);
-    }
     std::set<std::vector<Step>> Seen; // Rotations giving the same repeat.
-    for (int64_t Cr : Rotations) {
+    for (int64_t Cr : rotationsToTry(Tm, Mine, N)) {
       TemplateParams P{N, Root, Cr};
       std::vector<Step> A = derive(D, Tm.master(P));
       if (A.empty() || !Seen.insert(A).second)
@@ -589,6 +729,253 @@ private:
       Cand.Parts.push_back({int(R), *Chosen, Alpha.size()});
     }
     return true;
+  }
+
+  //===-- Roles that change with the root --------------------------------===//
+
+  /// One occurrence of a pattern across ranks.
+  struct Instance {
+    int Root;
+    std::vector<RankPart> Parts; ///< One window (one start) per rank.
+
+    bool operator<(const Instance &O) const {
+      return Parts[0].Starts[0] < O.Parts[0].Starts[0];
+    }
+  };
+
+  /// Occurrences of one collective and topology from several roots, using
+  /// one set of call sites.
+  struct RotatingGroup {
+    std::string Collective, Topology;
+    std::set<std::pair<uint32_t, bool>> Sites;
+    std::vector<Instance> Instances;
+
+    size_t coverage() const {
+      size_t N = 0;
+      for (const Instance &In : Instances)
+        for (const RankPart &P : In.Parts)
+          N += P.Length;
+      return N;
+    }
+  };
+
+  /// Patterns whose root changes between occurrences and takes the ranks'
+  /// roles with it: a chain or ring that starts at another rank each time,
+  /// as HPL's broadcasts do. A root's master repeat then also occurs where
+  /// that rank forwards, so the occurrence counts of the ranks cannot agree
+  /// as templatePatterns requires. Instead, each occurrence of a master
+  /// repeat grows into an occurrence of the whole pattern by following its
+  /// messages (growInstance); the occurrences found for all roots make one
+  /// pattern if they are disjoint, come from at least two roots, and
+  /// explain every step of the call sites they use, on every rank (a rank
+  /// skipped once leaves steps of those sites unexplained).
+  std::vector<RotatingGroup>
+  rotatingRootGroups(const std::vector<Stream> &Streams) const {
+    int64_t N = static_cast<int64_t>(Streams.size());
+    using Sites = std::set<std::pair<uint32_t, bool>>;
+    using GroupKey = std::tuple<std::string, std::string, Sites>;
+    std::map<GroupKey, std::map<std::vector<size_t>, Instance>> Groups;
+    for (const Template &Tm : builtinTemplates()) {
+      if (Tm.collective() != "bcast")
+        continue;
+      for (Derivation D :
+           {Derivation::AsIs, Derivation::Swapped, Derivation::SwappedReversed})
+        for (int64_t Root = 0; Root < N; ++Root) {
+          std::set<std::vector<Step>> Seen; // Rotations giving one repeat.
+          for (int64_t Cr : rotationsToTry(Tm, Streams[Root], N)) {
+            TemplateParams P{N, Root, Cr};
+            std::vector<std::vector<Step>> Shapes(N);
+            Shapes[Root] = derive(D, Tm.master(P));
+            if (Shapes[Root].empty() || !Seen.insert(Shapes[Root]).second)
+              continue;
+            auto Occurrences =
+                occurrences(Streams[Root], Condensed[Root], Shapes[Root], N);
+            if (Occurrences.empty())
+              continue; // The common case: no slave repeats needed.
+            bool Everyone = true;
+            for (int64_t R = 0; R < N && Everyone; ++R)
+              if (R != Root) {
+                Shapes[R] = derive(D, Tm.slave(P, R));
+                Everyone = !Shapes[R].empty();
+              }
+            if (!Everyone)
+              continue;
+            for (const auto &[Ignored, Starts] : Occurrences)
+              for (size_t Start : Starts) {
+                Instance In{int(Root), {}};
+                if (!growInstance(Streams, Partners, Shapes, Start, In))
+                  continue;
+                Sites Used;
+                std::vector<size_t> Windows;
+                for (const RankPart &Part : In.Parts) {
+                  Windows.push_back(Part.Starts[0]);
+                  for (size_t K = 0; K < Part.Length; ++K) {
+                    const StepEvent &E =
+                        Streams[Part.CommRank][Part.Starts[0] + K];
+                    Used.insert({E.Site, E.Send});
+                  }
+                }
+                GroupKey Key{familyName(Tm, D), Tm.topology(), Used};
+                Groups[Key].emplace(Windows, std::move(In));
+              }
+          }
+        }
+    }
+    std::vector<RotatingGroup> Out;
+    for (auto &[Key, ByWindows] : Groups) {
+      RotatingGroup G{std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), {}};
+      for (auto &[W, In] : ByWindows)
+        G.Instances.push_back(std::move(In));
+      std::sort(G.Instances.begin(), G.Instances.end());
+      Out.push_back(std::move(G));
+    }
+    return Out;
+  }
+
+  /// Grows the occurrence of In.Root's master repeat at \p RootStart into
+  /// an occurrence of the whole pattern, one window per rank in In.Parts:
+  /// every step of a window must match the rank's shape, and its message
+  /// partner must sit in the peer's window where the peer's shape expects
+  /// it; a window is placed by the first message that reaches its rank.
+  /// Every rank must be reached, and each direction uses one tag.
+  static bool growInstance(const std::vector<Stream> &Streams,
+                           const std::vector<std::vector<StepRef>> &Partner,
+                           const std::vector<std::vector<Step>> &Shapes,
+                           size_t RootStart, Instance &In) {
+    constexpr size_t None = ~size_t(0);
+    size_t N = Streams.size();
+    std::vector<size_t> Window(N, None);
+    Window[In.Root] = RootStart;
+    std::vector<int> Reached{In.Root};
+    bool TagSeen[2] = {false, false};
+    int32_t Tag[2] = {0, 0};
+    for (size_t Q = 0; Q < Reached.size(); ++Q) {
+      int R = Reached[Q];
+      const std::vector<Step> &Shape = Shapes[R];
+      if (Window[R] + Shape.size() > Streams[R].size())
+        return false;
+      for (size_t J = 0; J < Shape.size(); ++J) {
+        uint32_t K = static_cast<uint32_t>(Window[R] + J);
+        const StepEvent &E = Streams[R][K];
+        if (!E.P2P || E.Send != Shape[J].Send || E.Peer != Shape[J].Peer)
+          return false;
+        if (TagSeen[E.Send] && Tag[E.Send] != E.Tag)
+          return false;
+        TagSeen[E.Send] = true;
+        Tag[E.Send] = E.Tag;
+        auto [R2, K2] = Partner[R][K];
+        if (R2 < 0)
+          return false;
+        const std::vector<Step> &Other = Shapes[R2];
+        auto partnerAt = [&](size_t J2) {
+          return Other[J2].Send != E.Send && Other[J2].Peer == R;
+        };
+        if (Window[R2] != None) {
+          if (K2 < Window[R2] || K2 - Window[R2] >= Other.size() ||
+              !partnerAt(K2 - Window[R2]))
+            return false;
+          continue;
+        }
+        size_t Offset = None;
+        for (size_t J2 = 0; J2 < Other.size(); ++J2)
+          if (partnerAt(J2)) {
+            if (Offset != None)
+              return false; // Two places could take it: do not guess.
+            Offset = J2;
+          }
+        if (Offset == None || K2 < Offset)
+          return false;
+        Window[R2] = K2 - Offset;
+        Reached.push_back(R2);
+      }
+    }
+    if (Reached.size() != N)
+      return false; // Every rank of the communicator takes part.
+    In.Parts.clear();
+    for (size_t R = 0; R < N; ++R)
+      In.Parts.push_back({int(R), {Window[R]}, Shapes[R].size()});
+    return true;
+  }
+
+  /// Reports a group's occurrences as one pattern if they are disjoint,
+  /// unclaimed, come from two roots at least, follow each other in the same
+  /// order on every rank, explain every step of their call sites, and the
+  /// dataflow of the first and the last forms the same collective.
+  void reportRotating(uint32_t C, const std::vector<Stream> &Streams,
+                      const RotatingGroup &Group,
+                      std::set<std::pair<int, size_t>> &Claimed,
+                      std::vector<Pattern> &Found) {
+    const std::vector<Instance> &Instances = Group.Instances;
+    const auto &Sites = Group.Sites;
+    std::set<int> Roots;
+    std::set<std::pair<int, size_t>> Steps;
+    size_t Count = 0;
+    for (const Instance &In : Instances) {
+      Roots.insert(In.Root);
+      for (const RankPart &P : In.Parts)
+        for (size_t K = 0; K < P.Length; ++K, ++Count)
+          Steps.insert({P.CommRank, P.Starts[0] + K});
+    }
+    if (Roots.size() < 2 || Steps.size() != Count)
+      return; // One root (templatePatterns' case), or overlapping.
+    std::vector<std::vector<size_t>> Windows;
+    for (const Instance &In : Instances) {
+      Windows.emplace_back();
+      for (const RankPart &P : In.Parts)
+        Windows.back().push_back(P.Starts[0]);
+    }
+    if (!sequentialOnEveryRank(std::move(Windows)))
+      return;
+    for (const auto &S : Steps)
+      if (Claimed.count(S))
+        return;
+    for (size_t R = 0; R < Streams.size(); ++R)
+      for (size_t K = 0; K < Streams[R].size(); ++K) {
+        const StepEvent &E = Streams[R][K];
+        if (E.P2P && Sites.count({E.Site, E.Send}) && !Steps.count({int(R), K}))
+          return; // A step of these call sites the pattern does not explain.
+      }
+    const trace::Communicator &Comm = T.Comms[C];
+    Pattern P;
+    P.Collective = Group.Collective;
+    P.Topology = Group.Topology;
+    P.Comm = C;
+    P.Occurrences = Instances.size();
+    P.Evidence = "template";
+    P.Note = "the root changes between occurrences";
+    for (int R : Roots)
+      P.Roots.push_back(Comm.Members[R]);
+    std::sort(P.Roots.begin(), P.Roots.end());
+    for (const auto &[R, K] : Steps)
+      P.Bytes = std::max(P.Bytes, Streams[R][K].Bytes);
+    // The dataflow of the first and the last occurrence, as for fixed roots.
+    std::string Why, Kinds[2];
+    bool Checked = false;
+    for (size_t Which = 0; Which < 2; ++Which) {
+      const Instance &In = Which ? Instances.back() : Instances.front();
+      cg::Graph G(static_cast<cg::Rank>(Streams.size()));
+      if (!buildWindowGraph(Streams, In.Parts, 0, G))
+        continue;
+      Checked = true;
+      Kinds[Which] = dataflowKind(G, Why);
+    }
+    if (Checked) {
+      if (Kinds[0].empty() || Kinds[0] != Kinds[1])
+        return;
+      if (Kinds[0] != P.Collective)
+        P.Note += "; the template suggests a " + P.Collective;
+      P.Collective = Kinds[0];
+      P.Evidence = "both";
+    } else if (P.Collective == "bcast") {
+      P.Collective = "unknown"; // Broadcast or scatter: no data to tell.
+    }
+    Candidate Cand;
+    Cand.Comm = C;
+    for (const Instance &In : Instances)
+      Cand.Parts.insert(Cand.Parts.end(), In.Parts.begin(), In.Parts.end());
+    addSites(P, Cand, Streams);
+    Found.push_back(std::move(P));
+    Claimed.insert(Steps.begin(), Steps.end());
   }
 
   /// Turns a candidate into a pattern unless the dataflow of its
@@ -832,6 +1219,8 @@ private:
   DetectOptions Options;
   /// The condensed streams of the communicator being searched.
   std::vector<CondensedStream> Condensed;
+  /// The message partners of its steps (messagePartners).
+  std::vector<std::vector<StepRef>> Partners;
 };
 
 } // namespace

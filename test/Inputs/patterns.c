@@ -253,6 +253,27 @@ int main(int argc, char **argv) {
       Root = It % Size;
       star(B);
       Root = 1 % Size;
+    } else if (!strcmp(Mode, "rotchain")) {
+      // HPL's broadcast: a chain along the ring from a root that changes
+      // each time, so a rank that started the chain once forwards later.
+      Root = It % Size;
+      for (int I = 0; I < N; ++I)
+        B[I] = Rank == Root ? It * 100 + I : -1;
+      if (Rank != Root)
+        MPI_Recv(B, N, MPI_DOUBLE, Prev, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (Next != Root)
+        MPI_Send(B, N, MPI_DOUBLE, Next, 1, MPI_COMM_WORLD);
+      Root = 1 % Size;
+    } else if (!strcmp(Mode, "rotskip")) {
+      // The same, but the last iteration stops one rank short: not one
+      // pattern (the call sites' last steps are no chain).
+      Root = It % Size;
+      int Idle = It == 2 ? (Root - 1 + Size) % Size : -1;
+      if (Rank != Root && Rank != Idle)
+        MPI_Recv(B, N, MPI_DOUBLE, Prev, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (Rank != Idle && Next != Root && Next != Idle)
+        MPI_Send(B, N, MPI_DOUBLE, Next, 1, MPI_COMM_WORLD);
+      Root = 1 % Size;
     }
   }
   free(All);

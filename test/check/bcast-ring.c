@@ -3,9 +3,11 @@
 // receives from its predecessor and forwards unless its successor is the
 // root. The root is recovered from the guard (section VI). Alone, the root
 // sends nothing: a message to itself would never be received.
-// `mpilift detect` does not find this ring in the trace (every round has
-// another root, so no round repeats), which the finding says; the static
-// proof alone decides the rewrite.
+// In the trace, a rank's send as root and as forwarder look alike, so no
+// root's rounds repeat as the paper's templates require; `mpilift detect`
+// grows each round from its messages instead and finds one chain whose
+// root changes, which the finding cites. The static proof decides the
+// rewrite.
 // RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
@@ -17,7 +19,7 @@ static void ring_bcast(int *x, int root, int rank, int numtasks) {
   if (rank == root) {
     if (numtasks > 1)
       MPI_Send(x, 1, MPI_INT, next, 3, MPI_COMM_WORLD);
-    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: ring of point-to-point messages implements a broadcast (static analysis; the trace does not show it); replace it with MPI_Bcast [mpilift-manual-bcast]
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: ring of point-to-point messages implements a broadcast (static analysis and the trace); replace it with MPI_Bcast [mpilift-manual-bcast]
   } else {
     MPI_Recv(x, 1, MPI_INT, prev, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (next != root)

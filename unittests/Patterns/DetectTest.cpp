@@ -3,8 +3,8 @@
 // Part of mpilift. Traces as another tracer would give them (no call sites,
 // no buffers) and as mpilift gives them (buffers), built event by event:
 // the paper's star (n = 8, root 4), what buffers decide, what a root that
-// skips one rank or an extra message inside the star does, and when
-// results are partial.
+// skips one rank or an extra message inside the star does, chains whose
+// root rotates, and when results are partial.
 //
 //===----------------------------------------------------------------------===//
 
@@ -164,6 +164,88 @@ TEST(DetectTest, AMessageBetweenOtherRanksDoesNotBreakAStar) {
     B.recv(3, 0, 64, 0x1000);
   }
   expectOnly(detectPatterns(B.T), "bcast", "star", "both");
+}
+
+/// HPL's broadcast: a chain along the ring 0, 1, ..., n-1 from root It % n
+/// in iteration It; with \p StopShort, the last iteration's chain ends one
+/// rank early.
+trace::Trace rotatingChain(int N, int Iterations, bool WithBuffers,
+                           bool StopShort = false) {
+  TraceBuilder B(N, WithBuffers);
+  uint64_t Buffer = WithBuffers ? 0x1000 : 0;
+  for (int It = 0; It < Iterations; ++It) {
+    int Root = It % N;
+    int Hops = N - 1 - (StopShort && It == Iterations - 1);
+    for (int H = 0; H < Hops; ++H) {
+      int From = (Root + H) % N, To = (From + 1) % N;
+      B.send(From, To, 64, Buffer);
+      B.recv(To, From, 64, Buffer);
+    }
+  }
+  return B.T;
+}
+
+TEST(DetectTest, AChainWhoseRootRotatesIsOnePattern) {
+  // A rank's send as root and as forwarder look alike, so no root's
+  // occurrences match the others' in number: each occurrence is grown from
+  // its messages instead, and the roots are gathered into one pattern.
+  for (int N : {3, 5, 8}) {
+    SCOPED_TRACE("n " + std::to_string(N));
+    DetectResult R = detectPatterns(rotatingChain(N, 2 * N, true));
+    ASSERT_EQ(R.Patterns.size(), 1u) << R.Patterns[0].Topology;
+    const Pattern &P = R.Patterns[0];
+    EXPECT_EQ(P.Collective, "bcast");
+    EXPECT_EQ(P.Topology, "chain");
+    EXPECT_EQ(P.Evidence, "both");
+    EXPECT_EQ(P.Root, -1);
+    std::vector<int> Every(N);
+    for (int I = 0; I < N; ++I)
+      Every[I] = I;
+    EXPECT_EQ(P.Roots, Every);
+    EXPECT_EQ(P.Occurrences, 2u * N);
+    EXPECT_NE(P.Note.find("root changes"), std::string::npos);
+  }
+  // Another tracer's archive: found by template, not classified.
+  DetectResult Foreign = detectPatterns(rotatingChain(4, 8, false));
+  ASSERT_EQ(Foreign.Patterns.size(), 1u);
+  EXPECT_EQ(Foreign.Patterns[0].Collective, "unknown");
+  EXPECT_EQ(Foreign.Patterns[0].Evidence, "template");
+}
+
+TEST(DetectTest, ARotatingChainThatStopsShortOnceIsNoPattern) {
+  // The short chain leaves steps of the same calls unexplained; neither the
+  // rotating pattern nor fixed-root windows that take their messages from
+  // different iterations may stand in for it.
+  for (int N : {3, 4, 5}) {
+    DetectResult R = detectPatterns(rotatingChain(N, N, true, true));
+    EXPECT_TRUE(R.Patterns.empty())
+        << "n " << N << ": " << R.Patterns[0].Topology << " root "
+        << R.Patterns[0].Root;
+  }
+}
+
+TEST(DetectTest, StarsFromEveryRootAtOnceAreNoRotatingBroadcast) {
+  // Every rank sends its block to all others, then receives from all others
+  // in descending order (which the linear all-to-all template does not
+  // list). Each root's star grows into a consistent occurrence, but the
+  // occurrences interleave: rank 0 finishes its own star before its part of
+  // rank 1's, rank 1 the other way round. That is an exchange, not a
+  // broadcast whose root changes.
+  int N = 4;
+  TraceBuilder B(N, true);
+  for (int It = 0; It < 2; ++It) {
+    for (int R = 0; R < N; ++R)
+      for (int P = 0; P < N; ++P)
+        if (P != R)
+          B.send(R, P, 64, 0x9000 + 64 * uint64_t(P));
+    for (int R = 0; R < N; ++R)
+      for (int P = N - 1; P >= 0; --P)
+        if (P != R)
+          B.recv(R, P, 64, 0xA000 + 64 * uint64_t(P));
+  }
+  for (const Pattern &P : detectPatterns(B.T).Patterns)
+    EXPECT_TRUE(P.Roots.empty() && P.Topology != "star")
+        << P.Collective << " " << P.Topology;
 }
 
 TEST(DetectTest, OnlyIncompleteMpiliftTracesArePartial) {
