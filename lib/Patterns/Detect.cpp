@@ -1033,9 +1033,64 @@ private:
     }
     if (P.Collective == "bcast-or-scatter")
       P.Collective = "unknown";
+    uint64_t Whole = 0;
+    size_t Segments = pipelineSegments(Cand, Streams, Whole);
+    if (Segments > 1) {
+      P.Segments = Segments;
+      P.Occurrences /= Segments;
+      P.Bytes = Whole;
+      P.Note += std::string(P.Note.empty() ? "" : "; ") + "pipelined in " +
+                std::to_string(Segments) + " segments";
+    }
     addSites(P, Cand, Streams);
     Found.push_back(std::move(P));
     return true;
+  }
+
+  /// How many consecutive occurrences of \p Cand are one message sent in
+  /// segments (a pipeline): on every rank each starts where the one before
+  /// ends, and each of its steps uses the bytes right after those of the
+  /// same step before it. Every run of such occurrences must be equally
+  /// long; 1 if there are none. \p Whole gets the whole message's size.
+  static size_t pipelineSegments(const Candidate &Cand,
+                                 const std::vector<Stream> &Streams,
+                                 uint64_t &Whole) {
+    auto continues = [&](size_t Occ) {
+      for (const RankPart &P : Cand.Parts) {
+        if (P.Starts[Occ] + P.Length != P.Starts[Occ + 1])
+          return false;
+        for (size_t J = 0; J < P.Length; ++J) {
+          const StepEvent &A = Streams[P.CommRank][P.Starts[Occ] + J];
+          const StepEvent &B = Streams[P.CommRank][P.Starts[Occ + 1] + J];
+          if (!A.Buffer || B.Buffer != A.Buffer + A.Bytes)
+            return false;
+        }
+      }
+      return true;
+    };
+    const RankPart &Root = Cand.Parts[0];
+    auto bytesOf = [&](size_t Occ) {
+      uint64_t Bytes = 0;
+      for (size_t J = 0; J < Root.Length; ++J)
+        Bytes =
+            std::max(Bytes, Streams[Root.CommRank][Root.Starts[Occ] + J].Bytes);
+      return Bytes;
+    };
+    size_t K = Root.Starts.size(), Segments = 0, Run = 0;
+    uint64_t RunBytes = 0;
+    for (size_t Occ = 0; Occ < K; ++Occ) {
+      ++Run;
+      RunBytes += bytesOf(Occ);
+      if (Occ + 1 < K && continues(Occ))
+        continue;
+      if (Segments && Run != Segments)
+        return 1; // Runs of different lengths: not one shape.
+      Segments = Run;
+      Whole = std::max(Whole, RunBytes);
+      Run = 0;
+      RunBytes = 0;
+    }
+    return Segments;
   }
 
   void addSites(Pattern &P, const Candidate &Cand,

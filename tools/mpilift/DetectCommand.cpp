@@ -141,6 +141,7 @@ llvm::json::Value toJson(const trace::Trace &T, const patterns::DetectResult &R,
                            {"roots", llvm::json::Array(P.Roots)},
                            {"bytes", int64_t(P.Bytes)},
                            {"occurrences", int64_t(P.Occurrences)},
+                           {"segments", int64_t(P.Segments)},
                            {"evidence", P.Evidence},
                            {"note", P.Note},
                            {"sites", std::move(Sites)}});

@@ -248,6 +248,39 @@ TEST(DetectTest, StarsFromEveryRootAtOnceAreNoRotatingBroadcast) {
         << P.Collective << " " << P.Topology;
 }
 
+/// A chain from rank 0 over 4 ranks, \p Iterations times, each message
+/// sent in two 32-byte segments; with \p Contiguous, the second segment's
+/// buffers follow the first's.
+trace::Trace segmentedChain(int Iterations, bool Contiguous) {
+  TraceBuilder B(4, true);
+  for (int It = 0; It < Iterations; ++It)
+    for (int Seg = 0; Seg < 2; ++Seg) {
+      uint64_t Buffer = 0x1000 + Seg * (Contiguous ? 32 : 64);
+      for (int V = 0; V < 3; ++V) {
+        B.send(V, V + 1, 32, Buffer);
+        B.recv(V + 1, V, 32, Buffer);
+      }
+    }
+  return B.T;
+}
+
+TEST(DetectTest, SegmentsThatContinueEachOtherAreOnePipelinedBroadcast) {
+  DetectResult R = detectPatterns(segmentedChain(3, true));
+  ASSERT_EQ(R.Patterns.size(), 1u);
+  EXPECT_EQ(R.Patterns[0].Topology, "chain");
+  EXPECT_EQ(R.Patterns[0].Segments, 2u);
+  EXPECT_EQ(R.Patterns[0].Occurrences, 3u);
+  EXPECT_EQ(R.Patterns[0].Bytes, 64u);
+  EXPECT_NE(R.Patterns[0].Note.find("pipelined in 2 segments"),
+            std::string::npos);
+  // With a gap between the segments' bytes they are separate broadcasts.
+  R = detectPatterns(segmentedChain(3, false));
+  ASSERT_EQ(R.Patterns.size(), 1u);
+  EXPECT_EQ(R.Patterns[0].Segments, 1u);
+  EXPECT_EQ(R.Patterns[0].Occurrences, 6u);
+  EXPECT_EQ(R.Patterns[0].Bytes, 32u);
+}
+
 TEST(DetectTest, OnlyIncompleteMpiliftTracesArePartial) {
   TraceBuilder B(4, true);
   star(B, 1, 3, sameBuffer, true);

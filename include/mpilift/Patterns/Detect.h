@@ -56,6 +56,9 @@ struct Pattern {
   std::vector<int> Roots; ///< Several roots: the root changes.
   uint64_t Bytes = 0;     ///< Bytes per message.
   uint64_t Occurrences = 0;
+  /// Each occurrence is one message sent in this many segments, one after
+  /// the other from the same buffer (a pipeline); Bytes is the whole.
+  uint64_t Segments = 1;
   std::string Evidence; ///< "template", "dataflow" or "both".
   std::vector<PatternSite> Sites;
   std::string Note;
