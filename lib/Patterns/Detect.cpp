@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -533,6 +534,7 @@ private:
                         std::vector<Pattern> &Found) {
     int64_t N = static_cast<int64_t>(Streams.size());
     std::vector<Candidate> Candidates;
+    Partners = messagePartners(Streams);
     for (const Template &Tm : builtinTemplates()) {
       bool AllToAll = Tm.collective() != "bcast";
       for (Derivation D :
@@ -544,8 +546,7 @@ private:
           tryRoot(Tm, D, C, Root, Streams, Candidates);
       }
     }
-    Partners = messagePartners(Streams);
-    std::vector<RotatingGroup> Groups = rotatingRootGroups(Streams);
+    std::vector<RotatingGroup> Groups = rotatingRootGroups();
     // Fixed-root candidates and groups of changing roots compete: the one
     // explaining most steps wins (a fixed root first at a tie), and a step
     // belongs to one pattern at most.
@@ -658,7 +659,12 @@ private:
       std::vector<Step> A = derive(D, Tm.master(P));
       if (A.empty() || !Seen.insert(A).second)
         continue;
-      for (auto &[Sites, Starts] : occurrences(Mine, Condensed[Root], A, N)) {
+      auto Found = occurrences(Mine, Condensed[Root], A, N);
+      if (Found.empty())
+        continue;
+      if (Tm.collective() == "bcast" && D != Derivation::GatherThenBcast)
+        growRotating(Tm, D, P, Streams, Found);
+      for (auto &[Sites, Starts] : Found) {
         Candidate Cand;
         Cand.Collective = familyName(Tm, D);
         Cand.Topology = Tm.topology();
@@ -763,72 +769,51 @@ private:
   /// roles with it: a chain or ring that starts at another rank each time,
   /// as HPL's broadcasts do. A root's master repeat then also occurs where
   /// that rank forwards, so the occurrence counts of the ranks cannot agree
-  /// as templatePatterns requires. Instead, each occurrence of a master
-  /// repeat grows into an occurrence of the whole pattern by following its
-  /// messages (growInstance); the occurrences found for all roots make one
-  /// pattern if they are disjoint, come from at least two roots, and
-  /// explain every step of the call sites they use, on every rank (a rank
-  /// skipped once leaves steps of those sites unexplained).
-  std::vector<RotatingGroup>
-  rotatingRootGroups(const std::vector<Stream> &Streams) const {
-    int64_t N = static_cast<int64_t>(Streams.size());
-    using Sites = std::set<std::pair<uint32_t, bool>>;
-    using GroupKey = std::tuple<std::string, std::string, Sites>;
-    std::map<GroupKey, std::map<std::vector<size_t>, Instance>> Groups;
-    for (const Template &Tm : builtinTemplates()) {
-      if (Tm.collective() != "bcast")
-        continue;
-      for (Derivation D :
-           {Derivation::AsIs, Derivation::Swapped, Derivation::SwappedReversed})
-        for (int64_t Root = 0; Root < N; ++Root) {
-          std::set<std::vector<Step>> Seen; // Rotations giving one repeat.
-          for (int64_t Cr : rotationsToTry(Tm, Streams[Root], N)) {
-            TemplateParams P{N, Root, Cr};
-            std::vector<std::vector<Step>> Shapes(N);
-            Shapes[Root] = derive(D, Tm.master(P));
-            if (Shapes[Root].empty() || !Seen.insert(Shapes[Root]).second)
-              continue;
-            auto Occurrences =
-                occurrences(Streams[Root], Condensed[Root], Shapes[Root], N);
-            if (Occurrences.empty())
-              continue; // The common case: no slave repeats needed.
-            bool Everyone = true;
-            for (int64_t R = 0; R < N && Everyone; ++R)
-              if (R != Root) {
-                Shapes[R] = derive(D, Tm.slave(P, R));
-                Everyone = !Shapes[R].empty();
-              }
-            if (!Everyone)
-              continue;
-            for (const auto &[Ignored, Starts] : Occurrences)
-              for (size_t Start : Starts) {
-                Instance In{int(Root), {}};
-                if (!growInstance(Streams, Partners, Shapes, Start, In))
-                  continue;
-                Sites Used;
-                std::vector<size_t> Windows;
-                for (const RankPart &Part : In.Parts) {
-                  Windows.push_back(Part.Starts[0]);
-                  for (size_t K = 0; K < Part.Length; ++K) {
-                    const StepEvent &E =
-                        Streams[Part.CommRank][Part.Starts[0] + K];
-                    Used.insert({E.Site, E.Send});
-                  }
-                }
-                GroupKey Key{familyName(Tm, D), Tm.topology(), Used};
-                Groups[Key].emplace(Windows, std::move(In));
-              }
+  /// as growToSlaves requires. Instead, each occurrence of a master repeat
+  /// that tryRoot finds grows into an occurrence of the whole pattern by
+  /// following its messages (growInstance), collected in Rotating by
+  /// collective, topology and call sites; the occurrences of all roots make
+  /// one pattern if reportRotating accepts them.
+  void growRotating(const Template &Tm, Derivation D, const TemplateParams &P,
+                    const std::vector<Stream> &Streams,
+                    const std::map<SymbolString, std::vector<size_t>> &Found) {
+    // Each rank's repeat, evaluated when the growth first reaches the rank
+    // (most attempts stop after a few ranks).
+    std::vector<std::optional<std::vector<Step>>> Shapes(P.N);
+    auto shapeOf = [&](int R) -> const std::vector<Step> & {
+      if (!Shapes[R])
+        Shapes[R] = derive(D, R == P.Root ? Tm.master(P) : Tm.slave(P, R));
+      return *Shapes[R];
+    };
+    for (const auto &[Ignored, Starts] : Found)
+      for (size_t Start : Starts) {
+        Instance In{int(P.Root), {}};
+        if (!growInstance(Streams, Partners, shapeOf, Start, In))
+          continue;
+        RotatingKey Key{familyName(Tm, D), Tm.topology(), {}};
+        std::vector<size_t> Windows;
+        for (const RankPart &Part : In.Parts) {
+          Windows.push_back(Part.Starts[0]);
+          for (size_t K = 0; K < Part.Length; ++K) {
+            const StepEvent &E = Streams[Part.CommRank][Part.Starts[0] + K];
+            std::get<2>(Key).insert({E.Site, E.Send});
           }
         }
-    }
+        Rotating[Key].emplace(Windows, std::move(In));
+      }
+  }
+
+  /// The groups growRotating collected, each with its occurrences in order.
+  std::vector<RotatingGroup> rotatingRootGroups() {
     std::vector<RotatingGroup> Out;
-    for (auto &[Key, ByWindows] : Groups) {
+    for (auto &[Key, ByWindows] : Rotating) {
       RotatingGroup G{std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), {}};
       for (auto &[W, In] : ByWindows)
         G.Instances.push_back(std::move(In));
       std::sort(G.Instances.begin(), G.Instances.end());
       Out.push_back(std::move(G));
     }
+    Rotating.clear();
     return Out;
   }
 
@@ -838,10 +823,10 @@ private:
   /// partner must sit in the peer's window where the peer's shape expects
   /// it; a window is placed by the first message that reaches its rank.
   /// Every rank must be reached, and each direction uses one tag.
+  template <typename ShapeFn>
   static bool growInstance(const std::vector<Stream> &Streams,
                            const std::vector<std::vector<StepRef>> &Partner,
-                           const std::vector<std::vector<Step>> &Shapes,
-                           size_t RootStart, Instance &In) {
+                           ShapeFn &&ShapeOf, size_t RootStart, Instance &In) {
     constexpr size_t None = ~size_t(0);
     size_t N = Streams.size();
     std::vector<size_t> Window(N, None);
@@ -851,7 +836,9 @@ private:
     int32_t Tag[2] = {0, 0};
     for (size_t Q = 0; Q < Reached.size(); ++Q) {
       int R = Reached[Q];
-      const std::vector<Step> &Shape = Shapes[R];
+      const std::vector<Step> &Shape = ShapeOf(R);
+      if (Shape.empty())
+        return false; // Every rank of the communicator takes part.
       if (Window[R] + Shape.size() > Streams[R].size())
         return false;
       for (size_t J = 0; J < Shape.size(); ++J) {
@@ -866,7 +853,7 @@ private:
         auto [R2, K2] = Partner[R][K];
         if (R2 < 0)
           return false;
-        const std::vector<Step> &Other = Shapes[R2];
+        const std::vector<Step> &Other = ShapeOf(R2);
         auto partnerAt = [&](size_t J2) {
           return Other[J2].Send != E.Send && Other[J2].Peer == R;
         };
@@ -893,7 +880,7 @@ private:
       return false; // Every rank of the communicator takes part.
     In.Parts.clear();
     for (size_t R = 0; R < N; ++R)
-      In.Parts.push_back({int(R), {Window[R]}, Shapes[R].size()});
+      In.Parts.push_back({int(R), {Window[R]}, ShapeOf(int(R)).size()});
     return true;
   }
 
@@ -1276,6 +1263,11 @@ private:
   std::vector<CondensedStream> Condensed;
   /// The message partners of its steps (messagePartners).
   std::vector<std::vector<StepRef>> Partners;
+  /// Occurrences grown from master repeats of every root, by group and by
+  /// their windows (rotations giving the same repeat find them twice).
+  using RotatingKey =
+      std::tuple<std::string, std::string, std::set<std::pair<uint32_t, bool>>>;
+  std::map<RotatingKey, std::map<std::vector<size_t>, Instance>> Rotating;
 };
 
 } // namespace
