@@ -212,7 +212,7 @@ rewritePolling(const ManualCollective &C, ASTContext &Context,
   if (llvm::Error E = Change.insert(SM, GuardLine,
                                     Indent + "static MPI_Request " + Request +
                                         " = MPI_REQUEST_NULL;\n"))
-    return std::move(E);
+    return E;
   auto [RootCall, PeerCall] = collectiveCalls(C, Texts);
   std::string Root = nonblockingForm(RootCall, Request) + ";\nMPI_Wait(&" +
                      Request + ", MPI_STATUS_IGNORE);";
@@ -221,7 +221,7 @@ rewritePolling(const ManualCollective &C, ASTContext &Context,
     Root = "{\n" + Root + "\n}";
   if (llvm::Error E = Change.replace(
           SM, tooling::getExtendedRange(*C.RootStmt, tok::semi, Context), Root))
-    return std::move(E);
+    return E;
   std::string Start = "if (" + Request + " == MPI_REQUEST_NULL)\n" +
                       nonblockingForm(PeerCall, Request) + ";\nMPI_Test(&" +
                       Request + ", " +
@@ -231,10 +231,10 @@ rewritePolling(const ManualCollective &C, ASTContext &Context,
           SM,
           tooling::getExtendedRange(*C.Polling->ProbeStmt, tok::semi, Context),
           Start))
-    return std::move(E);
+    return E;
   for (const Stmt *S : C.Removed)
     if (llvm::Error E = Change.replace(SM, wholeLines(*S, Context), ""))
-      return std::move(E);
+      return E;
   return Change;
 }
 
@@ -277,7 +277,7 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
     auto [DeclLine, Indent] = lineStart(C.PatternStmt->getBeginLoc(), SM);
     if (llvm::Error E = Change.insert(
             SM, DeclLine, Indent + "MPI_Request " + Request + ";\n"))
-      return std::move(E);
+      return E;
     SourceLocation WaitLoc = C.Wait->Before ? C.Wait->Before->getBeginLoc()
                                             : C.Wait->Block->getRBracLoc();
     std::string WaitIndent = Indent;
@@ -286,14 +286,14 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
                                       WaitIndent + "MPI_Wait(&" + Request +
                                           ", MPI_STATUS_IGNORE);\n",
                                       /*InsertAfter=*/false))
-      return std::move(E);
+      return E;
     for (const Stmt *S : C.BranchWaits) {
       auto [Line, BranchIndent] = lineStart(S->getBeginLoc(), SM);
       if (llvm::Error E = Change.insert(SM, Line,
                                         BranchIndent + "MPI_Wait(&" + Request +
                                             ", MPI_STATUS_IGNORE);\n",
                                         /*InsertAfter=*/false))
-        return std::move(E);
+        return E;
     }
   }
   auto Form = [&](std::string Call) {
@@ -304,7 +304,7 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
         tooling::getExtendedRange(*C.RootStmt, tok::semi, Context);
     if (llvm::Error E =
             Change.replace(SM, Loop, Form(exchangeCall(C, Texts)) + ";"))
-      return std::move(E);
+      return E;
     return Change;
   }
   auto [BlockingRoot, BlockingPeer] = collectiveCalls(C, Texts);
@@ -321,20 +321,20 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
     CharSourceRange Whole =
         tooling::getExtendedRange(*C.Guard, tok::semi, Context);
     if (llvm::Error E = Change.replace(SM, Whole, RootCall + ";"))
-      return std::move(E);
+      return E;
     return Change;
   }
   CharSourceRange Loop =
       tooling::getExtendedRange(*C.RootStmt, tok::semi, Context);
   if (llvm::Error E = Change.replace(SM, Loop, RootCall + ";"))
-    return std::move(E);
+    return E;
   CharSourceRange Peer =
       CharSourceRange::getTokenRange(C.PeerCall->getSourceRange());
   if (llvm::Error E = Change.replace(SM, Peer, PeerCall))
-    return std::move(E);
+    return E;
   for (const Stmt *S : C.Removed)
     if (llvm::Error E = Change.replace(SM, wholeLines(*S, Context), ""))
-      return std::move(E);
+      return E;
   return Change;
 }
 
@@ -410,7 +410,7 @@ rewriteToCDag(const ManualCollective &C, ASTContext &Context,
   if (Region.isInvalid())
     return llvm::createStringError("the region is not plain source text");
   if (llvm::Error E = Change.insert(SM, Region.getBegin(), Before))
-    return std::move(E);
+    return E;
   for (const CallExpr *Call : {C.RootCall, C.PeerCall}) {
     if (!Call)
       continue;
@@ -419,10 +419,10 @@ rewriteToCDag(const ManualCollective &C, ASTContext &Context,
       return Ops.takeError();
     if (llvm::Error E = Change.replace(
             SM, CharSourceRange::getTokenRange(Call->getSourceRange()), *Ops))
-      return std::move(E);
+      return E;
   }
   if (llvm::Error E = Change.insert(SM, Region.getEnd(), After))
-    return std::move(E);
+    return E;
   Change.addHeader("<cdag/cdag.h>");
   return Change;
 }

@@ -153,24 +153,24 @@ OverlapEdits::splitOutOfLoop(StringRef Nonblocking, StringRef Args, bool Recv) {
       continue;
     }
     if (llvm::Error E = insertLinesBefore(Point->getBeginLoc(), Complete))
-      return std::move(E);
+      return E;
   }
   if (HolderIsPoint)
     Post = Complete + "\n" + Post;
   if (llvm::Error E = Change.replace(
           SM, tooling::getExtendedRange(*Site.CallStmt, tok::semi, Context),
           Post))
-    return std::move(E);
+    return E;
   if (llvm::Error E = insertLinesBefore(Site.AggressiveLoop->getBeginLoc(),
                                         "MPI_Request " + Ring + "[" + Size +
                                             "];\nunsigned " + Posted +
                                             " = 0, " + Done + " = 0;"))
-    return std::move(E);
+    return E;
   CharSourceRange Loop = statementRange(*Site.AggressiveLoop, Context);
   if (Loop.isInvalid())
     return llvm::createStringError("the loop is not plain source text");
   if (llvm::Error E = Change.insert(SM, Loop.getEnd(), "\n" + Complete))
-    return std::move(E);
+    return E;
   return std::move(Change);
 }
 
@@ -195,7 +195,7 @@ llvm::Expected<tooling::AtomicChange> OverlapEdits::split() {
   if (llvm::Error E = Change.replace(
           SM, CharSourceRange::getTokenRange(Call->getSourceRange()),
           (Nonblocking + "(" + Args + "&" + Request + ")").str()))
-    return std::move(E);
+    return E;
   std::string Declarations = "MPI_Request " + Request + " = MPI_REQUEST_NULL;";
   if (polls()) {
     std::string Counter = fresh(Request + "_polls");
@@ -205,14 +205,14 @@ llvm::Expected<tooling::AtomicChange> OverlapEdits::split() {
             insertPolling(Counter, "",
                           "int " + Done + ";\nMPI_Test(&" + Request + ", &" +
                               Done + ", MPI_STATUS_IGNORE)"))
-      return std::move(E);
+      return E;
   }
   if (llvm::Error E =
           insertLinesBefore(Site.Holder->getBeginLoc(), Declarations))
-    return std::move(E);
+    return E;
   if (llvm::Error E =
           insertAtSink("MPI_Wait(&" + Request + ", " + Status + ");"))
-    return std::move(E);
+    return E;
   return std::move(Change);
 }
 
@@ -228,12 +228,12 @@ llvm::Expected<tooling::AtomicChange> OverlapEdits::sinkWait() {
     CharSourceRange Original =
         tooling::getExtendedRange(*Site.CallStmt, tok::semi, Context);
     if (llvm::Error E = Change.replace(SM, Original, Flag + " = 1;"))
-      return std::move(E);
+      return E;
     WaitText = "if (" + Flag + ")\n  " + WaitText;
   } else {
     if (llvm::Error E =
             Change.replace(SM, wholeLines(*Site.CallStmt, Context), ""))
-      return std::move(E);
+      return E;
   }
   if (polls()) {
     bool All = Wait->getDirectCallee()->getName() == "MPI_Waitall";
@@ -250,14 +250,14 @@ llvm::Expected<tooling::AtomicChange> OverlapEdits::sinkWait() {
     if (llvm::Error E =
             insertPolling(Counter, Flag.empty() ? "" : Flag + " && ",
                           "int " + Done + ";\n" + Test))
-      return std::move(E);
+      return E;
   }
   if (!Declarations.empty())
     if (llvm::Error E =
             insertLinesBefore(Site.Holder->getBeginLoc(), Declarations))
-      return std::move(E);
+      return E;
   if (llvm::Error E = insertAtSink(WaitText))
-    return std::move(E);
+    return E;
   return std::move(Change);
 }
 

@@ -1016,7 +1016,7 @@ combineChanges(StringRef File, ArrayRef<tooling::AtomicChange> Changes) {
       if (!E)
         continue;
       if (R.getLength() != 0) // Not an insertion: a real conflict.
-        return std::move(E);
+        return E;
       llvm::consumeError(std::move(E));
       tooling::Replacements Merged;
       bool Joined = false;
@@ -1029,7 +1029,7 @@ combineChanges(StringRef File, ArrayRef<tooling::AtomicChange> Changes) {
                  : Old;
         Joined |= Same;
         if (llvm::Error Again = Merged.add(Next))
-          return std::move(Again);
+          return Again;
       }
       if (!Joined)
         return llvm::createStringError("two rewrites insert at offset " +
