@@ -19,9 +19,9 @@
 /// arrays in suffix order. So the inductions carry suffix types in the
 /// sign of the entries (one scattered read per step instead of two), the
 /// scattered reads are prefetched a few dozen steps ahead, LMS substrings
-/// are named from their lengths, and the final induction records the BWT
-/// the maximal repeats need, which would otherwise cost one more pass of
-/// scattered reads.
+/// are named from their lengths, and the final induction records the BWT,
+/// which the maximal repeats need and which spares the enhanced suffix
+/// array Phi's scattered writes (permutedLcpFromBwt).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -269,18 +269,32 @@ std::vector<Index> buildSuffixArray(const std::vector<Symbol> &Text,
 
 namespace {
 
+/// Stable LSD radix sort of \p Keys by their upper 32 bits.
+void radixSortHigh32(std::vector<uint64_t> &Keys) {
+  std::vector<uint64_t> Sorted(Keys.size());
+  for (unsigned Shift = 32; Shift < 64; Shift += 16) {
+    std::vector<size_t> Start(size_t(1) << 16, 0);
+    for (uint64_t K : Keys)
+      ++Start[(K >> Shift) & 0xFFFF];
+    size_t Sum = 0;
+    for (size_t &S : Start)
+      Sum += std::exchange(S, Sum);
+    for (uint64_t K : Keys)
+      Sorted[Start[(K >> Shift) & 0xFFFF]++] = K;
+    Keys.swap(Sorted);
+  }
+}
+
 /// The permuted LCP array: PLCP[p] is the length of the longest common
 /// prefix of the suffix at p and the one before it in suffix-array order.
 /// The Phi algorithm (Kaerkkaeinen, Manzini and Puglisi 2009): Phi[p] is
 /// that preceding suffix; PLCP[p] >= PLCP[p - 1] - 1, so a pass in text
 /// order extends it, touching memory mostly in order. The scattered
 /// accesses (Phi by suffix-array order, the text at Phi[p]) are prefetched.
-/// \p Phi is storage to reuse.
 std::vector<Index> permutedLcp(const std::vector<Symbol> &Text,
-                               const std::vector<Index> &SA,
-                               std::vector<Index> Phi = {}) {
+                               const std::vector<Index> &SA) {
   Index N = static_cast<Index>(Text.size());
-  Phi.resize(N);
+  std::vector<Index> Phi(N);
   if (N == 0)
     return Phi;
   Phi[SA[0]] = N; // No predecessor.
@@ -306,6 +320,50 @@ std::vector<Index> permutedLcp(const std::vector<Symbol> &Text,
       --H;
   }
   return Phi;
+}
+
+/// The permuted LCP array from the BWT (\p Bwt as suffixArrayOf gives it),
+/// without Phi's scattered writes: where a suffix and the one before it in
+/// suffix-array order are preceded by the same symbol, PLCP[p] = PLCP[p - 1]
+/// - 1 exactly (the irreducibility lemma of Kaerkkaeinen, Manzini and
+/// Puglisi). Only the heads of BWT runs, a few percent of a trace, are
+/// compared: their (position, predecessor) pairs are collected in
+/// suffix-array order and sorted by position. \p PLCP is storage to reuse.
+std::vector<Index> permutedLcpFromBwt(const std::vector<Symbol> &Text,
+                                      const std::vector<Index> &SA,
+                                      const std::vector<Symbol> &Bwt,
+                                      std::vector<Index> PLCP) {
+  Index N = static_cast<Index>(SA.size());
+  PLCP.resize(N);
+  if (N == 0)
+    return PLCP;
+  // Entry K + 1 of the BWT is SA[K]'s; the first suffix has no predecessor.
+  std::vector<uint64_t> Heads{uint64_t(SA[0]) << 32 | N};
+  for (Index K = 1; K < N; ++K)
+    if (Bwt[K + 1] != Bwt[K])
+      Heads.push_back(uint64_t(SA[K]) << 32 | SA[K - 1]);
+  radixSortHigh32(Heads);
+  Index H = 0;
+  size_t Next = 0;
+  for (Index P = 0; P < N; ++P) {
+    if (Next < Heads.size() && (Heads[Next] >> 32) == P) {
+      if (Next + LcpAhead < Heads.size()) {
+        Index Ahead = Index(Heads[Next + LcpAhead]);
+        if (Ahead < N)
+          __builtin_prefetch(&Text[Ahead]);
+      }
+      Index Q = Index(Heads[Next++]);
+      if (Q == N)
+        H = 0;
+      else
+        while (P + H < N && Q + H < N && Text[P + H] == Text[Q + H])
+          ++H;
+    }
+    PLCP[P] = H; // At a reducible position, PLCP[P - 1] - 1.
+    if (H > 0)
+      --H;
+  }
+  return PLCP;
 }
 
 /// LCP[i] = PLCP[SA[i]], the scattered reads prefetched.
@@ -334,7 +392,8 @@ EnhancedSuffixArray::EnhancedSuffixArray(std::vector<Symbol> Text,
   std::vector<Symbol> Bwt;
   std::vector<Index> Scratch;
   SA = suffixArrayOf(this->Text, AlphabetSize, &Bwt, Scratch);
-  LCP = lcpFromPermuted(permutedLcp(this->Text, SA, std::move(Scratch)), SA);
+  LCP = lcpFromPermuted(
+      permutedLcpFromBwt(this->Text, SA, Bwt, std::move(Scratch)), SA);
   // Prefix counts of BWT changes, in place of the BWT, whose entry K + 1
   // is the one of SA[K]; only equality matters, not the shift.
   BwtChanges = std::move(Bwt);
