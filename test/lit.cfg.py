@@ -24,8 +24,10 @@ for var in ["MPILIFT_TRACE_DIR", "MPILIFT_TRACE_HASH", "MPILIFT_TRACE_FORCE",
     config.environment.pop(var, None)
 
 # Open MPI refuses to run as root without these, and needs --oversubscribe
-# for more ranks than cores. They live here, not in each test.
+# for more ranks than cores. They live here, not in each test. A run that
+# deadlocks fails its test after 300 s instead of hanging the suite.
 mpirun = (
+    "timeout 300 "
     "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
     "OMPI_MCA_btl_vader_single_copy_mechanism=none "
     f"{config.mpiexec} --oversubscribe --bind-to none")
