@@ -44,6 +44,30 @@ constexpr SIndex Ahead = 24;
 /// Prefetch distance of the LCP passes.
 constexpr Index LcpAhead = 16;
 
+/// Stable LSD radix sort of \p Items by the 32-bit key \p Key gives them,
+/// 16 bits a pass; a pass in which every item has the same digit is
+/// skipped.
+template <typename T, typename KeyFn>
+void stableRadixSort(std::vector<T> &Items, KeyFn Key) {
+  std::vector<T> Sorted(Items.size());
+  for (unsigned Shift = 0; Shift < 32; Shift += 16) {
+    auto digit = [&](const T &X) {
+      return (uint32_t(Key(X)) >> Shift) & 0xFFFF;
+    };
+    std::vector<size_t> Start(size_t(1) << 16, 0);
+    for (const T &X : Items)
+      ++Start[digit(X)];
+    if (Items.empty() || Start[digit(Items[0])] == Items.size())
+      continue;
+    size_t Sum = 0;
+    for (size_t &S : Start)
+      Sum += std::exchange(S, Sum);
+    for (const T &X : Items)
+      Sorted[Start[digit(X)]++] = X;
+    Items.swap(Sorted);
+  }
+}
+
 /// How many times each symbol < K occurs in T[0..N).
 void countSymbols(const SIndex *T, SIndex N, SIndex K,
                   std::vector<SIndex> &Counts) {
@@ -269,22 +293,6 @@ std::vector<Index> buildSuffixArray(const std::vector<Symbol> &Text,
 
 namespace {
 
-/// Stable LSD radix sort of \p Keys by their upper 32 bits.
-void radixSortHigh32(std::vector<uint64_t> &Keys) {
-  std::vector<uint64_t> Sorted(Keys.size());
-  for (unsigned Shift = 32; Shift < 64; Shift += 16) {
-    std::vector<size_t> Start(size_t(1) << 16, 0);
-    for (uint64_t K : Keys)
-      ++Start[(K >> Shift) & 0xFFFF];
-    size_t Sum = 0;
-    for (size_t &S : Start)
-      Sum += std::exchange(S, Sum);
-    for (uint64_t K : Keys)
-      Sorted[Start[(K >> Shift) & 0xFFFF]++] = K;
-    Keys.swap(Sorted);
-  }
-}
-
 /// The permuted LCP array: PLCP[p] is the length of the longest common
 /// prefix of the suffix at p and the one before it in suffix-array order.
 /// The Phi algorithm (Kaerkkaeinen, Manzini and Puglisi 2009): Phi[p] is
@@ -342,7 +350,7 @@ std::vector<Index> permutedLcpFromBwt(const std::vector<Symbol> &Text,
   for (Index K = 1; K < N; ++K)
     if (Bwt[K + 1] != Bwt[K])
       Heads.push_back(uint64_t(SA[K]) << 32 | SA[K - 1]);
-  radixSortHigh32(Heads);
+  stableRadixSort(Heads, [](uint64_t H) { return uint32_t(H >> 32); });
   Index H = 0;
   size_t Next = 0;
   for (Index P = 0; P < N; ++P) {
@@ -408,33 +416,6 @@ EnhancedSuffixArray::EnhancedSuffixArray(std::vector<Symbol> Text,
   BwtChanges.resize(N);
 }
 
-namespace {
-
-/// Stable LSD radix sort of \p Repeats by length, longest first: 16 bits
-/// a pass, and only as many passes as the longest length needs.
-void sortByLengthDescending(std::vector<Repeat> &Repeats) {
-  Index Longest = 0;
-  for (const Repeat &R : Repeats)
-    Longest = std::max(Longest, R.Length);
-  std::vector<Repeat> Sorted(Repeats.size());
-  for (unsigned Shift = 0; Shift < 32 && (Longest >> Shift) != 0; Shift += 16) {
-    std::vector<size_t> Start(1 << 16, 0);
-    auto digit = [&](const Repeat &R) {
-      return 0xFFFF - ((R.Length >> Shift) & 0xFFFF); // Descending.
-    };
-    for (const Repeat &R : Repeats)
-      ++Start[digit(R)];
-    size_t Sum = 0;
-    for (size_t &S : Start)
-      Sum += std::exchange(S, Sum);
-    for (const Repeat &R : Repeats)
-      Sorted[Start[digit(R)]++] = R;
-    Repeats.swap(Sorted);
-  }
-}
-
-} // namespace
-
 std::vector<Repeat> EnhancedSuffixArray::maximalRepeats(Index MinLength,
                                                         Index MinCount) const {
   std::vector<Repeat> Out;
@@ -465,8 +446,8 @@ std::vector<Repeat> EnhancedSuffixArray::maximalRepeats(Index MinLength,
   }
   // Intervals of one length are disjoint (nested ones differ in length),
   // so they close in the order of their first suffix: a stable sort by
-  // length is the order promised.
-  sortByLengthDescending(Out);
+  // length, longest first, is the order promised.
+  stableRadixSort(Out, [](const Repeat &R) { return ~R.Length; });
   return Out;
 }
 
