@@ -363,25 +363,16 @@ messagePartners(const std::vector<Stream> &Streams) {
   return Partner;
 }
 
-/// How many steps of \p S before position \p End go in direction \p Send
-/// to or from \p Peer with \p Tag: MPI matches the k-th send of a pair of
-/// processes and a tag with the k-th receive.
-size_t countBefore(const Stream &S, size_t End, bool Send, int32_t Peer,
-                   int32_t Tag) {
-  size_t N = 0;
-  for (size_t I = 0; I < End && I < S.size(); ++I)
-    N += S[I].P2P && S[I].Send == Send && S[I].Peer == Peer && S[I].Tag == Tag;
-  return N;
-}
-
 /// Whether the slave occurrence at \p SlaveStart of rank \p Slave matches,
 /// message for message, the root's occurrence at \p RootStart: the first
-/// message between them has the same number of earlier messages of its
-/// kind on both sides. Shapes alone cannot tell apart two call sites that
-/// do the same thing; message order can.
+/// message between them is matched (\p Partners, as MPI matches them) with
+/// the root's first step of the opposite kind with the slave. Shapes alone
+/// cannot tell apart two call sites that do the same thing; message order
+/// can.
 bool alignedWithRoot(const Stream &RootS, size_t RootStart, size_t RootLen,
                      int32_t Root, const Stream &SlaveS, size_t SlaveStart,
-                     size_t SlaveLen, int32_t Slave) {
+                     size_t SlaveLen, int32_t Slave,
+                     const std::vector<std::vector<StepRef>> &Partners) {
   for (size_t J = 0; J < SlaveLen && SlaveStart + J < SlaveS.size(); ++J) {
     const StepEvent &X = SlaveS[SlaveStart + J];
     if (!X.P2P || X.Peer != Root)
@@ -390,8 +381,8 @@ bool alignedWithRoot(const Stream &RootS, size_t RootStart, size_t RootLen,
       const StepEvent &Y = RootS[RootStart + I];
       if (!Y.P2P || Y.Peer != Slave || Y.Send == X.Send || Y.Tag != X.Tag)
         continue;
-      return countBefore(SlaveS, SlaveStart + J, X.Send, Root, X.Tag) ==
-             countBefore(RootS, RootStart + I, Y.Send, Slave, Y.Tag);
+      return Partners[Slave][SlaveStart + J] ==
+             StepRef(Root, static_cast<uint32_t>(RootStart + I));
     }
     return false;
   }
@@ -486,6 +477,28 @@ std::string dataflowKind(const cg::Graph &G, std::string &Why) {
   if (D.Collectives.size() != 1 || !D.Residual.empty())
     return "";
   return cg::name(D.Collectives[0].Kind);
+}
+
+/// The collective the dataflow of two occurrences forms, each given as the
+/// parts of a pattern and an occurrence index; both must form the same
+/// one. \p Checked says whether the trace had the buffers to tell; then
+/// "" means the two form no collective, or different ones.
+std::string dataflowOfBoth(const std::vector<Stream> &Streams,
+                           const std::vector<RankPart> &FirstParts,
+                           size_t FirstOccurrence,
+                           const std::vector<RankPart> &LastParts,
+                           size_t LastOccurrence, bool &Checked) {
+  std::string Why, Kinds[2];
+  Checked = false;
+  for (size_t Which = 0; Which < 2; ++Which) {
+    cg::Graph G(static_cast<cg::Rank>(Streams.size()));
+    if (!buildWindowGraph(Streams, Which ? LastParts : FirstParts,
+                          Which ? LastOccurrence : FirstOccurrence, G))
+      continue;
+    Checked = true;
+    Kinds[Which] = dataflowKind(G, Why);
+  }
+  return Kinds[0] == Kinds[1] ? Kinds[0] : "";
 }
 
 //===-- Template evidence
@@ -718,10 +731,11 @@ private:
           bool TagsFit = true;
           for (size_t J = 0; J < Alpha.size(); ++J)
             TagsFit &= RootTags.count(Streams[R][Starts[0] + J].Tag) > 0;
-          bool Aligned = TagsFit && alignedWithRoot(
-                                        Streams[RootRank], RootStart,
-                                        RootLength, int32_t(P.Root), Streams[R],
-                                        Starts[0], Alpha.size(), int32_t(R));
+          bool Aligned =
+              TagsFit &&
+              alignedWithRoot(Streams[RootRank], RootStart, RootLength,
+                              int32_t(P.Root), Streams[R], Starts[0],
+                              Alpha.size(), int32_t(R), Partners);
           if (Need == 0 || (Need == 1 && TagsFit) || (Need == 2 && Aligned)) {
             Chosen = &Starts;
             break;
@@ -936,22 +950,15 @@ private:
     for (const auto &[R, K] : Steps)
       P.Bytes = std::max(P.Bytes, Streams[R][K].Bytes);
     // The dataflow of the first and the last occurrence, as for fixed roots.
-    std::string Why, Kinds[2];
-    bool Checked = false;
-    for (size_t Which = 0; Which < 2; ++Which) {
-      const Instance &In = Which ? Instances.back() : Instances.front();
-      cg::Graph G(static_cast<cg::Rank>(Streams.size()));
-      if (!buildWindowGraph(Streams, In.Parts, 0, G))
-        continue;
-      Checked = true;
-      Kinds[Which] = dataflowKind(G, Why);
-    }
+    bool Checked;
+    std::string Kind = dataflowOfBoth(Streams, Instances.front().Parts, 0,
+                                      Instances.back().Parts, 0, Checked);
     if (Checked) {
-      if (Kinds[0].empty() || Kinds[0] != Kinds[1])
+      if (Kind.empty())
         return;
-      if (Kinds[0] != P.Collective)
+      if (Kind != P.Collective)
         P.Note += "; the template suggests a " + P.Collective;
-      P.Collective = Kinds[0];
+      P.Collective = Kind;
       P.Evidence = "both";
     } else if (P.Collective == "bcast") {
       P.Collective = "unknown"; // Broadcast or scatter: no data to tell.
@@ -997,25 +1004,18 @@ private:
     // buffers, the steps of one occurrence must match each other and form
     // a collective: a shape alone (a ring shift looks like a chain) is not
     // enough. Without buffers (foreign traces) the template stands alone.
-    std::string Why, Kinds[2];
-    size_t Last = P.Occurrences - 1;
-    bool Checked = false;
-    for (size_t Which = 0; Which < 2; ++Which) {
-      cg::Graph G(static_cast<cg::Rank>(Streams.size()));
-      if (!buildWindowGraph(Streams, Cand.Parts, Which ? Last : 0, G))
-        continue;
-      Checked = true;
-      Kinds[Which] = dataflowKind(G, Why);
-    }
+    bool Checked;
+    std::string Kind = dataflowOfBoth(Streams, Cand.Parts, 0, Cand.Parts,
+                                      P.Occurrences - 1, Checked);
     if (Checked) {
-      if (Kinds[0].empty() || Kinds[0] != Kinds[1])
+      if (Kind.empty())
         return false;
-      bool Agrees = Kinds[0] == P.Collective ||
-                    (P.Collective == "bcast-or-scatter" &&
-                     (Kinds[0] == "bcast" || Kinds[0] == "scatter"));
+      bool Agrees =
+          Kind == P.Collective || (P.Collective == "bcast-or-scatter" &&
+                                   (Kind == "bcast" || Kind == "scatter"));
       if (!Agrees)
         P.Note = "the template suggests a " + P.Collective;
-      P.Collective = Kinds[0];
+      P.Collective = Kind;
       P.Evidence = "both";
     }
     if (P.Collective == "bcast-or-scatter")
