@@ -10,8 +10,9 @@
 /// up to the next) by one induced-sorting pass; name them; if names repeat,
 /// sort the reduced string of names recursively; then induce the order of
 /// all suffixes from the sorted LMS suffixes. The reduced string and its
-/// suffix array live in the output array itself, so the working memory is
-/// a copy of the text, the suffix array, one byte per symbol and the
+/// suffix array live in the output array itself, and suffix types are
+/// worked out in right-to-left scans where needed rather than stored, so
+/// the working memory is a copy of the text, the suffix array and the
 /// buckets.
 ///
 /// At 10^7 events the time goes to cache misses: the inductions read the
@@ -20,8 +21,9 @@
 /// sign of the entries (one scattered read per step instead of two), the
 /// scattered reads are prefetched a few dozen steps ahead, LMS substrings
 /// are named from their lengths, and the final induction records the BWT,
-/// which the maximal repeats need and which spares the enhanced suffix
-/// array Phi's scattered writes (permutedLcpFromBwt).
+/// which spares the enhanced suffix array Phi's scattered writes
+/// (permutedLcpFromBwt) and gives the maximal repeats' left-maximality
+/// test, kept as one bit per suffix.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -153,6 +155,33 @@ void induce(const SIndex *T, SIndex *SA, SIndex N,
   }
 }
 
+/// Calls \p Visit(I, IsSType) for every suffix I of T[0..N), right to
+/// left, where T[N - 1] is the sentinel (S-type): suffix I is S-type if it
+/// is smaller than suffix I + 1, which T[I], T[I + 1] and the type of
+/// I + 1 decide. No type array is kept.
+template <typename VisitFn>
+void forEachTypeRightToLeft(const SIndex *T, SIndex N, VisitFn Visit) {
+  bool NextS = true;
+  Visit(N - 1, NextS);
+  for (SIndex I = N - 1; I-- > 0;) {
+    bool IsS = T[I] < T[I + 1] || (T[I] == T[I + 1] && NextS);
+    Visit(I, IsS);
+    NextS = IsS;
+  }
+}
+
+/// Calls \p Visit(P) for every LMS position P (an S-type suffix right after
+/// an L-type one), right to left, the sentinel's first.
+template <typename VisitFn>
+void forEachLmsRightToLeft(const SIndex *T, SIndex N, VisitFn Visit) {
+  bool NextS = false;
+  forEachTypeRightToLeft(T, N, [&](SIndex I, bool IsS) {
+    if (!IsS && NextS)
+      Visit(I + 1);
+    NextS = IsS;
+  });
+}
+
 /// Suffix array of T[0..N) over symbols < K, where T[N-1] == 0 is the only
 /// 0 (the sentinel).
 void sais(const SIndex *T, SIndex *SA, SIndex N, SIndex K,
@@ -162,26 +191,24 @@ void sais(const SIndex *T, SIndex *SA, SIndex N, SIndex K,
     SA[0] = 0;
     return;
   }
-  // S-type (1) or L-type (0), for finding and naming the LMS substrings;
-  // the inductions do without it.
-  std::vector<uint8_t> S(N);
-  S[N - 1] = 1;
-  for (SIndex I = N - 1; I-- > 0;)
-    S[I] = T[I] < T[I + 1] || (T[I] == T[I + 1] && S[I + 1]);
-  auto isLMS = [&](SIndex I) { return I > 0 && S[I] && !S[I - 1]; };
   std::vector<SIndex> Counts, B;
   countSymbols(T, N, K, Counts);
 
-  // 1. Sort the LMS substrings with one induced sorting.
+  // 1. Sort the LMS substrings with one induced sorting. The LMS suffixes
+  // go to the ends of their buckets in any order.
   std::fill(SA, SA + N, 0);
   std::vector<SIndex> FirstS;
   bucketBounds(Counts, FirstS, /*Ends=*/false);
-  for (SIndex I = 0; I < N; ++I)
-    FirstS[T[I]] += !S[I]; // L-type suffixes come first in a bucket.
   bucketBounds(Counts, B, /*Ends=*/true);
-  for (SIndex I = 1; I < N; ++I)
-    if (isLMS(I))
-      SA[--B[T[I]]] = I;
+  bool NextS = false;
+  forEachTypeRightToLeft(T, N, [&](SIndex I, bool IsS) {
+    if (IsS)
+      return void(NextS = true);
+    ++FirstS[T[I]]; // L-type suffixes come first in a bucket.
+    if (NextS)
+      SA[--B[T[I + 1]]] = I + 1;
+    NextS = false;
+  });
   induce(T, SA, N, Counts, B, &FirstS);
   std::vector<SIndex>().swap(FirstS);
 
@@ -195,11 +222,11 @@ void sais(const SIndex *T, SIndex *SA, SIndex N, SIndex K,
   // N1 + Pos / 2 (LMS positions are 2 apart at least), and replaced by its
   // name.
   std::fill(SA + N1, SA + N, -1);
-  for (SIndex I = N - 1, Next = N; I > 0; --I)
-    if (isLMS(I)) {
-      SA[N1 + I / 2] = Next - I + (Next < N); // The sentinel's is 1.
-      Next = I;
-    }
+  SIndex Next = N;
+  forEachLmsRightToLeft(T, N, [&](SIndex P) {
+    SA[N1 + P / 2] = Next - P + (Next < N); // The sentinel's is 1.
+    Next = P;
+  });
   SIndex Names = 0, Prev = -1, PrevLength = 0;
   for (SIndex I = 0; I < N1; ++I) {
     if (I + Ahead < N1) {
@@ -232,10 +259,8 @@ void sais(const SIndex *T, SIndex *SA, SIndex N, SIndex K,
   }
 
   // 4. Induce all suffixes from the sorted LMS suffixes.
-  for (SIndex I = 1, J = 0; I < N; ++I)
-    if (isLMS(I))
-      Reduced[J++] = I;
-  std::vector<uint8_t>().swap(S);
+  SIndex Left = N1;
+  forEachLmsRightToLeft(T, N, [&](SIndex P) { Reduced[--Left] = P; });
   for (SIndex I = 0; I < N1; ++I)
     SA[I] = Reduced[SA[I]];
   std::fill(SA + N1, SA + N, 0);
@@ -374,11 +399,13 @@ std::vector<Index> permutedLcpFromBwt(const std::vector<Symbol> &Text,
   return PLCP;
 }
 
-/// LCP[i] = PLCP[SA[i]], the scattered reads prefetched.
+/// LCP[i] = PLCP[SA[i]], the scattered reads prefetched, written into
+/// \p LCP, storage to reuse.
 std::vector<Index> lcpFromPermuted(const std::vector<Index> &PLCP,
-                                   const std::vector<Index> &SA) {
+                                   const std::vector<Index> &SA,
+                                   std::vector<Index> LCP = {}) {
   Index N = static_cast<Index>(SA.size());
-  std::vector<Index> LCP(N);
+  LCP.resize(N);
   for (Index I = 0; I < N; ++I) {
     if (I + LcpAhead < N)
       __builtin_prefetch(&PLCP[SA[I + LcpAhead]]);
@@ -400,20 +427,42 @@ EnhancedSuffixArray::EnhancedSuffixArray(std::vector<Symbol> Text,
   std::vector<Symbol> Bwt;
   std::vector<Index> Scratch;
   SA = suffixArrayOf(this->Text, AlphabetSize, &Bwt, Scratch);
-  LCP = lcpFromPermuted(
-      permutedLcpFromBwt(this->Text, SA, Bwt, std::move(Scratch)), SA);
-  // Prefix counts of BWT changes, in place of the BWT, whose entry K + 1
-  // is the one of SA[K]; only equality matters, not the shift.
-  BwtChanges = std::move(Bwt);
-  Index N = static_cast<Index>(SA.size()), Changes = 0;
-  Symbol Before = N ? BwtChanges[1] : 0;
-  for (Index K = 0; K < N; ++K) {
-    Symbol B = BwtChanges[K + 1];
-    Changes += B != Before;
-    BwtChanges[K] = Changes;
-    Before = B;
+  std::vector<Index> PLCP =
+      permutedLcpFromBwt(this->Text, SA, Bwt, std::move(Scratch));
+  markBwtChanges(Bwt);
+  // The BWT's storage becomes the LCP array (Symbol and Index are one type).
+  LCP = lcpFromPermuted(PLCP, SA, std::move(Bwt));
+}
+
+void EnhancedSuffixArray::markBwtChanges(const std::vector<Symbol> &Bwt) {
+  // Entry K + 1 of the BWT is the one of SA[K].
+  Index N = static_cast<Index>(SA.size());
+  size_t Words = N / 64 + 1;
+  BwtChangeBits.assign(Words, 0);
+  ChangesBefore.resize(Words);
+  for (Index K = 1; K < N; ++K)
+    BwtChangeBits[K / 64] |= uint64_t(Bwt[K + 1] != Bwt[K]) << (K % 64);
+  Index Sum = 0;
+  for (size_t W = 0; W < Words; ++W) {
+    ChangesBefore[W] = Sum;
+    Sum += static_cast<Index>(__builtin_popcountll(BwtChangeBits[W]));
   }
-  BwtChanges.resize(N);
+}
+
+bool EnhancedSuffixArray::leftDiverse(Index First, Index Last) const {
+  // Whether a bit is set in (First, Last]: the partial words at both ends
+  // by masks, the whole words between by the rank directory.
+  if (First >= Last)
+    return false;
+  Index From = First + 1;
+  size_t FromWord = From / 64, LastWord = Last / 64;
+  uint64_t FromOn = ~uint64_t(0) << (From % 64);
+  uint64_t UpToLast = (uint64_t(2) << (Last % 64)) - 1; // Wraps at bit 63.
+  if (FromWord == LastWord)
+    return BwtChangeBits[FromWord] & FromOn & UpToLast;
+  return (BwtChangeBits[FromWord] & FromOn) ||
+         (BwtChangeBits[LastWord] & UpToLast) ||
+         ChangesBefore[LastWord] != ChangesBefore[FromWord + 1];
 }
 
 std::vector<Repeat> EnhancedSuffixArray::maximalRepeats(Index MinLength,

@@ -68,9 +68,12 @@ void expectMatchesBruteForce(const std::vector<Symbol> &T, Symbol K) {
       ++H;
     ASSERT_EQ(LCP[I], H) << "at " << I;
   }
+  // The enhanced suffix array induces its LCP array with the suffix array.
+  EnhancedSuffixArray ESA(T, K);
+  ASSERT_EQ(ESA.suffixArray(), SA);
+  ASSERT_EQ(ESA.lcp(), LCP);
   if (T.size() > 80)
     return; // The brute-force repeat finder is cubic.
-  EnhancedSuffixArray ESA(T, K);
   std::map<std::vector<Symbol>, std::vector<Index>> Got;
   for (const Repeat &R : ESA.maximalRepeats()) {
     Index P = ESA.suffixArray()[R.First];
@@ -159,6 +162,29 @@ TEST(SuffixArrayTest, LargeTextsAgreeWithStraightforwardChecks) {
         ASSERT_TRUE(RightMaximal) << "repeat " << I;
       }
     }
+}
+
+TEST(SuffixArrayTest, LeftDiversityFarInsideALongInterval) {
+  // 300 occurrences of 1 2 3, sorted by the distinct symbol after each;
+  // only the 140th to 159th are preceded by 5 instead of 4. The changes of
+  // the preceding symbol lie in neither the first nor the last 64 suffixes
+  // of the interval, so the left-maximality test must look between them.
+  std::vector<Symbol> T;
+  for (Symbol I = 0; I < 300; ++I)
+    for (Symbol S : {I >= 140 && I < 160 ? 5u : 4u, 1u, 2u, 3u, 10 + I})
+      T.push_back(S);
+  EnhancedSuffixArray ESA(T, 400);
+  bool Found = false;
+  for (const Repeat &R : ESA.maximalRepeats(3))
+    if (R.Length == 3 && R.count() == 300)
+      Found = T[ESA.suffixArray()[R.First]] == 1;
+  EXPECT_TRUE(Found) << "1 2 3 is a maximal repeat";
+  // Without the 5s it is not: always preceded by 4.
+  for (Symbol I = 140; I < 160; ++I)
+    T[5 * I] = 4;
+  EnhancedSuffixArray Uniform(T, 400);
+  for (const Repeat &R : Uniform.maximalRepeats(3))
+    EXPECT_FALSE(R.Length == 3 && T[Uniform.suffixArray()[R.First]] == 1);
 }
 
 TEST(SuffixArrayTest, LoopTracesGiveTheirBodies) {

@@ -110,14 +110,17 @@ public:
 private:
   /// Whether the suffixes SA[First..Last] are preceded by different
   /// symbols (or one starts the text): the left-maximality test.
-  bool leftDiverse(Index First, Index Last) const {
-    return BwtChanges[Last] != BwtChanges[First];
-  }
+  bool leftDiverse(Index First, Index Last) const;
+  /// Sets BwtChangeBits and ChangesBefore from the BWT as suffixArrayOf
+  /// gives it.
+  void markBwtChanges(const std::vector<Symbol> &Bwt);
 
   std::vector<Symbol> Text;
   std::vector<Index> SA, LCP;
-  /// Prefix counts of positions k with BWT[k] != BWT[k-1].
-  std::vector<Index> BwtChanges;
+  /// Bit k set if BWT[k] != BWT[k-1], 64 to a word, and the number of bits
+  /// set in the words before each (a rank directory): 1.5 bits a symbol.
+  std::vector<uint64_t> BwtChangeBits;
+  std::vector<Index> ChangesBefore;
 };
 
 } // namespace patterns
