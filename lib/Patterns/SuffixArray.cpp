@@ -31,7 +31,12 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
 #include <utility>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace mpilift {
 namespace patterns {
@@ -275,6 +280,25 @@ void sais(const SIndex *T, SIndex *SA, SIndex N, SIndex K,
   induce(T, SA, N, Counts, B, nullptr, Bwt);
 }
 
+/// Sizes \p V to \p N entries, asking the kernel to back its whole 2 MiB
+/// pages with transparent huge pages (a hint, ignored where the kernel or
+/// its settings have none). For the working copy of the text, which the
+/// inductions and then, as the permuted LCP, the LCP permutation read at
+/// scattered places: with 4 KiB pages nearly each of those reads misses the
+/// TLB as well as the cache.
+void resizeOnHugePages(std::vector<Index> &V, size_t N) {
+  V.reserve(N);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr uintptr_t Huge = uintptr_t(2) << 20;
+  uintptr_t Begin =
+      (reinterpret_cast<uintptr_t>(V.data()) + Huge - 1) & ~(Huge - 1);
+  uintptr_t End = reinterpret_cast<uintptr_t>(V.data() + N) & ~(Huge - 1);
+  if (End > Begin)
+    madvise(reinterpret_cast<void *>(Begin), End - Begin, MADV_HUGEPAGE);
+#endif
+  V.resize(N);
+}
+
 /// The suffix array of \p Text and, if \p Bwt is given, its
 /// Burrows-Wheeler transform (the final induction reads it anyway): the
 /// symbol before each suffix in suffix-array order, as sorted, so shifted
@@ -291,7 +315,7 @@ std::vector<Index> suffixArrayOf(const std::vector<Symbol> &Text,
     return {};
   // Symbols shifted by one, then the sentinel 0. Index and SIndex (and
   // Symbol) are the unsigned and signed forms of one type, which may alias.
-  Scratch.resize(N + 1);
+  resizeOnHugePages(Scratch, N + 1);
   SIndex *T = reinterpret_cast<SIndex *>(Scratch.data());
   for (SIndex I = 0; I < N; ++I) {
     assert(Text[I] < AlphabetSize && "symbol outside the alphabet");
