@@ -7,7 +7,9 @@
 /// \file
 /// SA-IS (induced sorting): classify suffixes as S (smaller than the next)
 /// or L (larger); sort the LMS substrings (an S suffix right after an L one
-/// up to the next) by one induced-sorting pass; name them; if names repeat,
+/// up to the next) by one induced-sorting pass, or, when few are distinct
+/// as in traces, by hashing them and sorting the distinct ones directly;
+/// name them; if names repeat,
 /// sort the reduced string of names recursively; then induce the order of
 /// all suffixes from the sorted LMS suffixes. The reduced string and its
 /// suffix array live in the output array itself, and suffix types are
@@ -187,20 +189,15 @@ void forEachLmsRightToLeft(const SIndex *T, SIndex N, VisitFn Visit) {
   });
 }
 
-/// Suffix array of T[0..N) over symbols < K, where T[N-1] == 0 is the only
-/// 0 (the sentinel).
-void sais(const SIndex *T, SIndex *SA, SIndex N, SIndex K,
-          SIndex *Bwt = nullptr) {
-  assert(N >= 1 && T[N - 1] == 0 && "sentinel required");
-  if (N == 1) {
-    SA[0] = 0;
-    return;
-  }
-  std::vector<SIndex> Counts, B;
-  countSymbols(T, N, K, Counts);
-
-  // 1. Sort the LMS substrings with one induced sorting. The LMS suffixes
-  // go to the ends of their buckets in any order.
+/// Names the LMS substrings of T[0..N) (as sais needs them) by sorting
+/// them with one induced sorting: the names, ranks of the substrings in
+/// their order with equal ones equal, go to SA[N - N1, N) in text order.
+void nameLmsSubstringsByInducing(const SIndex *T, SIndex *SA, SIndex N,
+                                 const std::vector<SIndex> &Counts,
+                                 std::vector<SIndex> &B, SIndex &N1,
+                                 SIndex &Names) {
+  // Sort them: the LMS suffixes go to the ends of their buckets in any
+  // order.
   std::fill(SA, SA + N, 0);
   std::vector<SIndex> FirstS;
   bucketBounds(Counts, FirstS, /*Ends=*/false);
@@ -217,8 +214,8 @@ void sais(const SIndex *T, SIndex *SA, SIndex N, SIndex K,
   induce(T, SA, N, Counts, B, &FirstS);
   std::vector<SIndex>().swap(FirstS);
 
-  // 2. Name them: equal LMS substrings get equal names.
-  SIndex N1 = 0;
+  // Name them: equal LMS substrings get equal names.
+  N1 = 0;
   for (SIndex I = 0; I < N; ++I)
     if (SA[I] < -1)
       SA[N1++] = ~SA[I];
@@ -232,7 +229,8 @@ void sais(const SIndex *T, SIndex *SA, SIndex N, SIndex K,
     SA[N1 + P / 2] = Next - P + (Next < N); // The sentinel's is 1.
     Next = P;
   });
-  SIndex Names = 0, Prev = -1, PrevLength = 0;
+  Names = 0;
+  SIndex Prev = -1, PrevLength = 0;
   for (SIndex I = 0; I < N1; ++I) {
     if (I + Ahead < N1) {
       __builtin_prefetch(T + SA[I + Ahead]);
@@ -250,6 +248,124 @@ void sais(const SIndex *T, SIndex *SA, SIndex N, SIndex K,
   for (SIndex I = N, J = N; I-- > N1;)
     if (SA[I] >= 0)
       SA[--J] = SA[I];
+}
+
+/// Names the LMS substrings of T[0..N) as nameLmsSubstringsByInducing
+/// does, without sorting any suffix, when few of them are distinct (traces
+/// repeat a handful of code paths: 10^7 events of the bench have 10^6 LMS
+/// substrings, 4310 distinct). One right-to-left scan hashes each and looks
+/// it up among the distinct ones seen (compared symbol by symbol on equal
+/// hashes), writing a provisional name; the distinct ones are then sorted
+/// directly and the names replaced by their ranks. Gives up (false) once
+/// more than max(64, N / 64) are distinct: sorting them directly would then
+/// cost more than the induced sorting.
+///
+/// The order is the one induced sorting gives, that of the suffixes
+/// starting with them: the first differing
+/// symbol decides, and if one substring's symbols begin the other's, the
+/// shorter sorts last. (Its last position is an LMS suffix, so S-type,
+/// after an L-type one with a greater symbol; at the same place the longer
+/// one is L-type, as it would end there otherwise; and of two suffixes
+/// starting with the same symbol the L-type one is smaller.)
+bool nameFewLmsSubstrings(const SIndex *T, SIndex *SA, SIndex N, SIndex &N1,
+                          SIndex &Names) {
+  struct Substring {
+    SIndex Pos, Length;
+    uint64_t Hash;
+  };
+  const size_t MaxDistinct = std::max<size_t>(64, size_t(N) / 64);
+  std::vector<Substring> Distinct;
+  std::vector<SIndex> Table(1024, -1); // Open addressing into Distinct.
+  auto slotOf = [&](const Substring &S) {
+    size_t Mask = Table.size() - 1;
+    for (size_t Slot = S.Hash & Mask;; Slot = (Slot + 1) & Mask) {
+      SIndex D = Table[Slot];
+      if (D < 0 ||
+          (Distinct[D].Hash == S.Hash && Distinct[D].Length == S.Length &&
+           std::equal(T + S.Pos, T + S.Pos + S.Length, T + Distinct[D].Pos)))
+        return Slot;
+    }
+  };
+  // The name of the substring, a new one if it is new; -1 once too many
+  // are distinct.
+  auto nameOf = [&](const Substring &S) -> SIndex {
+    size_t Slot = slotOf(S);
+    if (Table[Slot] >= 0)
+      return Table[Slot];
+    if (Distinct.size() == MaxDistinct)
+      return -1;
+    Table[Slot] = static_cast<SIndex>(Distinct.size());
+    Distinct.push_back(S);
+    if (2 * Distinct.size() > Table.size()) { // Rehash into twice the size.
+      Table.assign(2 * Table.size(), -1);
+      for (size_t D = 0; D < Distinct.size(); ++D)
+        Table[slotOf(Distinct[D])] = static_cast<SIndex>(D);
+    }
+    return static_cast<SIndex>(Distinct.size() - 1);
+  };
+  auto mix = [](uint64_t H, SIndex Symbol) {
+    return (H ^ static_cast<uint32_t>(Symbol)) * 0x9E3779B97F4A7C15ULL;
+  };
+  // Right to left. Each substring ends with the LMS position of the next;
+  // the sentinel's (the first found) is itself alone.
+  N1 = 0;
+  auto emit = [&](SIndex Pos, SIndex Length, uint64_t Hash) {
+    SIndex Name = nameOf({Pos, Length, Hash ^ uint64_t(Length)});
+    SA[N - 1 - N1++] = Name;
+    return Name >= 0;
+  };
+  uint64_t Hash = mix(0, T[N - 1]);
+  SIndex End = N - 1;
+  bool NextS = true;
+  for (SIndex I = N - 1; I-- > 0;) {
+    bool IsS = T[I] < T[I + 1] || (T[I] == T[I + 1] && NextS);
+    if (!IsS && NextS) { // I + 1 is an LMS position.
+      if (!emit(I + 1, End - I, Hash))
+        return false;
+      End = I + 1;
+      Hash = mix(0, T[I + 1]);
+    }
+    Hash = mix(Hash, T[I]);
+    NextS = IsS;
+  }
+  // Rank the distinct substrings.
+  std::vector<SIndex> Order(Distinct.size());
+  for (size_t D = 0; D < Order.size(); ++D)
+    Order[D] = static_cast<SIndex>(D);
+  std::sort(Order.begin(), Order.end(), [&](SIndex A, SIndex B) {
+    const Substring &X = Distinct[A], &Y = Distinct[B];
+    SIndex Common = std::min(X.Length, Y.Length);
+    auto Diff = std::mismatch(T + X.Pos, T + X.Pos + Common, T + Y.Pos);
+    if (Diff.first != T + X.Pos + Common)
+      return *Diff.first < *Diff.second;
+    return X.Length > Y.Length;
+  });
+  std::vector<SIndex> Rank(Order.size());
+  for (size_t R = 0; R < Order.size(); ++R)
+    Rank[Order[R]] = static_cast<SIndex>(R);
+  for (SIndex I = N - N1; I < N; ++I)
+    SA[I] = Rank[SA[I]];
+  Names = static_cast<SIndex>(Distinct.size());
+  return true;
+}
+
+/// Suffix array of T[0..N) over symbols < K, where T[N-1] == 0 is the only
+/// 0 (the sentinel).
+void sais(const SIndex *T, SIndex *SA, SIndex N, SIndex K,
+          SIndex *Bwt = nullptr) {
+  assert(N >= 1 && T[N - 1] == 0 && "sentinel required");
+  if (N == 1) {
+    SA[0] = 0;
+    return;
+  }
+  std::vector<SIndex> Counts, B;
+  countSymbols(T, N, K, Counts);
+
+  // 1. and 2. Name the LMS substrings in their order: directly if few
+  // are distinct, else by one induced sorting.
+  SIndex N1 = 0, Names = 0;
+  if (!nameFewLmsSubstrings(T, SA, N, N1, Names))
+    nameLmsSubstringsByInducing(T, SA, N, Counts, B, N1, Names);
 
   // 3. Sort the LMS suffixes: recursively if names repeat.
   SIndex *Reduced = SA + N - N1;
