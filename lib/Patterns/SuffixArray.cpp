@@ -579,30 +579,8 @@ void EnhancedSuffixArray::markBwtChanges(const std::vector<Symbol> &Bwt) {
   Index N = static_cast<Index>(SA.size());
   size_t Words = N / 64 + 1;
   BwtChangeBits.assign(Words, 0);
-  ChangesBefore.resize(Words);
   for (Index K = 1; K < N; ++K)
     BwtChangeBits[K / 64] |= uint64_t(Bwt[K + 1] != Bwt[K]) << (K % 64);
-  Index Sum = 0;
-  for (size_t W = 0; W < Words; ++W) {
-    ChangesBefore[W] = Sum;
-    Sum += static_cast<Index>(__builtin_popcountll(BwtChangeBits[W]));
-  }
-}
-
-bool EnhancedSuffixArray::leftDiverse(Index First, Index Last) const {
-  // Whether a bit is set in (First, Last]: the partial words at both ends
-  // by masks, the whole words between by the rank directory.
-  if (First >= Last)
-    return false;
-  Index From = First + 1;
-  size_t FromWord = From / 64, LastWord = Last / 64;
-  uint64_t FromOn = ~uint64_t(0) << (From % 64);
-  uint64_t UpToLast = (uint64_t(2) << (Last % 64)) - 1; // Wraps at bit 63.
-  if (FromWord == LastWord)
-    return BwtChangeBits[FromWord] & FromOn & UpToLast;
-  return (BwtChangeBits[FromWord] & FromOn) ||
-         (BwtChangeBits[LastWord] & UpToLast) ||
-         ChangesBefore[LastWord] != ChangesBefore[FromWord + 1];
 }
 
 std::vector<Repeat> EnhancedSuffixArray::maximalRepeats(Index MinLength,
@@ -613,12 +591,18 @@ std::vector<Repeat> EnhancedSuffixArray::maximalRepeats(Index MinLength,
     return Out;
   // Bottom-up traversal of the LCP intervals (Abouelhoda, Kurtz and
   // Ohlebusch): every interval [Lb, Rb] with value Lcp is a right-maximal
-  // repeat of length Lcp; it is maximal if it is also left-diverse.
+  // repeat of length Lcp; it is maximal if it is also left-diverse, its
+  // suffixes preceded by different symbols (or one starting the text). An
+  // interval closes at Rb = I - 1, so that is whether the BWT changes
+  // somewhere in (Lb, I - 1]: whether the last change so far is past Lb.
   struct Open {
     Index Lcp, Lb;
   };
   std::vector<Open> Stack{{0, 0}};
+  Index LastChange = 0; // Changes are at 1 or later.
   for (Index I = 1; I <= N; ++I) {
+    if (BwtChangeBits[(I - 1) / 64] >> ((I - 1) % 64) & 1)
+      LastChange = I - 1;
     Index Cur = I < N ? LCP[I] : 0;
     Index Lb = I - 1;
     while (Cur < Stack.back().Lcp) {
@@ -626,7 +610,7 @@ std::vector<Repeat> EnhancedSuffixArray::maximalRepeats(Index MinLength,
       Stack.pop_back();
       Index Rb = I - 1;
       if (Top.Lcp >= MinLength && Rb - Top.Lb + 1 >= MinCount &&
-          leftDiverse(Top.Lb, Rb))
+          LastChange > Top.Lb)
         Out.push_back({Top.Lcp, Top.Lb, Rb});
       Lb = Top.Lb;
     }

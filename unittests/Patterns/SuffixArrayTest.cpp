@@ -167,8 +167,9 @@ TEST(SuffixArrayTest, LargeTextsAgreeWithStraightforwardChecks) {
 TEST(SuffixArrayTest, LeftDiversityFarInsideALongInterval) {
   // 300 occurrences of 1 2 3, sorted by the distinct symbol after each;
   // only the 140th to 159th are preceded by 5 instead of 4. The changes of
-  // the preceding symbol lie in neither the first nor the last 64 suffixes
-  // of the interval, so the left-maximality test must look between them.
+  // the preceding symbol lie far from both ends of the repeat's interval
+  // (neither among its first nor its last 64 suffixes, a machine word of
+  // bits), where the left-maximality test must still see them.
   std::vector<Symbol> T;
   for (Symbol I = 0; I < 300; ++I)
     for (Symbol S : {I >= 140 && I < 160 ? 5u : 4u, 1u, 2u, 3u, 10 + I})

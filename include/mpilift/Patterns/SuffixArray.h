@@ -108,19 +108,15 @@ public:
   std::vector<TandemRepeat> cover(Index MaxPeriod = 1024) const;
 
 private:
-  /// Whether the suffixes SA[First..Last] are preceded by different
-  /// symbols (or one starts the text): the left-maximality test.
-  bool leftDiverse(Index First, Index Last) const;
-  /// Sets BwtChangeBits and ChangesBefore from the BWT as suffixArrayOf
-  /// gives it.
+  /// Sets BwtChangeBits from the BWT as suffixArrayOf gives it.
   void markBwtChanges(const std::vector<Symbol> &Bwt);
 
   std::vector<Symbol> Text;
   std::vector<Index> SA, LCP;
-  /// Bit k set if BWT[k] != BWT[k-1], 64 to a word, and the number of bits
-  /// set in the words before each (a rank directory): 1.5 bits a symbol.
+  /// Bit k set if BWT[k] != BWT[k-1] (the symbols before SA[k] and
+  /// SA[k-1] differ), 64 to a word: the maximal repeats' left-maximality
+  /// test.
   std::vector<uint64_t> BwtChangeBits;
-  std::vector<Index> ChangesBefore;
 };
 
 } // namespace patterns
