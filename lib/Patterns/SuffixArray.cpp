@@ -1,4 +1,4 @@
-//===- SuffixArray.cpp - SA-IS, Phi LCP, maximal repeats ------------------===//
+//===- SuffixArray.cpp - SA-IS, LCP arrays, maximal repeats ---------------===//
 //
 // Part of mpilift.
 //

@@ -104,11 +104,53 @@ TEST(SuffixArrayTest, RandomTextsAgreeWithBruteForce) {
     }
 }
 
+/// Checks on texts too long for the brute-force finder: the suffix array
+/// is sorted, the LCP is what direct comparison gives, and every maximal
+/// repeat is right- and left-maximal, reported longest first, then by first
+/// suffix. Returns the repeats.
+std::vector<Repeat> expectConsistent(const std::vector<Symbol> &T, Symbol K) {
+  EnhancedSuffixArray ESA(T, K);
+  const std::vector<Index> &SA = ESA.suffixArray();
+  const std::vector<Index> &LCP = ESA.lcp();
+  EXPECT_EQ(SA, buildSuffixArray(T, K));
+  EXPECT_EQ(LCP, buildLcpArray(T, SA));
+  for (Index I = 1; I < SA.size(); ++I) {
+    Index A = SA[I - 1], B = SA[I], H = LCP[I];
+    // The earlier suffix ends first or has the smaller next symbol.
+    if (!(A + H == T.size() || (B + H < T.size() && T[A + H] < T[B + H]))) {
+      ADD_FAILURE() << "suffixes out of order at " << I;
+      return {};
+    }
+  }
+  std::vector<Repeat> Rs = ESA.maximalRepeats();
+  for (size_t I = 0; I < Rs.size(); ++I) {
+    const Repeat &R = Rs[I];
+    if (I > 0) {
+      const Repeat &P = Rs[I - 1];
+      EXPECT_TRUE(P.Length > R.Length ||
+                  (P.Length == R.Length && P.First < R.First))
+          << "repeat " << I << " out of order";
+    }
+    std::set<long> Before;
+    Index MinLcp = ~Index(0);
+    for (Index J = R.First; J <= R.Last; ++J) {
+      Before.insert(SA[J] ? long(T[SA[J] - 1]) : -1 - long(J));
+      if (J > R.First)
+        MinLcp = std::min(MinLcp, LCP[J]);
+    }
+    EXPECT_EQ(MinLcp, R.Length) << "repeat " << I;
+    EXPECT_GT(Before.size(), 1u) << "repeat " << I << " not left-maximal";
+    bool RightMaximal = (R.First == 0 || LCP[R.First] < R.Length) &&
+                        (R.Last + 1 == SA.size() || LCP[R.Last + 1] < R.Length);
+    EXPECT_TRUE(RightMaximal) << "repeat " << I;
+    if (::testing::Test::HasFailure())
+      break;
+  }
+  return Rs;
+}
+
 TEST(SuffixArrayTest, LargeTextsAgreeWithStraightforwardChecks) {
-  // Texts too long for the brute-force finder, some with repeats longer
-  // than 65535: the suffix array is sorted, the LCP is
-  // what direct comparison gives, and every maximal repeat is right- and
-  // left-maximal, reported longest first, then by first suffix.
+  // Some with repeats longer than 65535.
   std::mt19937 Rng(7);
   for (Symbol K : {2u, 5000u})
     for (bool Twice : {false, true}) {
@@ -122,46 +164,39 @@ TEST(SuffixArrayTest, LargeTextsAgreeWithStraightforwardChecks) {
         T.insert(T.end(), Q.begin(), Q.end());
       }
       SCOPED_TRACE("K " + std::to_string(K) + (Twice ? " twice" : ""));
-      EnhancedSuffixArray ESA(T, K);
-      const std::vector<Index> &SA = ESA.suffixArray();
-      const std::vector<Index> &LCP = ESA.lcp();
-      ASSERT_EQ(SA, buildSuffixArray(T, K));
-      ASSERT_EQ(LCP, buildLcpArray(T, SA));
-      for (Index I = 1; I < SA.size(); ++I) {
-        Index A = SA[I - 1], B = SA[I], H = LCP[I];
-        // The earlier suffix ends first or has the smaller next symbol.
-        ASSERT_TRUE(A + H == T.size() ||
-                    (B + H < T.size() && T[A + H] < T[B + H]))
-            << "suffixes out of order at " << I;
-      }
-      std::vector<Repeat> Rs = ESA.maximalRepeats();
+      std::vector<Repeat> Rs = expectConsistent(T, K);
       ASSERT_FALSE(Rs.empty());
       if (Twice) {
         EXPECT_GE(Rs.front().Length, 70000u);
       }
-      for (size_t I = 0; I < Rs.size(); ++I) {
-        const Repeat &R = Rs[I];
-        if (I > 0) {
-          const Repeat &P = Rs[I - 1];
-          ASSERT_TRUE(P.Length > R.Length ||
-                      (P.Length == R.Length && P.First < R.First))
-              << "repeat " << I << " out of order";
-        }
-        std::set<long> Before;
-        Index MinLcp = ~Index(0);
-        for (Index J = R.First; J <= R.Last; ++J) {
-          Before.insert(SA[J] ? long(T[SA[J] - 1]) : -1 - long(J));
-          if (J > R.First)
-            MinLcp = std::min(MinLcp, LCP[J]);
-        }
-        ASSERT_EQ(MinLcp, R.Length) << "repeat " << I;
-        ASSERT_GT(Before.size(), 1u) << "repeat " << I << " not left-maximal";
-        bool RightMaximal =
-            (R.First == 0 || LCP[R.First] < R.Length) &&
-            (R.Last + 1 == SA.size() || LCP[R.Last + 1] < R.Length);
-        ASSERT_TRUE(RightMaximal) << "repeat " << I;
-      }
     }
+}
+
+TEST(SuffixArrayTest, TraceLikeTextsAgreeWithStraightforwardChecks) {
+  // Shaped like the bench's traces: iterations of a star of varying width,
+  // a ring exchange from one of 8 call sites, an inner loop of varying
+  // trip count and a reduction, with 1% unrelated events: few distinct
+  // LMS substrings (named directly) and long repeats.
+  for (unsigned Seed : {1u, 2u}) {
+    std::mt19937 Rng(Seed);
+    std::vector<Symbol> T;
+    for (Symbol Site = 0; T.size() < 200000; ++Site) {
+      Symbol Star = 16 + Rng() % 24;
+      for (Symbol P = 1; P < Star; ++P)
+        T.push_back(1000 + P);
+      T.push_back(2000 + Site % 8);
+      T.push_back(2100 + Site % 8);
+      for (unsigned I = 1 + Rng() % 6; I > 0; --I) {
+        T.push_back(3000 + Site % 3);
+        T.push_back(3100);
+      }
+      T.push_back(4000);
+      if (Rng() % 100 == 0)
+        T.push_back(Rng() % 4096);
+    }
+    SCOPED_TRACE("seed " + std::to_string(Seed));
+    EXPECT_GT(expectConsistent(T, 4096).size(), 1000u);
+  }
 }
 
 TEST(SuffixArrayTest, LeftDiversityFarInsideALongInterval) {

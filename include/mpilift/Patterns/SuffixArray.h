@@ -6,11 +6,12 @@
 ///
 /// \file
 /// The suffix structure each rank's trace is condensed with: an enhanced
-/// suffix array (suffix array built by SA-IS in linear time for integer
-/// alphabets, LCP array by the Phi algorithm), whose LCP-interval tree is the
-/// suffix tree. Traces have alphabets of thousands of symbols (operation x
-/// peer x call site), for which Ukkonen's tree with list children is far too
-/// slow; this uses 4 bytes per symbol for each of text, SA and LCP.
+/// suffix array (suffix array built by SA-IS for integer alphabets, LCP
+/// array from the Burrows-Wheeler transform the construction records),
+/// whose LCP-interval tree is the suffix tree. Traces have alphabets of
+/// thousands of symbols (operation x peer x call site), for which
+/// Ukkonen's tree with list children is far too slow; this uses 4 bytes per
+/// symbol for each of text, SA and LCP, and a bit for the BWT.
 ///
 /// Plain C++17.
 ///
@@ -30,8 +31,9 @@ using Index = uint32_t;
 
 /// The suffix array of \p Text: the start positions of its suffixes in
 /// lexicographic order. Symbols must be below \p AlphabetSize. Linear time
-/// (SA-IS, Nong, Zhang and Chan 2009). Texts and alphabets below 2^31 - 1
-/// symbols.
+/// (SA-IS, Nong, Zhang and Chan 2009), except where few LMS substrings are
+/// distinct, as in traces: those are sorted directly, O(n log n) at worst.
+/// Texts and alphabets below 2^31 - 1 symbols.
 std::vector<Index> buildSuffixArray(const std::vector<Symbol> &Text,
                                     Symbol AlphabetSize);
 
