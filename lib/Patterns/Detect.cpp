@@ -10,6 +10,8 @@
 #include "mpilift/Patterns/SuffixArray.h"
 #include "mpilift/Patterns/Templates.h"
 
+#include "llvm/Support/Parallel.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -389,6 +391,28 @@ bool alignedWithRoot(const Stream &RootS, size_t RootStart, size_t RootLen,
   return true; // No message with the root: nothing to align.
 }
 
+/// A set of steps of a communicator's streams, (rank, position), as one
+/// bit each: patterns claim thousands of steps, which an ordered set kept
+/// as one allocation per step.
+class StepSet {
+public:
+  explicit StepSet(const std::vector<Stream> &Streams) {
+    for (const Stream &S : Streams)
+      Bits.emplace_back(S.size(), false);
+  }
+  bool contains(int R, size_t K) const { return Bits[R][K]; }
+  /// Adds the step; false if it was there already.
+  bool insert(int R, size_t K) {
+    if (Bits[R][K])
+      return false;
+    Bits[R][K] = true;
+    return true;
+  }
+
+private:
+  std::vector<std::vector<bool>> Bits;
+};
+
 /// One rank's part of a pattern: where each occurrence starts, how long.
 struct RankPart {
   int CommRank;
@@ -526,9 +550,11 @@ public:
                                               : Stream());
       std::vector<Pattern> Found;
       if (Options.UseTemplates) {
-        Condensed.clear();
-        for (const Stream &S : Streams)
-          Condensed.push_back(condense(S, int64_t(Streams.size())));
+        // Each rank's stream is condensed on its own: on all cores.
+        Condensed.assign(Streams.size(), CondensedStream());
+        llvm::parallelFor(0, Streams.size(), [&](size_t R) {
+          Condensed[R] = condense(Streams[R], int64_t(Streams.size()));
+        });
         templatePatterns(C, Streams, Found);
         Condensed.clear();
       }
@@ -572,7 +598,7 @@ private:
         Order.begin(), Order.end(), [](const auto &A, const auto &B) {
           return A.first != B.first ? A.first > B.first : A.second < B.second;
         });
-    std::set<std::pair<int, size_t>> Claimed;
+    StepSet Claimed(Streams);
     std::vector<std::pair<size_t, const Candidate *>> Reported; // In Found.
     for (const auto &[Ignored, I] : Order) {
       if (I >= Candidates.size()) {
@@ -586,12 +612,14 @@ private:
         for (size_t Start : P.Starts)
           for (size_t K = 0; K < P.Length; ++K)
             Steps.emplace_back(P.CommRank, Start + K);
-      bool Free = std::none_of(Steps.begin(), Steps.end(),
-                               [&](const auto &S) { return Claimed.count(S); });
+      bool Free = std::none_of(Steps.begin(), Steps.end(), [&](const auto &S) {
+        return Claimed.contains(S.first, S.second);
+      });
       if (!Free || !messagesStayInside(Cand) || !report(Cand, Streams, Found))
         continue;
       Reported.emplace_back(Found.size() - 1, &Cand);
-      Claimed.insert(Steps.begin(), Steps.end());
+      for (const auto &[R, K] : Steps)
+        Claimed.insert(R, K);
     }
     dropInterleavedRoots(Reported, Found);
     Partners.clear();
@@ -903,22 +931,24 @@ private:
   /// order on every rank, explain every step of their call sites, and the
   /// dataflow of the first and the last forms the same collective.
   void reportRotating(uint32_t C, const std::vector<Stream> &Streams,
-                      const RotatingGroup &Group,
-                      std::set<std::pair<int, size_t>> &Claimed,
+                      const RotatingGroup &Group, StepSet &Claimed,
                       std::vector<Pattern> &Found) {
     const std::vector<Instance> &Instances = Group.Instances;
     const auto &Sites = Group.Sites;
     std::set<int> Roots;
-    std::set<std::pair<int, size_t>> Steps;
-    size_t Count = 0;
-    for (const Instance &In : Instances) {
+    for (const Instance &In : Instances)
       Roots.insert(In.Root);
+    if (Roots.size() < 2)
+      return; // One root: templatePatterns' case.
+    StepSet Mine(Streams);
+    std::vector<std::pair<int, size_t>> Steps;
+    for (const Instance &In : Instances)
       for (const RankPart &P : In.Parts)
-        for (size_t K = 0; K < P.Length; ++K, ++Count)
-          Steps.insert({P.CommRank, P.Starts[0] + K});
-    }
-    if (Roots.size() < 2 || Steps.size() != Count)
-      return; // One root (templatePatterns' case), or overlapping.
+        for (size_t K = 0; K < P.Length; ++K) {
+          if (!Mine.insert(P.CommRank, P.Starts[0] + K))
+            return; // Overlapping occurrences.
+          Steps.emplace_back(P.CommRank, P.Starts[0] + K);
+        }
     std::vector<std::vector<size_t>> Windows;
     for (const Instance &In : Instances) {
       Windows.emplace_back();
@@ -927,13 +957,13 @@ private:
     }
     if (!sequentialOnEveryRank(std::move(Windows)))
       return;
-    for (const auto &S : Steps)
-      if (Claimed.count(S))
+    for (const auto &[R, K] : Steps)
+      if (Claimed.contains(R, K))
         return;
     for (size_t R = 0; R < Streams.size(); ++R)
       for (size_t K = 0; K < Streams[R].size(); ++K) {
         const StepEvent &E = Streams[R][K];
-        if (E.P2P && Sites.count({E.Site, E.Send}) && !Steps.count({int(R), K}))
+        if (E.P2P && Sites.count({E.Site, E.Send}) && !Mine.contains(int(R), K))
           return; // A step of these call sites the pattern does not explain.
       }
     const trace::Communicator &Comm = T.Comms[C];
@@ -969,7 +999,8 @@ private:
       Cand.Parts.insert(Cand.Parts.end(), In.Parts.begin(), In.Parts.end());
     addSites(P, Cand, Streams);
     Found.push_back(std::move(P));
-    Claimed.insert(Steps.begin(), Steps.end());
+    for (const auto &[R, K] : Steps)
+      Claimed.insert(R, K);
   }
 
   /// Turns a candidate into a pattern unless the dataflow of its
