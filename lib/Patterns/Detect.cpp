@@ -1176,19 +1176,43 @@ private:
     cg::DetectionOptions O;
     O.Subsets = false; // Patterns span the communicator.
     cg::Detection D = cg::detect(SST, G.numProcs(), O);
-    std::map<std::pair<cg::Rank, cg::Address>, cg::OpId> WriterOf;
+    if (D.Collectives.empty())
+      return;
+    // Which operation last wrote each block, found by (rank, address) in
+    // the transfers sorted so (a map held a node per transfer: 10^6 of
+    // them on a long halo exchange).
+    struct Written {
+      cg::Rank Dst;
+      cg::Address Addr;
+      uint32_t Transfer;
+      bool operator<(const Written &O) const {
+        return std::tie(Dst, Addr, Transfer) <
+               std::tie(O.Dst, O.Addr, O.Transfer);
+      }
+    };
+    std::vector<Written> ByBlock;
+    ByBlock.reserve(SST.size());
     for (size_t I = 0; I < SST.size(); ++I)
-      WriterOf[{SST[I].Dst, SST[I].DstAddr}] = Writers[I];
+      ByBlock.push_back({SST[I].Dst, SST[I].DstAddr, uint32_t(I)});
+    std::sort(ByBlock.begin(), ByBlock.end());
+    auto lastWriterOf = [&](const cg::Transfer &B) -> std::optional<cg::OpId> {
+      auto It = std::upper_bound(ByBlock.begin(), ByBlock.end(),
+                                 Written{B.Dst, B.DstAddr, UINT32_MAX});
+      if (It == ByBlock.begin() || (--It)->Dst != B.Dst ||
+          It->Addr != B.DstAddr)
+        return std::nullopt;
+      return Writers[It->Transfer];
+    };
     for (const cg::Collective &Coll : D.Collectives) {
       // The steps of the collective: the receives that wrote its blocks and
       // the sends they matched.
       std::set<std::pair<int, size_t>> Steps;
       for (const cg::Transfer &B : Coll.Blocks) {
-        auto It = WriterOf.find({B.Dst, B.DstAddr});
-        if (It == WriterOf.end())
+        std::optional<cg::OpId> Writer = lastWriterOf(B);
+        if (!Writer)
           continue;
-        Steps.insert(OpStep[It->second]);
-        Steps.insert(OpStep[M.PeerOf[It->second]]);
+        Steps.insert(OpStep[*Writer]);
+        Steps.insert(OpStep[M.PeerOf[*Writer]]);
       }
       Candidate Cand;
       uint64_t Runs = 0;
