@@ -827,40 +827,52 @@ private:
         Shapes[R] = derive(D, R == P.Root ? Tm.master(P) : Tm.slave(P, R));
       return *Shapes[R];
     };
+    std::vector<size_t> Windows;
     for (const auto &[Ignored, Starts] : Found)
       for (size_t Start : Starts) {
-        Instance In{int(P.Root), {}};
-        if (!growInstance(Streams, Partners, shapeOf, Start, In))
+        if (!growInstance(Streams, Partners, shapeOf, int(P.Root), Start,
+                          Windows))
           continue;
         RotatingKey Key{familyName(Tm, D), Tm.topology(), {}};
-        std::vector<size_t> Windows;
-        for (const RankPart &Part : In.Parts) {
-          Windows.push_back(Part.Starts[0]);
-          for (size_t K = 0; K < Part.Length; ++K) {
-            const StepEvent &E = Streams[Part.CommRank][Part.Starts[0] + K];
+        Grown G{int(P.Root), {}};
+        for (size_t R = 0; R < Windows.size(); ++R) {
+          G.Lengths.push_back(static_cast<uint32_t>(shapeOf(int(R)).size()));
+          for (size_t K = 0; K < G.Lengths.back(); ++K) {
+            const StepEvent &E = Streams[R][Windows[R] + K];
             std::get<2>(Key).insert({E.Site, E.Send});
           }
         }
-        Rotating[Key].emplace(Windows, std::move(In));
+        Rotating[Key].emplace(Windows, std::move(G));
       }
   }
 
-  /// The groups growRotating collected, each with its occurrences in order.
+  /// The groups growRotating collected from two roots at least (one root
+  /// is the fixed-root search's case), each with its occurrences in order.
   std::vector<RotatingGroup> rotatingRootGroups() {
     std::vector<RotatingGroup> Out;
     for (auto &[Key, ByWindows] : Rotating) {
-      RotatingGroup G{std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), {}};
-      for (auto &[W, In] : ByWindows)
-        G.Instances.push_back(std::move(In));
-      std::sort(G.Instances.begin(), G.Instances.end());
-      Out.push_back(std::move(G));
+      std::set<int> Roots;
+      for (const auto &[W, G] : ByWindows)
+        Roots.insert(G.Root);
+      if (Roots.size() < 2)
+        continue;
+      RotatingGroup Group{
+          std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), {}};
+      for (const auto &[W, G] : ByWindows) {
+        Instance In{G.Root, {}};
+        for (size_t R = 0; R < W.size(); ++R)
+          In.Parts.push_back({int(R), {W[R]}, G.Lengths[R]});
+        Group.Instances.push_back(std::move(In));
+      }
+      std::sort(Group.Instances.begin(), Group.Instances.end());
+      Out.push_back(std::move(Group));
     }
     Rotating.clear();
     return Out;
   }
 
-  /// Grows the occurrence of In.Root's master repeat at \p RootStart into
-  /// an occurrence of the whole pattern, one window per rank in In.Parts:
+  /// Grows the occurrence of \p Root's master repeat at \p RootStart into
+  /// an occurrence of the whole pattern, one window per rank in \p Window:
   /// every step of a window must match the rank's shape, and its message
   /// partner must sit in the peer's window where the peer's shape expects
   /// it; a window is placed by the first message that reaches its rank.
@@ -868,12 +880,13 @@ private:
   template <typename ShapeFn>
   static bool growInstance(const std::vector<Stream> &Streams,
                            const std::vector<std::vector<StepRef>> &Partner,
-                           ShapeFn &&ShapeOf, size_t RootStart, Instance &In) {
+                           ShapeFn &&ShapeOf, int Root, size_t RootStart,
+                           std::vector<size_t> &Window) {
     constexpr size_t None = ~size_t(0);
     size_t N = Streams.size();
-    std::vector<size_t> Window(N, None);
-    Window[In.Root] = RootStart;
-    std::vector<int> Reached{In.Root};
+    Window.assign(N, None);
+    Window[Root] = RootStart;
+    std::vector<int> Reached{Root};
     bool TagSeen[2] = {false, false};
     int32_t Tag[2] = {0, 0};
     for (size_t Q = 0; Q < Reached.size(); ++Q) {
@@ -918,12 +931,7 @@ private:
         Reached.push_back(R2);
       }
     }
-    if (Reached.size() != N)
-      return false; // Every rank of the communicator takes part.
-    In.Parts.clear();
-    for (size_t R = 0; R < N; ++R)
-      In.Parts.push_back({int(R), {Window[R]}, ShapeOf(int(R)).size()});
-    return true;
+    return Reached.size() == N; // Every rank of the communicator takes part.
   }
 
   /// Reports a group's occurrences as one pattern if they are disjoint,
@@ -1322,7 +1330,13 @@ private:
   /// their windows (rotations giving the same repeat find them twice).
   using RotatingKey =
       std::tuple<std::string, std::string, std::set<std::pair<uint32_t, bool>>>;
-  std::map<RotatingKey, std::map<std::vector<size_t>, Instance>> Rotating;
+  /// A grown occurrence as Rotating keeps it (its windows are the key):
+  /// the root and each rank's window length.
+  struct Grown {
+    int Root;
+    std::vector<uint32_t> Lengths;
+  };
+  std::map<RotatingKey, std::map<std::vector<size_t>, Grown>> Rotating;
 };
 
 } // namespace
