@@ -307,27 +307,25 @@ bool nameFewLmsSubstrings(const SIndex *T, SIndex *SA, SIndex N, SIndex &N1,
     return (H ^ static_cast<uint32_t>(Symbol)) * 0x9E3779B97F4A7C15ULL;
   };
   // Right to left. Each substring ends with the LMS position of the next;
-  // the sentinel's (the first found) is itself alone.
+  // the sentinel's (the first found) is itself alone. Once too many are
+  // distinct, the rest of the scan does nothing.
   N1 = 0;
-  auto emit = [&](SIndex Pos, SIndex Length, uint64_t Hash) {
-    SIndex Name = nameOf({Pos, Length, Hash ^ uint64_t(Length)});
-    SA[N - 1 - N1++] = Name;
-    return Name >= 0;
-  };
-  uint64_t Hash = mix(0, T[N - 1]);
   SIndex End = N - 1;
-  bool NextS = true;
-  for (SIndex I = N - 1; I-- > 0;) {
-    bool IsS = T[I] < T[I + 1] || (T[I] == T[I + 1] && NextS);
-    if (!IsS && NextS) { // I + 1 is an LMS position.
-      if (!emit(I + 1, End - I, Hash))
-        return false;
-      End = I + 1;
-      Hash = mix(0, T[I + 1]);
-    }
-    Hash = mix(Hash, T[I]);
-    NextS = IsS;
-  }
+  bool TooMany = false;
+  forEachLmsRightToLeft(T, N, [&](SIndex Pos) {
+    if (TooMany)
+      return;
+    SIndex Length = End - Pos + 1;
+    uint64_t Hash = Length;
+    for (SIndex K = Pos; K <= End; ++K)
+      Hash = mix(Hash, T[K]);
+    SIndex Name = nameOf({Pos, Length, Hash});
+    SA[N - 1 - N1++] = Name;
+    TooMany = Name < 0;
+    End = Pos;
+  });
+  if (TooMany)
+    return false;
   // Rank the distinct substrings.
   std::vector<SIndex> Order(Distinct.size());
   for (size_t D = 0; D < Order.size(); ++D)
