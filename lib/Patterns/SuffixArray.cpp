@@ -493,25 +493,30 @@ std::vector<Index> permutedLcp(const std::vector<Symbol> &Text,
   return Phi;
 }
 
-/// The permuted LCP array from the BWT (\p Bwt as suffixArrayOf gives it),
-/// without Phi's scattered writes: where a suffix and the one before it in
-/// suffix-array order are preceded by the same symbol, PLCP[p] = PLCP[p - 1]
-/// - 1 exactly (the irreducibility lemma of Kaerkkaeinen, Manzini and
-/// Puglisi). Only the heads of BWT runs, a few percent of a trace, are
-/// compared: their (position, predecessor) pairs are collected in
-/// suffix-array order and sorted by position. \p PLCP is storage to reuse.
-std::vector<Index> permutedLcpFromBwt(const std::vector<Symbol> &Text,
-                                      const std::vector<Index> &SA,
-                                      const std::vector<Symbol> &Bwt,
-                                      std::vector<Index> PLCP) {
+/// Whether bit \p K of \p Bits is set.
+inline bool bitAt(const std::vector<uint64_t> &Bits, Index K) {
+  return (Bits[K / 64] >> (K % 64)) & 1;
+}
+
+/// The permuted LCP array from the BWT's changes (\p BwtChangeBits: bit k
+/// set where the symbols before SA[k] and SA[k - 1] differ), without Phi's
+/// scattered writes: where a suffix and the one before it in suffix-array
+/// order are preceded by the same symbol, PLCP[p] = PLCP[p - 1] - 1 exactly
+/// (the irreducibility lemma of Kaerkkaeinen, Manzini and Puglisi). Only
+/// the heads of BWT runs, a few percent of a trace, are compared: their
+/// (position, predecessor) pairs are collected in suffix-array order and
+/// sorted by position. \p PLCP is storage to reuse.
+std::vector<Index> permutedLcpFromBwt(
+    const std::vector<Symbol> &Text, const std::vector<Index> &SA,
+    const std::vector<uint64_t> &BwtChangeBits, std::vector<Index> PLCP) {
   Index N = static_cast<Index>(SA.size());
   PLCP.resize(N);
   if (N == 0)
     return PLCP;
-  // Entry K + 1 of the BWT is SA[K]'s; the first suffix has no predecessor.
+  // The first suffix has no predecessor.
   std::vector<uint64_t> Heads{uint64_t(SA[0]) << 32 | N};
   for (Index K = 1; K < N; ++K)
-    if (Bwt[K + 1] != Bwt[K])
+    if (bitAt(BwtChangeBits, K))
       Heads.push_back(uint64_t(SA[K]) << 32 | SA[K - 1]);
   stableRadixSort(Heads, [](uint64_t H) { return uint32_t(H >> 32); });
   Index H = 0;
@@ -565,9 +570,9 @@ EnhancedSuffixArray::EnhancedSuffixArray(std::vector<Symbol> Text,
   std::vector<Symbol> Bwt;
   std::vector<Index> Scratch;
   SA = suffixArrayOf(this->Text, AlphabetSize, &Bwt, Scratch);
-  std::vector<Index> PLCP =
-      permutedLcpFromBwt(this->Text, SA, Bwt, std::move(Scratch));
   markBwtChanges(Bwt);
+  std::vector<Index> PLCP =
+      permutedLcpFromBwt(this->Text, SA, BwtChangeBits, std::move(Scratch));
   // The BWT's storage becomes the LCP array (Symbol and Index are one type).
   LCP = lcpFromPermuted(PLCP, SA, std::move(Bwt));
 }
@@ -599,7 +604,7 @@ std::vector<Repeat> EnhancedSuffixArray::maximalRepeats(Index MinLength,
   std::vector<Open> Stack{{0, 0}};
   Index LastChange = 0; // Changes are at 1 or later.
   for (Index I = 1; I <= N; ++I) {
-    if (BwtChangeBits[(I - 1) / 64] >> ((I - 1) % 64) & 1)
+    if (bitAt(BwtChangeBits, I - 1))
       LastChange = I - 1;
     Index Cur = I < N ? LCP[I] : 0;
     Index Lb = I - 1;
