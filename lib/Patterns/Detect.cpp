@@ -934,20 +934,16 @@ private:
     return Reached.size() == N; // Every rank of the communicator takes part.
   }
 
-  /// Reports a group's occurrences as one pattern if they are disjoint,
-  /// unclaimed, come from two roots at least, follow each other in the same
-  /// order on every rank, explain every step of their call sites, and the
-  /// dataflow of the first and the last forms the same collective.
+  /// Reports a group's occurrences (from two roots at least, as
+  /// rotatingRootGroups keeps them) as one pattern if they are disjoint,
+  /// unclaimed, follow each other in the same order on every rank, explain
+  /// every step of their call sites, and the dataflow of the first and the
+  /// last forms the same collective.
   void reportRotating(uint32_t C, const std::vector<Stream> &Streams,
                       const RotatingGroup &Group, StepSet &Claimed,
                       std::vector<Pattern> &Found) {
     const std::vector<Instance> &Instances = Group.Instances;
     const auto &Sites = Group.Sites;
-    std::set<int> Roots;
-    for (const Instance &In : Instances)
-      Roots.insert(In.Root);
-    if (Roots.size() < 2)
-      return; // One root: templatePatterns' case.
     StepSet Mine(Streams);
     std::vector<std::pair<int, size_t>> Steps;
     for (const Instance &In : Instances)
@@ -982,6 +978,9 @@ private:
     P.Occurrences = Instances.size();
     P.Evidence = "template";
     P.Note = "the root changes between occurrences";
+    std::set<int> Roots;
+    for (const Instance &In : Instances)
+      Roots.insert(In.Root);
     for (int R : Roots)
       P.Roots.push_back(Comm.Members[R]);
     std::sort(P.Roots.begin(), P.Roots.end());
