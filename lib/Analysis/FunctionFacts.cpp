@@ -229,8 +229,29 @@ public:
   CallCollector(
       ASTContext &Context,
       llvm::DenseMap<const FunctionDecl *, SmallVector<CallSite, 2>> &Callers,
-      llvm::DenseSet<const FunctionDecl *> &AddressTaken)
-      : Context(Context), Callers(Callers), AddressTaken(AddressTaken) {}
+      llvm::DenseSet<const FunctionDecl *> &AddressTaken,
+      llvm::DenseMap<const CXXConstructorDecl *,
+                     SmallVector<const CXXConstructExpr *, 2>> &Constructions,
+      llvm::DenseMap<const FieldDecl *, SmallVector<const MemberExpr *, 4>>
+          &FieldUses)
+      : Context(Context), Callers(Callers), AddressTaken(AddressTaken),
+        Constructions(Constructions), FieldUses(FieldUses) {}
+
+  /// Implicit copy and move members touch fields too.
+  bool shouldVisitImplicitCode() const { return true; }
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
+    Constructions[Construct->getConstructor()->getCanonicalDecl()].push_back(
+        Construct);
+    return true;
+  }
+
+  bool VisitMemberExpr(MemberExpr *Member) {
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+      FieldUses[Field].push_back(Member);
+    return true;
+  }
 
   bool TraverseFunctionDecl(FunctionDecl *F) {
     const FunctionDecl *Saved = Current;
@@ -270,6 +291,10 @@ private:
   ASTContext &Context;
   llvm::DenseMap<const FunctionDecl *, SmallVector<CallSite, 2>> &Callers;
   llvm::DenseSet<const FunctionDecl *> &AddressTaken;
+  llvm::DenseMap<const CXXConstructorDecl *,
+                 SmallVector<const CXXConstructExpr *, 2>> &Constructions;
+  llvm::DenseMap<const FieldDecl *, SmallVector<const MemberExpr *, 4>>
+      &FieldUses;
   const FunctionDecl *Current = nullptr;
 };
 
@@ -299,8 +324,25 @@ FunctionFacts::referencesOf(const VarDecl *V) const {
 
 TranslationUnitFacts::TranslationUnitFacts(ASTContext &Context)
     : Context(Context) {
-  CallCollector Collector(Context, Callers, AddressTaken);
+  CallCollector Collector(Context, Callers, AddressTaken, Constructions,
+                          FieldUses);
   Collector.TraverseDecl(Context.getTranslationUnitDecl());
+}
+
+ArrayRef<const CXXConstructExpr *>
+TranslationUnitFacts::constructionsOf(const CXXConstructorDecl *Ctor) const {
+  auto It = Constructions.find(Ctor->getCanonicalDecl());
+  if (It == Constructions.end())
+    return {};
+  return It->second;
+}
+
+ArrayRef<const MemberExpr *>
+TranslationUnitFacts::usesOf(const FieldDecl *Field) const {
+  auto It = FieldUses.find(Field);
+  if (It == FieldUses.end())
+    return {};
+  return It->second;
 }
 
 ArrayRef<CallSite>

@@ -20,7 +20,9 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -87,12 +89,25 @@ public:
   /// the calls above may not be all.
   bool mayBeCalledIndirectly(const clang::FunctionDecl *F) const;
   const FunctionFacts &factsOf(const clang::FunctionDecl &F);
+  /// Every construction of an object by \p Ctor in the unit.
+  llvm::ArrayRef<const clang::CXXConstructExpr *>
+  constructionsOf(const clang::CXXConstructorDecl *Ctor) const;
+  /// Every use of the field \p Field in the unit, implicit member
+  /// functions included.
+  llvm::ArrayRef<const clang::MemberExpr *>
+  usesOf(const clang::FieldDecl *Field) const;
 
 private:
   clang::ASTContext &Context;
   llvm::DenseMap<const clang::FunctionDecl *, llvm::SmallVector<CallSite, 2>>
       Callers;
   llvm::DenseSet<const clang::FunctionDecl *> AddressTaken;
+  llvm::DenseMap<const clang::CXXConstructorDecl *,
+                 llvm::SmallVector<const clang::CXXConstructExpr *, 2>>
+      Constructions;
+  llvm::DenseMap<const clang::FieldDecl *,
+                 llvm::SmallVector<const clang::MemberExpr *, 4>>
+      FieldUses;
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionFacts>>
       Facts;
 };

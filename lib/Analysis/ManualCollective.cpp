@@ -20,6 +20,8 @@
 #include "FunctionFacts.h"
 #include "Polling.h"
 #include "RankArithmetic.h"
+#include "RankUniformity.h"
+#include "StatementTree.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -121,6 +123,22 @@ std::string squeezed(StringRef Text) {
 bool sameSpelling(const Expr *A, const Expr *B, const ASTContext &Context) {
   return A && B &&
          squeezed(sourceText(A, Context)) == squeezed(sourceText(B, Context));
+}
+
+/// Whether \p A and \p B are the same expression over the same
+/// declarations (a shadowing variable of the same name is not the same).
+bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Context) {
+  if (!A || !B)
+    return false;
+  llvm::FoldingSetNodeID IdA, IdB;
+  A->IgnoreParenImpCasts()->Profile(IdA, Context, /*Canonical=*/true);
+  B->IgnoreParenImpCasts()->Profile(IdB, Context, /*Canonical=*/true);
+  return IdA == IdB;
+}
+
+/// The same text naming the same declarations.
+bool sameArgument(const Expr *A, const Expr *B, const ASTContext &Context) {
+  return sameSpelling(A, B, Context) && sameExpression(A, B, Context);
 }
 
 std::string quoted(const Expr *E, const ASTContext &Context) {
@@ -415,6 +433,9 @@ private:
                 const Expr *PeerSource, const Expr *ForwardDest,
                 const Expr *ForwardCond, bool &SawRing);
   void checkSameArguments(const clang::CallExpr *A, const clang::CallExpr *B);
+  void findResidualLoop(const PeerLoop *Loop);
+  void checkUniform(const Expr *E, StringRef What);
+  void checkLoopInvariant(const Expr *E, StringRef What);
   void checkNoWrites(const Stmt *S, const ValueDecl *Base, const Stmt *Skip);
   const ValueDecl *messageObject(const Expr *Buffer);
   void checkOrder();
@@ -435,6 +456,8 @@ private:
   const Expr *Bound = nullptr;
   const Expr *Start = nullptr;
   const IfStmt *RootSkip = nullptr;
+  /// The root's loop over peers (star) or the exchange loop.
+  const Stmt *PatternLoop = nullptr;
   const Stmt *RootBranch = nullptr;
   const Stmt *PeerBranch = nullptr;
   /// Every call the rewrite replaces or deletes.
@@ -884,6 +907,8 @@ void CandidateBuilder::checkGuard(const BinaryOperator *Cond) {
            "the root " + quoted(Result.Root, Context) +
                " may depend on program input: " + Why->first,
            Why->second);
+  else
+    checkUniform(Result.Root, "root");
 }
 
 /// Algorithm 2: the loop visits every rank of the communicator but the
@@ -991,7 +1016,7 @@ void CandidateBuilder::checkArguments() {
       mpiArg(B, Result.Kind == ManualKind::Gather ? mpi::Role::Dest
                                                   : mpi::Role::Source);
   bool AnySource = Peer && sourceText(Peer, Context) == "MPI_ANY_SOURCE";
-  if (!AnySource && !sameSpelling(Peer, Result.Root, Context))
+  if (!AnySource && !sameArgument(Peer, Result.Root, Context))
     refuse(SafetyCheck::MatchingArguments,
            "the peer " + quoted(Peer, Context) + " is not the guard's root " +
                quoted(Result.Root, Context),
@@ -1005,24 +1030,66 @@ void CandidateBuilder::checkSameArguments(const CallExpr *A,
   for (mpi::Role R : {mpi::Role::Comm, mpi::Role::Tag, mpi::Role::Datatype,
                       mpi::Role::Count}) {
     const Expr *X = mpiArg(A, R), *Y = mpiArg(B, R);
+    std::string What = StringRef(mpi::name(R)).lower();
     if (LoopVar && mentions(X, LoopVar)) {
       refuse(SafetyCheck::MatchingArguments,
-             "the " + StringRef(mpi::name(R)).lower() + " " +
-                 quoted(X, Context) + " differs per peer",
+             "the " + What + " " + quoted(X, Context) + " differs per peer",
              X->getBeginLoc());
       continue;
     }
-    if (!sameSpelling(X, Y, Context))
+    if (!sameArgument(X, Y, Context)) {
       refuse(SafetyCheck::MatchingArguments,
-             "the " + StringRef(mpi::name(R)).lower() + " differs: " +
-                 quoted(X, Context) + " against " + quoted(Y, Context),
+             "the " + What + " differs: " + quoted(X, Context) + " against " +
+                 quoted(Y, Context),
              Y->getBeginLoc());
+      continue;
+    }
+    // The same spelling is not the same value: both sides must read a
+    // value every rank has (the communicator is one object for all ranks
+    // that exchange messages on it).
+    checkLoopInvariant(X, What);
+    if (R == mpi::Role::Comm)
+      continue;
+    checkUniform(X, What);
+    checkUniform(Y, What);
   }
   const Expr *Tag = mpiArg(B, mpi::Role::Tag);
   if (Tag && sourceText(Tag, Context) == "MPI_ANY_TAG")
     refuse(SafetyCheck::MatchingArguments,
            "a receive with MPI_ANY_TAG may match another message",
            Tag->getBeginLoc());
+}
+
+/// The argument \p E (the \p What of a call of the pattern) has the same
+/// value on every rank; else a matching-arguments refusal saying why not.
+void CandidateBuilder::checkUniform(const Expr *E, StringRef What) {
+  if (!E)
+    return;
+  RankUniformity Uniformity(TU);
+  std::optional<Divergence> Why = Uniformity.divergence(E, F);
+  if (!Why)
+    return;
+  std::string Reason = "the " + What.str() + " " + quoted(E, Context) +
+                       " may differ between ranks: " + Why->Reason;
+  if (llvm::any_of(Result.Refusals, [&](const Refusal &R) {
+        return R.Reason == Reason && R.Loc == Why->Loc;
+      }))
+    return;
+  refuse(SafetyCheck::MatchingArguments, std::move(Reason), Why->Loc);
+}
+
+/// The argument \p E of the root's call inside its loop has the same value
+/// for every peer; else a matching-arguments refusal.
+void CandidateBuilder::checkLoopInvariant(const Expr *E, StringRef What) {
+  if (!E || !PatternLoop)
+    return;
+  RankUniformity Uniformity(TU);
+  if (std::optional<Divergence> Why =
+          Uniformity.loopVariance(E, PatternLoop, F))
+    refuse(SafetyCheck::MatchingArguments,
+           "the " + What.str() + " " + quoted(E, Context) +
+               " is not proven the same for every peer: " + Why->Reason,
+           Why->Loc);
 }
 
 /// No other point-to-point message on the same communicator and tag in
@@ -1624,6 +1691,7 @@ CandidateBuilder::tryExchange(const ForStmt *ForLoop) {
   }
   if (!Exchange || !matchLoopHeader(Loop))
     return std::nullopt;
+  PatternLoop = Loop->S;
   if (namedVariable(mpiArg(Exchange, mpi::Role::Dest)) != LoopVar ||
       namedVariable(mpiArg(Exchange, mpi::Role::Source)) != LoopVar)
     return std::nullopt;
@@ -1682,11 +1750,16 @@ CandidateBuilder::tryExchange(const ForStmt *ForLoop) {
       refuse(SafetyCheck::MatchingArguments,
              "the " + StringRef(mpi::name(A)).lower() + " differs per peer",
              X->getBeginLoc());
-    else if (!sameSpelling(X, Y, Context))
+    else if (!sameArgument(X, Y, Context))
       refuse(SafetyCheck::MatchingArguments,
              "sends with " + quoted(X, Context) + " but receives with " +
                  quoted(Y, Context),
              Y->getBeginLoc());
+    else if (A != mpi::Role::SendTag) {
+      // Every rank sends what the others receive: one value for all.
+      checkLoopInvariant(X, StringRef(mpi::name(A)).lower());
+      checkUniform(X, StringRef(mpi::name(A)).lower());
+    }
   }
   checkValueFromQuery(Self, "MPI_Comm_rank", mpiArg(Exchange, mpi::Role::Comm),
                       Loop->S, F, SafetyCheck::ScaleIndependence,
@@ -1754,6 +1827,7 @@ CandidateBuilder::tryExchange(const ForStmt *ForLoop) {
   }
   checkStatus(Exchange, Loop->S);
   checkOrder();
+  findResidualLoop(Loop);
 
   return finished();
 }
@@ -1788,6 +1862,7 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
   if (!FoundLoop)
     return tryChain(If, Cond, Equal, Unequal);
   const PeerLoop *Loop = &*FoundLoop;
+  PatternLoop = Loop->S;
   RootBranch = Equal;
   PeerBranch = Unequal;
   Result.Function = &F;
@@ -1829,8 +1904,12 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
     Result.Kind =
         mentions(Buffer, LoopVar) ? ManualKind::Scatter : ManualKind::Bcast;
   Result.RootBuffer = Buffer;
+  if (Result.Kind == ManualKind::Bcast)
+    checkLoopInvariant(Buffer, "buffer");
   if (Result.Kind != ManualKind::Bcast) {
     const Expr *Base = peerBlockBase(Buffer, LoopVar, Count, Context);
+    if (Base)
+      checkLoopInvariant(Base, "buffer");
     if (Base)
       Result.RootBuffer = Base;
     else
@@ -1872,8 +1951,50 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
     checkStatus(Result.RootCall, Loop->S);
   else
     checkStatus(Result.PeerCall, nullptr);
+  findResidualLoop(Loop);
 
   return finished();
+}
+
+/// The statement of the loop's body that holds the root's call and nothing
+/// else; when it is not the whole body, the loop does more than
+/// communicate and stays (ManualCollective::LoopCallStmt). The collective
+/// runs before the loop: for a gather, nothing the loop does before its
+/// receive may read the data the collective brings.
+void CandidateBuilder::findResidualLoop(const PeerLoop *Loop) {
+  const Stmt *Only = Result.RootCall;
+  while (const Stmt *Parent = parentStmt(*Only, Context)) {
+    if (Parent == Loop->S)
+      return; // The body is the call alone: the whole loop goes.
+    const auto *Block = dyn_cast<CompoundStmt>(Parent);
+    const auto *If = dyn_cast<IfStmt>(Parent);
+    // The skip of the root (`if (i == root) continue;`) is no work either.
+    auto IsOther = [&](const Stmt *S) { return S != Only && S != RootSkip; };
+    bool HoldsOnlyThis = (Block && llvm::none_of(Block->body(), IsOther)) ||
+                         (If && If == RootSkip && !If->getElse()) ||
+                         isa<Expr>(Parent);
+    if (!HoldsOnlyThis)
+      break;
+    Only = Parent;
+  }
+  Result.LoopCallStmt = Only;
+  if (Result.Kind == ManualKind::Bcast || Result.Kind == ManualKind::Scatter)
+    return; // The root's data stays as it is.
+  const ValueDecl *Base = bufferBase(Result.RootBuffer);
+  const SourceManager &SM = Context.getSourceManager();
+  const Stmt *Read = findFirst(Loop->getBody(), [&](const Stmt *S) {
+    return Base &&
+           SM.isBeforeInTranslationUnit(S->getBeginLoc(),
+                                        Result.RootCall->getBeginLoc()) &&
+           !findFirst(S, [&](const Stmt *X) { return X == Result.RootCall; }) &&
+           mentions(S, Base);
+  });
+  if (Read)
+    refuse(SafetyCheck::MessageIntegrity,
+           "the loop reads " + quoted(Result.RootBuffer, Context) +
+               " before its receive; the collective, which runs before the "
+               "rest of the loop, would already have filled it",
+           Read->getBeginLoc());
 }
 
 /// Where the nonblocking form of \p C completes: after the whole pattern

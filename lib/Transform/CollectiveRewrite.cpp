@@ -299,11 +299,23 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
   auto Form = [&](std::string Call) {
     return Options.Nonblocking ? nonblockingForm(Call, Request) : Call;
   };
+  // The root's loop goes, or, when it does more than communicate, only its
+  // call goes and the collective runs just before it (completed there: the
+  // rest of the loop may read what it brings).
+  auto ReplaceRootLoop = [&](const std::string &Call) -> llvm::Error {
+    if (!C.LoopCallStmt)
+      return Change.replace(
+          SM, tooling::getExtendedRange(*C.RootStmt, tok::semi, Context),
+          Call + ";");
+    std::string Before = Call + ";\n";
+    if (Options.Nonblocking)
+      Before += "MPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);\n";
+    if (llvm::Error E = Change.insert(SM, C.RootStmt->getBeginLoc(), Before))
+      return E;
+    return Change.replace(SM, wholeLines(*C.LoopCallStmt, Context), "");
+  };
   if (!C.Guard) {
-    CharSourceRange Loop =
-        tooling::getExtendedRange(*C.RootStmt, tok::semi, Context);
-    if (llvm::Error E =
-            Change.replace(SM, Loop, Form(exchangeCall(C, Texts)) + ";"))
+    if (llvm::Error E = ReplaceRootLoop(Form(exchangeCall(C, Texts))))
       return E;
     return Change;
   }
@@ -316,7 +328,8 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
   const Stmt *RootBranch = LoopInThen ? Then : Else;
   const Stmt *PeerBranch = LoopInThen ? Else : Then;
 
-  if (RootCall == PeerCall && holdsOnly(RootBranch, C.RootStmt, C.Removed) &&
+  if (RootCall == PeerCall && !C.LoopCallStmt &&
+      holdsOnly(RootBranch, C.RootStmt, C.Removed) &&
       holdsOnly(PeerBranch, C.PeerCall, C.Removed)) {
     CharSourceRange Whole =
         tooling::getExtendedRange(*C.Guard, tok::semi, Context);
@@ -324,9 +337,7 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
       return E;
     return Change;
   }
-  CharSourceRange Loop =
-      tooling::getExtendedRange(*C.RootStmt, tok::semi, Context);
-  if (llvm::Error E = Change.replace(SM, Loop, RootCall + ";"))
+  if (llvm::Error E = ReplaceRootLoop(RootCall))
     return E;
   CharSourceRange Peer =
       CharSourceRange::getTokenRange(C.PeerCall->getSourceRange());

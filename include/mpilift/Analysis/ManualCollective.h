@@ -140,6 +140,11 @@ struct ManualCollective {
   /// of the receive array is its contribution, so MPI_IN_PLACE is exact).
   const clang::Expr *SendBuffer = nullptr;
   bool InPlace = false;
+  /// Set when the root's loop does more than send or receive (it prints,
+  /// counts, ...): the rewrite keeps the loop, deletes only this statement
+  /// (the root's call, or the `if` that holds nothing else), and puts the
+  /// collective before the loop, so the rest runs as before.
+  const clang::Stmt *LoopCallStmt = nullptr;
   /// Statements the rewrite deletes: a ring's or chain's forwarding send,
   /// the closing receive of a ring that returns to its root.
   std::vector<const clang::Stmt *> Removed;

@@ -1,0 +1,662 @@
+//===- RankUniformity.cpp - Values the same on every rank -----------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RankUniformity.h"
+
+#include "StatementTree.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+namespace {
+
+/// Calls are followed through at most this many callers.
+constexpr unsigned MaxDepth = 4;
+
+std::string spelled(const Expr *E, const ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  CharSourceRange Range = SM.getExpansionRange(E->getSourceRange());
+  return "'" + Lexer::getSourceText(Range, SM, Context.getLangOpts()).str() +
+         "'";
+}
+
+std::string named(const NamedDecl *D) {
+  return "'" + D->getNameAsString() + "'";
+}
+
+/// Whether \p Inner lies inside \p Outer in the source.
+bool within(const Stmt *Inner, const Stmt *Outer, const SourceManager &SM) {
+  SourceLocation Loc = SM.getExpansionLoc(Inner->getBeginLoc());
+  return SM.isPointWithin(Loc, SM.getExpansionLoc(Outer->getBeginLoc()),
+                          SM.getExpansionLoc(Outer->getEndLoc()));
+}
+
+/// A jump that may leave the statement holding it: `return`, `goto`,
+/// `throw`, and `break`/`continue` that are not inside a loop or switch
+/// of their own within \p S.
+const Stmt *leavingJump(const Stmt *S, bool InLoop = false) {
+  if (!S)
+    return nullptr;
+  if (isa<ReturnStmt>(S) || isa<GotoStmt>(S) || isa<CXXThrowExpr>(S))
+    return S;
+  if (!InLoop && (isa<BreakStmt>(S) || isa<ContinueStmt>(S)))
+    return S;
+  bool Nested = InLoop || isLoop(S) || isa<SwitchStmt>(S);
+  for (const Stmt *Child : S->children())
+    if (const Stmt *Found = leavingJump(Child, Nested))
+      return Found;
+  return nullptr;
+}
+
+/// Whether \p Call writes what \p V is the buffer of and leaves the same
+/// value on every rank (a broadcast, an all-reduction, an allgather).
+bool isUniformingCollective(const CallExpr *Call) {
+  const mpi::FunctionInfo *Info = mpiCallee(Call);
+  if (!Info)
+    return false;
+  switch (Info->Id) {
+  case mpi::FunctionId::Bcast:
+  case mpi::FunctionId::Allreduce:
+  case mpi::FunctionId::Allgather:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Whether \p W hands the variable's address to an MPI call that only
+/// reads it (the send buffer of a send).
+bool isReadOnlyPass(const Write &W) {
+  if (W.Kind != WriteKind::AddressPass || !mpiCallee(W.Call))
+    return false;
+  const Expr *Address = dyn_cast<Expr>(W.Where);
+  const Expr *Sent = mpiArg(W.Call, mpi::Role::SendBuffer);
+  return Address && Sent &&
+         Sent->IgnoreParenCasts() == Address->IgnoreParenCasts();
+}
+
+/// MPI_Type_contiguous, MPI_Type_create_struct, MPI_Type_commit, ...:
+/// calls that build (or free) a derived datatype in the handle they are
+/// given.
+bool isDatatypeConstructor(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  // MPI_Type_free sets the handle to MPI_DATATYPE_NULL everywhere.
+  return Callee && Callee->getIdentifier() &&
+         Callee->getName().starts_with("MPI_Type_");
+}
+
+/// `v.size()` or `s.length()` of a standard container.
+bool isSizeQuery(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  const CXXRecordDecl *Class = Method ? Method->getParent() : nullptr;
+  return Class && Method->getIdentifier() && Call->getNumArgs() == 0 &&
+         Class->isInStdNamespace() &&
+         (Method->getName() == "size" || Method->getName() == "length");
+}
+
+} // namespace
+
+bool isPureArithmeticCall(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Callee->getIdentifier())
+    return false;
+  const DeclContext *Context = Callee->getDeclContext();
+  bool InStd = Context->isStdNamespace() ||
+               (Context->getParent() && Context->getParent()->isStdNamespace());
+  if (!Context->isTranslationUnit() && !Context->isExternCContext() && !InStd)
+    return false;
+  return llvm::StringSwitch<bool>(Callee->getName())
+      .Cases("abs", "labs", "llabs", "fabs", "fabsf", true)
+      .Cases("min", "max", "fmin", "fmax", "fminf", "fmaxf", true)
+      .Cases("sqrt", "floor", "ceil", "pow", "log2", "ilogb", true)
+      .Default(false);
+}
+
+std::optional<Divergence>
+RankUniformity::divergence(const Expr *E, const FunctionDecl &Where) {
+  InProgress.clear();
+  return valueOf(E, Where, 0);
+}
+
+std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
+                                                  const FunctionDecl &Where,
+                                                  unsigned Depth) {
+  if (!E)
+    return std::nullopt;
+  ASTContext &Context = TU.context();
+  E = E->IgnoreParenImpCasts();
+  auto Fail = [&](std::string Why) -> std::optional<Divergence> {
+    return Divergence{std::move(Why), E->getBeginLoc()};
+  };
+  if (!E->isValueDependent() && !E->isTypeDependent() &&
+      E->getType()->isIntegralOrEnumerationType() &&
+      E->isIntegerConstantExpr(Context))
+    return std::nullopt;
+  if (isa<IntegerLiteral>(E) || isa<CharacterLiteral>(E) ||
+      isa<FloatingLiteral>(E) || isa<StringLiteral>(E) ||
+      isa<CXXBoolLiteralExpr>(E) || isa<CXXNullPtrLiteralExpr>(E) ||
+      isa<GNUNullExpr>(E) || isa<UnaryExprOrTypeTraitExpr>(E))
+    return std::nullopt;
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
+    return valueOf(Cast->getSubExpr(), Where, Depth);
+  if (const auto *Op = dyn_cast<BinaryOperator>(E)) {
+    if (Op->isAssignmentOp())
+      return Fail("the value is assigned inside " + spelled(E, Context));
+    if (auto Why = valueOf(Op->getLHS(), Where, Depth))
+      return Why;
+    return valueOf(Op->getRHS(), Where, Depth);
+  }
+  if (const auto *Op = dyn_cast<UnaryOperator>(E)) {
+    switch (Op->getOpcode()) {
+    case UO_Plus:
+    case UO_Minus:
+    case UO_Not:
+    case UO_LNot:
+      return valueOf(Op->getSubExpr(), Where, Depth);
+    case UO_AddrOf: {
+      // The address of a global object: MPI's predefined handles.
+      const Expr *Sub = Op->getSubExpr()->IgnoreParens();
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(Sub))
+        if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
+          if (V->hasGlobalStorage() && !V->isStaticLocal())
+            return std::nullopt;
+      return Fail("cannot tell whether the address " + spelled(E, Context) +
+                  " is the same on every rank");
+    }
+    default:
+      return Fail("the value of " + spelled(E, Context) +
+                  " cannot be followed");
+    }
+  }
+  if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(E)) {
+    for (const Expr *Part :
+         {Cond->getCond(), Cond->getTrueExpr(), Cond->getFalseExpr()})
+      if (auto Why = valueOf(Part, Where, Depth))
+        return Why;
+    return std::nullopt;
+  }
+  if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+    for (const Expr *Part : Init->inits())
+      if (auto Why = valueOf(Part, Where, Depth))
+        return Why;
+    return std::nullopt;
+  }
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E))
+    if (isSizeQuery(Call))
+      return containerSize(Call, Where, Depth);
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    if (!isPureArithmeticCall(Call))
+      return Fail("the value comes from a call of " +
+                  spelled(Call->getCallee(), Context) +
+                  ", which may return something else on another rank");
+    for (const Expr *Arg : Call->arguments())
+      if (auto Why = valueOf(Arg, Where, Depth))
+        return Why;
+    return std::nullopt;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (isa<EnumConstantDecl>(Ref->getDecl()) ||
+        isa<FunctionDecl>(Ref->getDecl()))
+      return std::nullopt;
+    if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
+      return variable(V, E, Where, Depth);
+  }
+  return Fail("cannot prove that " + spelled(E, Context) +
+              " is the same on every rank");
+}
+
+std::optional<Divergence> RankUniformity::variable(const VarDecl *V,
+                                                   const Expr *Use,
+                                                   const FunctionDecl &Where,
+                                                   unsigned Depth) {
+  if (!InProgress.insert(V).second)
+    return std::nullopt; // Its other writes decide.
+  if (V->hasGlobalStorage() && !V->isStaticLocal()) {
+    if (V->getType().isConstQualified() && V->getInit())
+      return valueOf(V->getInit(), Where, Depth);
+    return Divergence{named(V) + " is a global variable; its writes cannot "
+                                 "be followed",
+                      Use->getBeginLoc()};
+  }
+  if (V->getType()->isReferenceType())
+    return Divergence{named(V) + " is a reference; what it refers to cannot "
+                                 "be followed",
+                      Use->getBeginLoc()};
+  const FunctionFacts &Facts = TU.factsOf(Where);
+  for (const Write &W : Facts.writesOf(V))
+    if (auto Why = write(V, W, Where, Depth))
+      return Why;
+  if (const auto *Param = dyn_cast<ParmVarDecl>(V))
+    return parameter(Param, Use, Where, Depth);
+  if (Facts.writesOf(V).empty())
+    return Divergence{named(V) + " is never given a value", Use->getBeginLoc()};
+  return std::nullopt;
+}
+
+std::optional<Divergence> RankUniformity::write(const VarDecl *V,
+                                                const Write &W,
+                                                const FunctionDecl &Where,
+                                                unsigned Depth) {
+  SourceLocation Loc = W.Where->getBeginLoc();
+  // An initializer holds wherever the variable is in scope; any other
+  // write must reach every rank.
+  if (W.Kind != WriteKind::Init)
+    if (auto Why = controlOf(W.Where, Where, Depth))
+      return Divergence{
+          named(V) + " is written where not every rank may get: " + Why->Reason,
+          Loc};
+  auto From = [&](const Expr *Value) -> std::optional<Divergence> {
+    if (auto Why = valueOf(Value, Where, Depth))
+      return Divergence{named(V) +
+                            " is given a value that may differ "
+                            "between ranks: " +
+                            Why->Reason,
+                        Loc};
+    return std::nullopt;
+  };
+  switch (W.Kind) {
+  case WriteKind::Init:
+  case WriteKind::Assign:
+  case WriteKind::Compound:
+    return From(W.Value);
+  case WriteKind::IncDec:
+    return std::nullopt;
+  case WriteKind::AddressPass: {
+    const mpi::FunctionInfo *Info = mpiCallee(W.Call);
+    if (Info && Info->Id == mpi::FunctionId::Comm_size)
+      return std::nullopt;
+    if (Info && Info->Id == mpi::FunctionId::Comm_rank)
+      return Divergence{named(V) + " is the rank of the calling process", Loc};
+    if (isUniformingCollective(W.Call))
+      return std::nullopt;
+    if (isDatatypeConstructor(W.Call))
+      return datatypeArguments(V, W, Where, Depth);
+    return Divergence{named(V) + " is written by a call of " +
+                          spelled(W.Call->getCallee(), TU.context()),
+                      Loc};
+  }
+  case WriteKind::Element:
+  case WriteKind::Escape:
+    return Divergence{named(V) + " may be written through a reference or "
+                                 "pointer",
+                      Loc};
+  }
+  llvm_unreachable("unknown write kind");
+}
+
+std::optional<Divergence>
+RankUniformity::datatypeArguments(const VarDecl *V, const Write &W,
+                                  const FunctionDecl &Where, unsigned Depth) {
+  const CallExpr *Call = W.Call;
+  unsigned N = Call->getNumArgs();
+  const auto *Address = dyn_cast<Expr>(W.Where);
+  // Handed in as anything but the new type (the last argument): read.
+  if (N == 0 || !Address ||
+      Call->getArg(N - 1)->IgnoreParenCasts() != Address->IgnoreParenCasts())
+    return std::nullopt;
+  for (unsigned I = 0; I + 1 < N; ++I)
+    if (auto Why = valueOf(Call->getArg(I), Where, Depth))
+      return Divergence{named(V) +
+                            " is built from a value that may differ "
+                            "between ranks: " +
+                            Why->Reason,
+                        Call->getBeginLoc()};
+  return std::nullopt;
+}
+
+namespace {
+
+/// Whether \p E initializes the range variable of a range-based `for`,
+/// which the loop only reads through its iterators.
+bool isRangeOfLoop(const Stmt &E, ASTContext &Context) {
+  DynTypedNodeList Parents = Context.getParents(E);
+  const auto *Range = Parents.empty() ? nullptr : Parents[0].get<VarDecl>();
+  if (!Range)
+    return false;
+  Parents = Context.getParents(*Range);
+  const auto *Decl = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+  const auto *Loop =
+      Decl ? dyn_cast_or_null<CXXForRangeStmt>(parentStmt(*Decl, Context))
+           : nullptr;
+  return Loop && Loop->getRangeStmt() == Decl;
+}
+
+/// Whether \p Use of a standard container leaves its size alone: a call of
+/// an accessor, an element access, or the range of a range-based loop.
+bool keepsSize(const Expr *Use, ASTContext &Context) {
+  const Stmt *Child = Use;
+  const Stmt *Parent = parentStmt(*Use, Context);
+  while (Parent && (isa<ImplicitCastExpr>(Parent) || isa<ParenExpr>(Parent))) {
+    Child = Parent;
+    Parent = parentStmt(*Parent, Context);
+  }
+  if (!Parent)
+    return isRangeOfLoop(*Child, Context);
+  if (const auto *Member = dyn_cast<MemberExpr>(Parent)) {
+    const auto *Method = dyn_cast<CXXMethodDecl>(Member->getMemberDecl());
+    return Method && Method->getIdentifier() &&
+           llvm::StringSwitch<bool>(Method->getName())
+               .Cases("size", "length", "empty", "capacity", "max_size", true)
+               .Cases("data", "c_str", "at", "front", "back", true)
+               .Cases("begin", "end", "cbegin", "cend", "rbegin", "rend", true)
+               .Default(false);
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent))
+    return Op->getOperator() == OO_Subscript && Op->getNumArgs() > 0 &&
+           Op->getArg(0)->IgnoreParenImpCasts() == Use;
+  return false;
+}
+
+/// The function whose body holds \p S.
+const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Context) {
+  DynTypedNodeList Parents = Context.getParents(S);
+  while (!Parents.empty()) {
+    if (const auto *F = Parents[0].get<FunctionDecl>())
+      return F;
+    if (const auto *Parent = Parents[0].get<Stmt>())
+      Parents = Context.getParents(*Parent);
+    else if (const auto *D = Parents[0].get<Decl>())
+      Parents = Context.getParents(*D);
+    else
+      break;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+std::optional<Divergence>
+RankUniformity::containerSize(const CXXMemberCallExpr *Call,
+                              const FunctionDecl &Where, unsigned Depth) {
+  const Expr *Object = Call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  if (const auto *Member = dyn_cast<MemberExpr>(Object))
+    if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+      if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+        return memberContainerSize(Field, Depth);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Object))
+    if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
+      if (V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+          !V->getType()->isReferenceType())
+        return localContainerSize(V, Where, Depth);
+  return Divergence{"cannot follow the size of " +
+                        spelled(Object, TU.context()),
+                    Call->getBeginLoc()};
+}
+
+std::optional<Divergence>
+RankUniformity::localContainerSize(const VarDecl *V, const FunctionDecl &Where,
+                                   unsigned Depth) {
+  ASTContext &Context = TU.context();
+  for (const DeclRefExpr *Ref : TU.factsOf(Where).referencesOf(V))
+    if (!keepsSize(Ref, Context))
+      return Divergence{named(V) + " is used here in a way that may change "
+                                   "its size",
+                        Ref->getBeginLoc()};
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(V->getInit()))
+    return constructionArguments(Construct, Where, Depth);
+  if (V->getInit())
+    return Divergence{"cannot follow the size " + named(V) + " starts with",
+                      V->getInit()->getBeginLoc()};
+  return std::nullopt;
+}
+
+std::optional<Divergence>
+RankUniformity::memberContainerSize(const FieldDecl *Field, unsigned Depth) {
+  const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!Class)
+    return Divergence{"cannot follow the size of " + named(Field),
+                      Field->getLocation()};
+  // Every member function is here to be read: another file could resize it.
+  for (const CXXMethodDecl *Method : Class->methods())
+    if (!Method->isImplicit() && !Method->isDefined() && !Method->isDeleted())
+      return Divergence{named(Method) + " of " + named(Class) +
+                            " is defined in another file; it may change "
+                            "the size of " +
+                            named(Field),
+                        Method->getLocation()};
+  for (const MemberExpr *Use : TU.usesOf(Field))
+    if (!keepsSize(Use, TU.context()))
+      return Divergence{named(Field) + " is used here in a way that may "
+                                       "change its size",
+                        Use->getBeginLoc()};
+  if (Field->hasInClassInitializer())
+    return Divergence{"cannot follow the size " + named(Field) + " starts with",
+                      Field->getInClassInitializer()->getBeginLoc()};
+  for (const CXXConstructorDecl *Ctor : Class->ctors()) {
+    if (!Ctor->hasBody())
+      continue;
+    for (const CXXCtorInitializer *Init : Ctor->inits()) {
+      if (Init->getMember() != Field)
+        continue;
+      const auto *Construct =
+          dyn_cast<CXXConstructExpr>(Init->getInit()->IgnoreImplicit());
+      if (!Construct)
+        return Divergence{"cannot follow the size " + named(Field) +
+                              " starts with",
+                          Init->getSourceLocation()};
+      if (auto Why = constructionArguments(Construct, *Ctor, Depth))
+        return Why;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Divergence>
+RankUniformity::constructionArguments(const CXXConstructExpr *Construct,
+                                      const FunctionDecl &Where,
+                                      unsigned Depth) {
+  for (const Expr *Arg : Construct->arguments()) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    if (auto Why = valueOf(Arg, Where, Depth))
+      return Divergence{"the container is constructed from a value that may "
+                        "differ between ranks: " +
+                            Why->Reason,
+                        Construct->getBeginLoc()};
+  }
+  return std::nullopt;
+}
+
+std::optional<Divergence> RankUniformity::parameter(const ParmVarDecl *P,
+                                                    const Expr *Use,
+                                                    const FunctionDecl &Where,
+                                                    unsigned Depth) {
+  if (Where.isMain())
+    return Divergence{named(P) + " is a parameter of main: program input, "
+                                 "which may differ between ranks",
+                      Use->getBeginLoc()};
+  if (Depth >= MaxDepth)
+    return Divergence{"gave up following " + named(P) + " through callers",
+                      Use->getBeginLoc()};
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Where))
+    return constructorParameter(P, Use, *Ctor, Depth);
+  ArrayRef<CallSite> Callers = TU.callersOf(&Where);
+  if (Callers.empty() || TU.mayBeCalledIndirectly(&Where))
+    return Divergence{named(P) + " is a parameter of " + named(&Where) +
+                          " whose callers are not all visible",
+                      Use->getBeginLoc()};
+  std::vector<ArgumentSite> Sites;
+  for (const CallSite &Site : Callers)
+    Sites.push_back({Site.Call, Site.Caller,
+                     P->getFunctionScopeIndex() < Site.Call->getNumArgs()
+                         ? Site.Call->getArg(P->getFunctionScopeIndex())
+                         : nullptr});
+  return argumentsAtSites(P, Where, Sites, Depth);
+}
+
+std::optional<Divergence>
+RankUniformity::argumentsAtSites(const ParmVarDecl *P,
+                                 const FunctionDecl &Callee,
+                                 ArrayRef<ArgumentSite> Sites, unsigned Depth) {
+  // One call site gives the parameter its value whenever it runs; with
+  // several, each must pass one constant or run on every rank.
+  std::optional<llvm::APSInt> Constant;
+  bool OneConstant = true;
+  for (const ArgumentSite &Site : Sites) {
+    std::optional<llvm::APSInt> V =
+        Site.Arg && !Site.Arg->isValueDependent()
+            ? Site.Arg->getIntegerConstantExpr(TU.context())
+            : std::nullopt;
+    OneConstant &= V && (!Constant || llvm::APSInt::isSameValue(*V, *Constant));
+    Constant = V;
+  }
+  bool CheckControl = Sites.size() > 1 && !OneConstant;
+  for (const ArgumentSite &Site : Sites) {
+    if (!Site.Caller || !Site.Arg)
+      return Divergence{"a call of " + named(&Callee) + " cannot be followed",
+                        Site.At->getBeginLoc()};
+    // The caller's own variables are a new proof.
+    llvm::SmallPtrSet<const VarDecl *, 16> Saved = InProgress;
+    InProgress.clear();
+    std::optional<Divergence> Why = valueOf(Site.Arg, *Site.Caller, Depth + 1);
+    if (!Why && CheckControl)
+      Why = controlOf(Site.At, *Site.Caller, Depth + 1);
+    InProgress = std::move(Saved);
+    if (Why)
+      return Divergence{named(P) +
+                            " receives a value here that may differ "
+                            "between ranks: " +
+                            Why->Reason,
+                        Site.At->getBeginLoc()};
+  }
+  return std::nullopt;
+}
+
+std::optional<Divergence>
+RankUniformity::constructorParameter(const ParmVarDecl *P, const Expr *Use,
+                                     const CXXConstructorDecl &Ctor,
+                                     unsigned Depth) {
+  ArrayRef<const CXXConstructExpr *> Sites = TU.constructionsOf(&Ctor);
+  if (Sites.empty())
+    return Divergence{named(P) + " is a parameter of a constructor of " +
+                          named(Ctor.getParent()) +
+                          " that this file never calls",
+                      Use->getBeginLoc()};
+  std::vector<ArgumentSite> ArgSites;
+  for (const CXXConstructExpr *Site : Sites)
+    ArgSites.push_back({Site, enclosingFunction(*Site, TU.context()),
+                        P->getFunctionScopeIndex() < Site->getNumArgs()
+                            ? Site->getArg(P->getFunctionScopeIndex())
+                            : nullptr});
+  return argumentsAtSites(P, Ctor, ArgSites, Depth);
+}
+
+std::optional<Divergence> RankUniformity::controlOf(const Stmt *S,
+                                                    const FunctionDecl &Where,
+                                                    unsigned Depth) {
+  ASTContext &Context = TU.context();
+  auto Condition = [&](const Expr *Cond) -> std::optional<Divergence> {
+    if (auto Why = valueOf(Cond, Where, Depth))
+      return Divergence{"the condition " + spelled(Cond, Context) +
+                            " may differ between ranks (" + Why->Reason + ")",
+                        Cond->getBeginLoc()};
+    return std::nullopt;
+  };
+  const Stmt *Child = S;
+  while (const Stmt *Parent = parentStmt(*Child, Context)) {
+    if (Parent == Where.getBody() && !isa<CompoundStmt>(Parent))
+      break;
+    const Expr *Cond = nullptr;
+    if (const auto *If = dyn_cast<IfStmt>(Parent)) {
+      if (Child != If->getCond())
+        Cond = If->getCond();
+    } else if (isLoop(Parent)) {
+      const Expr *LoopCond = loopCondition(Parent);
+      if (Child != LoopCond)
+        Cond = LoopCond;
+    } else if (const auto *Switch = dyn_cast<SwitchStmt>(Parent)) {
+      if (Child != Switch->getCond())
+        Cond = Switch->getCond();
+    } else if (const auto *Op = dyn_cast<AbstractConditionalOperator>(Parent)) {
+      if (Child != Op->getCond())
+        Cond = Op->getCond();
+    } else if (const auto *Op = dyn_cast<BinaryOperator>(Parent)) {
+      if (Op->isLogicalOp() && Child == Op->getRHS())
+        Cond = Op->getLHS();
+    } else if (const auto *Block = dyn_cast<CompoundStmt>(Parent)) {
+      // A statement before this one that may leave on some ranks only.
+      for (const Stmt *Before : Block->body()) {
+        if (Before == Child)
+          break;
+        if (const Stmt *Jump = leavingJump(Before))
+          if (auto Why = controlOf(Jump, Where, Depth))
+            return Divergence{"an earlier statement may leave on some ranks "
+                              "only: " +
+                                  Why->Reason,
+                              Jump->getBeginLoc()};
+      }
+    }
+    if (Cond)
+      if (auto Why = Condition(Cond))
+        return Why;
+    if (Parent == Where.getBody())
+      break;
+    Child = Parent;
+  }
+  return std::nullopt;
+}
+
+std::optional<Divergence>
+RankUniformity::loopVariance(const Expr *E, const Stmt *Loop,
+                             const FunctionDecl &Where) {
+  ASTContext &Context = TU.context();
+  const SourceManager &SM = Context.getSourceManager();
+  const FunctionFacts &Facts = TU.factsOf(Where);
+  std::optional<Divergence> Found;
+  findFirst(E, [&](const Stmt *S) {
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      if (isPureArithmeticCall(Call))
+        return false;
+      // Accessors of a container that the loop leaves alone.
+      if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+        const CXXMethodDecl *Method = Member->getMethodDecl();
+        if (Method && Method->getIdentifier() && Call->getNumArgs() == 0 &&
+            llvm::StringSwitch<bool>(Method->getName())
+                .Cases("data", "size", "c_str", "begin", "front", true)
+                .Default(false))
+          return false;
+      }
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+        if (Op->getOperator() == OO_Subscript)
+          return false;
+      Found = Divergence{"the call of " + spelled(Call->getCallee(), Context) +
+                             " runs again for every peer",
+                         Call->getBeginLoc()};
+      return true;
+    }
+    // Only a variable's value can change: an array's address, or `&x`,
+    // stays what it is whatever the loop writes into it.
+    const auto *Read = dyn_cast<ImplicitCastExpr>(S);
+    if (!Read || Read->getCastKind() != CK_LValueToRValue)
+      return false;
+    const auto *Ref = dyn_cast<DeclRefExpr>(Read->getSubExpr()->IgnoreParens());
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!V)
+      return false;
+    for (const Write &W : Facts.writesOf(V)) {
+      if (W.Kind == WriteKind::Element || !within(W.Where, Loop, SM) ||
+          isReadOnlyPass(W))
+        continue;
+      Found = Divergence{named(V) + " is written inside the loop, so " +
+                             spelled(E, Context) +
+                             " may differ from one peer to the next",
+                         W.Where->getBeginLoc()};
+      return true;
+    }
+    return false;
+  });
+  return Found;
+}
+
+} // namespace analysis
+} // namespace mpilift

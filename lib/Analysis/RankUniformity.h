@@ -1,0 +1,135 @@
+//===- RankUniformity.h - Values the same on every rank ---------*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A collective needs some arguments to be equal as values on every rank:
+/// the count, the datatype, the tag of the messages it replaces, the
+/// communicator and the root. Two calls that spell `chunk` alike do not
+/// prove that, because one rank may have changed `chunk` first
+/// (`if (rank == size - 1) chunk += n % size;`). This analysis follows the
+/// variables an expression reads to every write of them and proves the
+/// value the same on every rank, or says what may make it differ and where.
+///
+/// A value is the same on every rank when it is built from constants,
+/// addresses of global objects (MPI's predefined handles), what
+/// `MPI_Comm_size` wrote, what `MPI_Bcast` and `MPI_Allreduce` wrote, and
+/// variables of the same kind written outside any condition that may
+/// differ between ranks; parameters are followed into every caller. The
+/// rank itself, a call's result, a global variable, data received by a
+/// point-to-point call and anything written through a pointer are not
+/// proven.
+///
+/// The same walk answers whether a value stays the same through every
+/// iteration of a loop (a broadcast needs one buffer address for every
+/// peer): none of the variables it reads is written inside the loop.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_RANKUNIFORMITY_H
+#define MPILIFT_LIB_ANALYSIS_RANKUNIFORMITY_H
+
+#include "FunctionFacts.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <optional>
+#include <string>
+
+namespace mpilift {
+namespace analysis {
+
+/// Why a value may differ between ranks or between iterations, and the
+/// place that makes it so.
+struct Divergence {
+  std::string Reason; ///< Lower case, no final period.
+  clang::SourceLocation Loc;
+};
+
+/// Proves values equal on every rank of a communicator.
+class RankUniformity {
+public:
+  explicit RankUniformity(TranslationUnitFacts &TU) : TU(TU) {}
+
+  /// Nothing when \p E, evaluated in \p Where, has the same value on every
+  /// rank; otherwise the first reason it may not.
+  std::optional<Divergence> divergence(const clang::Expr *E,
+                                       const clang::FunctionDecl &Where);
+
+  /// Nothing when \p E has the same value in every iteration of \p Loop
+  /// (a statement of \p Where): it reads no variable written inside the
+  /// loop and calls nothing.
+  std::optional<Divergence> loopVariance(const clang::Expr *E,
+                                         const clang::Stmt *Loop,
+                                         const clang::FunctionDecl &Where);
+
+private:
+  std::optional<Divergence> valueOf(const clang::Expr *E,
+                                    const clang::FunctionDecl &Where,
+                                    unsigned Depth);
+  std::optional<Divergence> variable(const clang::VarDecl *V,
+                                     const clang::Expr *Use,
+                                     const clang::FunctionDecl &Where,
+                                     unsigned Depth);
+  std::optional<Divergence> write(const clang::VarDecl *V, const Write &W,
+                                  const clang::FunctionDecl &Where,
+                                  unsigned Depth);
+  std::optional<Divergence> parameter(const clang::ParmVarDecl *P,
+                                      const clang::Expr *Use,
+                                      const clang::FunctionDecl &Where,
+                                      unsigned Depth);
+  std::optional<Divergence> datatypeArguments(const clang::VarDecl *V,
+                                              const Write &W,
+                                              const clang::FunctionDecl &Where,
+                                              unsigned Depth);
+  /// `v.size()` of a standard container: the same on every rank when every
+  /// construction of the container has a size of that kind and nothing
+  /// changes it afterwards.
+  std::optional<Divergence> containerSize(const clang::CXXMemberCallExpr *Call,
+                                          const clang::FunctionDecl &Where,
+                                          unsigned Depth);
+  std::optional<Divergence> localContainerSize(const clang::VarDecl *V,
+                                               const clang::FunctionDecl &Where,
+                                               unsigned Depth);
+  std::optional<Divergence> memberContainerSize(const clang::FieldDecl *Field,
+                                                unsigned Depth);
+  std::optional<Divergence>
+  constructionArguments(const clang::CXXConstructExpr *Construct,
+                        const clang::FunctionDecl &Where, unsigned Depth);
+  /// A call or construction that passes a parameter its value.
+  struct ArgumentSite {
+    const clang::Stmt *At;
+    const clang::FunctionDecl *Caller;
+    const clang::Expr *Arg; ///< Null when the call passes none.
+  };
+  std::optional<Divergence> argumentsAtSites(const clang::ParmVarDecl *P,
+                                             const clang::FunctionDecl &Callee,
+                                             llvm::ArrayRef<ArgumentSite> Sites,
+                                             unsigned Depth);
+  std::optional<Divergence>
+  constructorParameter(const clang::ParmVarDecl *P, const clang::Expr *Use,
+                       const clang::CXXConstructorDecl &Ctor, unsigned Depth);
+  /// Why the statements around \p S may let some ranks run it and others
+  /// not (a condition that may differ between ranks).
+  std::optional<Divergence> controlOf(const clang::Stmt *S,
+                                      const clang::FunctionDecl &Where,
+                                      unsigned Depth);
+
+  TranslationUnitFacts &TU;
+  /// Variables under proof (a cycle through a loop counter is no reason).
+  llvm::SmallPtrSet<const clang::VarDecl *, 16> InProgress;
+};
+
+/// Whether \p Call only computes with its arguments (abs, min, max, ...):
+/// it reads no other state and writes nothing.
+bool isPureArithmeticCall(const clang::CallExpr *Call);
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_RANKUNIFORMITY_H
