@@ -17,6 +17,7 @@
 #include "mpilift/Analysis/ManualCollective.h"
 #include "mpilift/Analysis/Overlap.h"
 #include "mpilift/Check/Config.h"
+#include "mpilift/Check/Edits.h"
 #include "mpilift/Check/Findings.h"
 #include "mpilift/Check/GlobList.h"
 #include "mpilift/Check/Suppression.h"
@@ -306,6 +307,17 @@ struct CheckState {
   std::map<std::string, std::string> Origin;
 };
 
+/// Where libcdag's header is (this build's source tree, or where it is
+/// installed): a libcdag fallback asks the user to build with libcdag, so
+/// its rewrite is compiled with these.
+std::vector<std::string> cdagIncludeDirs() {
+  std::vector<std::string> Dirs;
+  for (const char *Dir : {MPILIFT_CDAG_INCLUDE_DIRS})
+    if (llvm::sys::fs::exists(llvm::Twine(Dir) + "/cdag/cdag.h"))
+      Dirs.push_back(Dir);
+  return Dirs;
+}
+
 /// What supports a finding.
 enum class Support { Static, StaticAndTrace, TraceMissesIt };
 
@@ -377,6 +389,24 @@ public:
       return;
     }
     ++State.Parsed;
+    analyze(Context);
+    verifyPending(Context.getSourceManager());
+    publishPending(Context.getSourceManager());
+  }
+
+private:
+  /// A finding whose rewrite (if any) is not yet verified.
+  struct PendingFinding {
+    check::Finding F;
+    std::optional<tooling::AtomicChange> Change;
+    SourceLocation Loc;
+    /// The message up to where it says what to do; what follows when the
+    /// rewrite turns out not to apply.
+    std::string Base;
+  };
+
+  /// Runs the rules on every function of the unit into Pending.
+  void analyze(ASTContext &Context) {
     analysis::ManualCollectiveFinder Finder(Context);
     SmallVector<const FunctionDecl *, 32> Functions;
     collectFunctions(Context, Functions);
@@ -407,7 +437,115 @@ public:
       }
   }
 
-private:
+  /// The new text of every file \p Indices of Pending change, by the path
+  /// the compiler opened; for a file whose edits do not go together, the
+  /// reason instead.
+  std::map<std::string, std::string>
+  newContents(const SourceManager &SM, ArrayRef<size_t> Indices,
+              std::map<std::string, std::string> &Conflicts) {
+    std::map<FileID, std::vector<tooling::AtomicChange>> ByFile;
+    for (size_t I : Indices)
+      ByFile[SM.getFileID(Pending[I].Loc)].push_back(*Pending[I].Change);
+    std::map<std::string, std::string> Out;
+    for (const auto &[File, Changes] : ByFile) {
+      OptionalFileEntryRef Entry = SM.getFileEntryRefForID(File);
+      if (!Entry)
+        continue;
+      std::string Path = Entry->getName().str();
+      llvm::Expected<std::string> Text =
+          check::applyFormatted(Path, SM.getBufferData(File), Changes);
+      if (Text)
+        Out[Path] = std::move(*Text);
+      else
+        Conflicts[Path] = llvm::toString(Text.takeError());
+    }
+    return Out;
+  }
+
+  /// Drops the rewrite of Pending[I], saying why in its message.
+  void dropRewrite(size_t I, const std::string &Why) {
+    PendingFinding &P = Pending[I];
+    P.Change.reset();
+    std::string Flat = Why;
+    std::replace(Flat.begin(), Flat.end(), '\n', ' ');
+    P.F.Message = P.Base + "; not rewritten: " + StringRef(Flat).trim().str() +
+                  " [" + P.F.Rule + "]";
+    llvm::erase_if(P.F.Notes, [](const check::Note &N) {
+      return StringRef(N.Message).starts_with("the wait is placed here");
+    });
+  }
+
+  /// Runs on the pending rewrites what --fix runs before it writes: the
+  /// edits of a file go together, and the unit compiles with them. A fix-it
+  /// that fails is not shown, and --fix does not write it.
+  void verifyPending(const SourceManager &SM) {
+    SmallVector<size_t, 8> Alive;
+    for (size_t I = 0; I < Pending.size(); ++I)
+      if (Pending[I].Change)
+        Alive.push_back(I);
+    if (Alive.empty())
+      return;
+    auto FileOf = [&](size_t I) {
+      OptionalFileEntryRef Entry =
+          SM.getFileEntryRefForID(SM.getFileID(Pending[I].Loc));
+      return Entry ? Entry->getName().str() : std::string();
+    };
+    std::map<std::string, std::string> Conflicts;
+    std::map<std::string, std::string> Contents =
+        newContents(SM, Alive, Conflicts);
+    // As --fix: conflicting edits in a file mean none of them is applied.
+    for (size_t I : Alive)
+      if (Conflicts.count(FileOf(I)))
+        dropRewrite(I, "its edits conflict with another rewrite of the "
+                       "file: " +
+                           Conflicts[FileOf(I)]);
+    llvm::erase_if(Alive, [&](size_t I) { return !Pending[I].Change; });
+    if (Alive.empty())
+      return;
+    auto FS = CI.getFileManager().getVirtualFileSystemPtr();
+    std::vector<std::string> Dirs = cdagIncludeDirs();
+    auto CompileError = [&](const std::map<std::string, std::string> &New) {
+      return check::compileErrorWith(CI.getInvocation(), FS, New, Dirs);
+    };
+    if (!CompileError(Contents))
+      return;
+    // Find the rewrites that break the unit on their own.
+    for (size_t I : Alive) {
+      std::map<std::string, std::string> Unused;
+      std::map<std::string, std::string> One = newContents(SM, {I}, Unused);
+      if (auto Error = CompileError(One))
+        dropRewrite(I, "the rewritten code does not compile (" + *Error + ")");
+    }
+    llvm::erase_if(Alive, [&](size_t I) { return !Pending[I].Change; });
+    if (Alive.empty())
+      return;
+    Contents = newContents(SM, Alive, Conflicts);
+    if (auto Error = CompileError(Contents))
+      for (size_t I : Alive)
+        dropRewrite(I, "with the other rewrites of this unit the code does "
+                       "not compile (" +
+                           *Error + ")");
+  }
+
+  /// Prints the findings of the unit with their verified fix-its, keeps the
+  /// rewrites for --fix (or marks their sites refused), and records them.
+  void publishPending(const SourceManager &SM) {
+    for (PendingFinding &P : Pending) {
+      if (P.Change)
+        P.F.Fix = editsOf(*P.Change, SM, P.Loc);
+      emit(P.F, P.Change ? &*P.Change : nullptr, SM, P.Loc);
+      if (P.Change) {
+        ++State.Rewritable;
+        keepChange(std::move(*P.Change), SM, P.Loc);
+      } else {
+        State.RefusedSites.insert(siteOf(SM, P.Loc));
+      }
+      State.AnyError |= P.F.Error;
+      State.Results.push_back(std::move(P.F));
+    }
+    Pending.clear();
+  }
+
   /// The settings of this translation unit: the command line over the
   /// nearest .mpilift.yaml over the defaults.
   struct UnitSettings {
@@ -516,22 +654,12 @@ private:
     return F;
   }
 
-  /// Prints \p F with \p Change as its fix-its, keeps the change for
-  /// --fix (or marks the site refused), and records the finding.
+  /// Keeps \p F with \p Change until the unit's rewrites are verified;
+  /// \p Base is its message up to where it says what to do.
   void finishFinding(check::Finding F,
                      std::optional<tooling::AtomicChange> Change,
-                     const SourceManager &SM, SourceLocation Loc) {
-    if (Change)
-      F.Fix = editsOf(*Change, SM, Loc);
-    emit(F, Change ? &*Change : nullptr, SM, Loc);
-    if (Change) {
-      ++State.Rewritable;
-      keepChange(std::move(*Change), SM, Loc);
-    } else {
-      State.RefusedSites.insert(siteOf(SM, Loc));
-    }
-    State.AnyError |= F.Error;
-    State.Results.push_back(std::move(F));
+                     SourceLocation Loc, std::string Base) {
+    Pending.push_back({std::move(F), std::move(Change), Loc, std::move(Base)});
   }
 
   void report(ASTContext &Context, const analysis::ManualCollective &C) {
@@ -550,7 +678,7 @@ private:
       Change = proven(Context, C, Head, F);
     else
       Change = refused(Context, C, Head, Evidence, F);
-    finishFinding(std::move(F), std::move(Change), SM, Loc);
+    finishFinding(std::move(F), std::move(Change), Loc, Head);
   }
 
   /// An overlap site: what the wait can cross, the rewrite, and what the
@@ -588,6 +716,7 @@ private:
       }
     }
     std::optional<tooling::AtomicChange> Change;
+    std::string Base = Head + Timing;
     if (!S.canTransform()) {
       F.Remark = true;
       F.Error = false;
@@ -604,6 +733,7 @@ private:
       bool Sink = S.Rule == analysis::OverlapRule::SinkWait;
       F.Message = Head + (Sink ? " can move past " : " can overlap ") +
                   Crossed + Timing;
+      Base = F.Message;
       std::string Advice = Sink ? std::string()
                                 : "; split it into " +
                                       transform::nonblockingName(Name).str() +
@@ -626,7 +756,7 @@ private:
       F.Notes.push_back({placeOf(SM, SM.getExpansionLoc(S.StopLoc)),
                          "the wait is placed here: " + S.Stop});
     }
-    finishFinding(std::move(F), std::move(Change), SM, Loc);
+    finishFinding(std::move(F), std::move(Change), Loc, std::move(Base));
   }
 
   /// A proven pattern: its rewrite, and the message and notes that say so.
@@ -852,6 +982,7 @@ private:
   /// Request names the rewrites of this translation unit declared, per file.
   std::map<FileID, llvm::StringSet<>> TakenNames;
   std::map<FileID, std::unique_ptr<check::Suppressions>> Suppressions;
+  std::vector<PendingFinding> Pending;
   UnitSettings Settings;
   bool Configured = false;
 };
@@ -1003,46 +1134,6 @@ int runUnits(const tooling::CompilationDatabase &Compilations,
   return Status;
 }
 
-/// One change with every edit of \p Changes, in order. Insertions of
-/// different rewrites at the same place (two overlap sites declaring their
-/// requests before the same statement) are put one after the other; any
-/// other overlap is an error.
-llvm::Expected<tooling::AtomicChange>
-combineChanges(StringRef File, ArrayRef<tooling::AtomicChange> Changes) {
-  tooling::AtomicChange Combined(File, "mpilift");
-  for (const tooling::AtomicChange &Change : Changes) {
-    for (const tooling::Replacement &R : Change.getReplacements()) {
-      llvm::Error E = Combined.getReplacements().add(R);
-      if (!E)
-        continue;
-      if (R.getLength() != 0) // Not an insertion: a real conflict.
-        return E;
-      llvm::consumeError(std::move(E));
-      tooling::Replacements Merged;
-      bool Joined = false;
-      for (const tooling::Replacement &Old : Combined.getReplacements()) {
-        bool Same = Old.getLength() == 0 && Old.getOffset() == R.getOffset();
-        tooling::Replacement Next =
-            Same ? tooling::Replacement(File, R.getOffset(), 0,
-                                        Old.getReplacementText().str() +
-                                            R.getReplacementText().str())
-                 : Old;
-        Joined |= Same;
-        if (llvm::Error Again = Merged.add(Next))
-          return Again;
-      }
-      if (!Joined)
-        return llvm::createStringError("two rewrites insert at offset " +
-                                       std::to_string(R.getOffset()));
-      Combined.getReplacements() = std::move(Merged);
-    }
-    for (const std::string &Header : Change.getInsertedHeaders())
-      if (!llvm::is_contained(Combined.getInsertedHeaders(), Header))
-        Combined.addHeader(Header);
-  }
-  return Combined;
-}
-
 /// The new content of every file the proven rewrites touch, formatted in
 /// the file's clang-format style: file -> (before, after).
 using NewContents = std::map<std::string, std::pair<std::string, std::string>>;
@@ -1070,24 +1161,12 @@ bool computeChanges(const CheckState &State, NewContents &Out) {
       OK = false;
       continue;
     }
-    tooling::ApplyChangesSpec Spec;
-    llvm::Expected<format::FormatStyle> Style =
-        format::getStyle("file", File, "LLVM", (*Code)->getBuffer());
-    if (!Style) {
+    std::string StyleProblem;
+    llvm::Expected<std::string> NewCode = check::applyFormatted(
+        File, (*Code)->getBuffer(), Changes, &StyleProblem);
+    if (!StyleProblem.empty())
       warning() << "no usable clang-format style for '" << File
-                << "', using LLVM: " << llvm::toString(Style.takeError())
-                << "\n";
-      Spec.Style = format::getLLVMStyle();
-    } else {
-      Spec.Style = *Style;
-    }
-    Spec.Format = tooling::ApplyChangesSpec::kAll;
-    llvm::Expected<tooling::AtomicChange> Combined =
-        combineChanges(File, Changes);
-    llvm::Expected<std::string> NewCode =
-        Combined ? tooling::applyAtomicChanges(File, (*Code)->getBuffer(),
-                                               {*Combined}, Spec)
-                 : Combined.takeError();
+                << "', using LLVM: " << StyleProblem << "\n";
     if (!NewCode) {
       // Conflicting edits: none of this file's rewrites is applied.
       std::string Why = llvm::toString(NewCode.takeError());
@@ -1120,13 +1199,9 @@ bool verifyChanges(const tooling::CompilationDatabase &Compilations,
   for (const std::string &Unit : Units) {
     tooling::ClangTool Tool(Compilations, {Unit});
     addAdjusters(Tool, Wrappers);
-    // A libcdag fallback asks the user to build with libcdag; its header is
-    // found where this build or its installation put it.
-    for (const char *Dir : {MPILIFT_CDAG_INCLUDE_DIRS})
-      if (llvm::sys::fs::exists(llvm::Twine(Dir) + "/cdag/cdag.h"))
-        Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
-            ("-I" + llvm::Twine(Dir)).str().c_str(),
-            tooling::ArgumentInsertPosition::END));
+    for (const std::string &Dir : cdagIncludeDirs())
+      Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+          ("-I" + Dir).c_str(), tooling::ArgumentInsertPosition::END));
     for (const auto &[File, Content] : Contents)
       Tool.mapVirtualFile(File, Content.second);
     ErrorCounter Errors;
