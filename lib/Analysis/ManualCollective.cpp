@@ -212,6 +212,21 @@ std::optional<int64_t> constantValue(const Expr *E, const ASTContext &Context) {
   return std::nullopt;
 }
 
+/// Whether \p A and \p B may have the same value: always, unless both are
+/// constants that differ, or variables that differ in name (a conflict
+/// check; `TAG` and `7` may be the same tag).
+bool mayBeEqual(const Expr *A, const Expr *B, const ASTContext &Context) {
+  if (!A || !B)
+    return true;
+  std::optional<int64_t> X = constantValue(A, Context);
+  std::optional<int64_t> Y = constantValue(B, Context);
+  if (X && Y)
+    return *X == *Y;
+  if (X || Y)
+    return true;
+  return sameSpelling(A, B, Context);
+}
+
 /// A per-peer offset `V`, `V*Count` or `Count*V`, spelled with \p Count.
 bool isPeerOffset(const Expr *Offset, const VarDecl *V, const Expr *Count,
                   const ASTContext &Context) {
@@ -222,9 +237,9 @@ bool isPeerOffset(const Expr *Offset, const VarDecl *V, const Expr *Count,
   if (!Mul || Mul->getOpcode() != BO_Mul)
     return false;
   if (isVariable(Mul->getLHS(), V))
-    return sameSpelling(Mul->getRHS(), Count, Context);
+    return sameArgument(Mul->getRHS(), Count, Context);
   if (isVariable(Mul->getRHS(), V))
-    return sameSpelling(Mul->getLHS(), Count, Context);
+    return sameArgument(Mul->getLHS(), Count, Context);
   return false;
 }
 
@@ -275,8 +290,54 @@ QualType elementType(const Expr *Base) {
   return QualType();
 }
 
+/// The type of the scalars an object of type \p T is made of, through
+/// arrays and pointers (`double[4]`, `double *` -> `double`); a record or
+/// anything else is returned as it is.
+QualType scalarElementType(QualType T) {
+  while (true) {
+    if (const auto *Array = T->getAsArrayTypeUnsafe())
+      T = Array->getElementType();
+    else if (T->isPointerType())
+      T = T->getPointeeType();
+    else
+      return T;
+  }
+}
+
+/// Whether a store through an lvalue of type \p Written can change an
+/// object made of scalars of type \p Message: by C's effective-type rule
+/// (C11 6.5p7, C++ [basic.lval]) it cannot when both are scalar types that
+/// differ other than in signedness, and neither is a character type.
+bool cannotAlias(QualType Written, QualType Message,
+                 const ASTContext &Context) {
+  if (Written.isNull() || Message.isNull() || !Written->isScalarType() ||
+      !Message->isScalarType() || Written->isAnyCharacterType() ||
+      Message->isAnyCharacterType())
+    return false;
+  auto Plain = [&](QualType T) {
+    T = T.getCanonicalType().getUnqualifiedType();
+    if (T->isUnsignedIntegerType() && !T->isBooleanType() &&
+        !T->isEnumeralType())
+      T = const_cast<ASTContext &>(Context).getCorrespondingSignedType(T);
+    return T;
+  };
+  return Plain(Written) != Plain(Message);
+}
+
 /// Functions the message-integrity check knows do not write user memory.
 bool isKnownNonWritingCall(const CallExpr *Call) {
+  // A standard container's subscript and accessors write nothing; a store
+  // through what they return is an assignment, which is checked as one.
+  const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
+  if (Method && Method->getParent()->isInStdNamespace()) {
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+      return Op->getOperator() == OO_Subscript;
+    return Method->getIdentifier() &&
+           llvm::StringSwitch<bool>(Method->getName())
+               .Cases("size", "data", "at", "front", "back", "empty", true)
+               .Cases("begin", "end", "cbegin", "cend", "c_str", true)
+               .Default(false);
+  }
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee || !Callee->getIdentifier())
     return false;
@@ -572,9 +633,9 @@ void CandidateBuilder::checkLoopBody(const PeerLoop *Loop) {
       bool ComparesLoopVarToRoot =
           Cond && (Cond->getOpcode() == BO_NE || Cond->getOpcode() == BO_EQ) &&
           ((isVariable(Cond->getLHS(), LoopVar) &&
-            sameSpelling(Cond->getRHS(), Result.Root, Context)) ||
+            sameArgument(Cond->getRHS(), Result.Root, Context)) ||
            (isVariable(Cond->getRHS(), LoopVar) &&
-            sameSpelling(Cond->getLHS(), Result.Root, Context)));
+            sameArgument(Cond->getLHS(), Result.Root, Context)));
       bool SkipByContinue = ComparesLoopVarToRoot &&
                             Cond->getOpcode() == BO_EQ && !If->getElse() &&
                             isa<ContinueStmt>(If->getThen());
@@ -751,7 +812,7 @@ void CandidateBuilder::checkValueFromQuery(const VarDecl *V, StringRef Query,
     return;
   }
   const Expr *QueryComm = mpiArg(QueryCall, mpi::Role::Comm);
-  if (!sameSpelling(QueryComm, Comm, Context)) {
+  if (!sameArgument(QueryComm, Comm, Context)) {
     refuse(Check,
            (Role + " " + Name + " is set by " + Query + " on " +
             quoted(QueryComm, Context) + ", but the pattern runs on " +
@@ -760,6 +821,22 @@ void CandidateBuilder::checkValueFromQuery(const VarDecl *V, StringRef Query,
            QueryCall->getBeginLoc());
     return;
   }
+  // The same name must still be the same communicator at the pattern.
+  if (const VarDecl *CommVar = namedVariable(QueryComm))
+    for (const Write &W : WhereFacts.writesOf(CommVar))
+      if (SM.isBeforeInTranslationUnit(QueryCall->getBeginLoc(),
+                                       W.Where->getBeginLoc()) &&
+          SM.isBeforeInTranslationUnit(W.Where->getBeginLoc(),
+                                       Use->getBeginLoc()) &&
+          !(W.Kind == WriteKind::AddressPass && mpiCallee(W.Call) &&
+            mpiCallee(W.Call)->TheFamily == mpi::Family::CommQuery)) {
+        refuse(Check,
+               "the communicator " + quoted(QueryComm, Context) +
+                   " is written here, between " + Query.str() +
+                   " and the pattern",
+               W.Where->getBeginLoc());
+        return;
+      }
   // The query must run unconditionally in the body, before the use.
   const Stmt *Child = QueryCall;
   while (true) {
@@ -969,7 +1046,9 @@ void CandidateBuilder::checkNoWrites(const Stmt *S, const ValueDecl *Base,
       bool PlainOther = isa<DeclRefExpr>(T) && Written && Written != Base;
       bool OtherArray = isa<ArraySubscriptExpr>(T) && Written &&
                         Written != Base && Written->getType()->isArrayType();
-      if (!PlainOther && !OtherArray)
+      if (!PlainOther && !OtherArray &&
+          !cannotAlias(T->getType(), scalarElementType(Base->getType()),
+                       Context))
         refuse(SafetyCheck::MessageIntegrity,
                Written == Base
                    ? "the message " + quoted(Result.RootBuffer, Context) +
@@ -1114,7 +1193,7 @@ void CandidateBuilder::checkOrder() {
     for (mpi::Role R : {mpi::Role::Tag, mpi::Role::SendTag, mpi::Role::RecvTag})
       if (const Expr *OtherTag = mpiArg(Call, R)) {
         std::string Text = sourceText(OtherTag, Context);
-        SameTag = Text == "MPI_ANY_TAG" || sameSpelling(OtherTag, Tag, Context);
+        SameTag = Text == "MPI_ANY_TAG" || mayBeEqual(OtherTag, Tag, Context);
         if (SameTag)
           break;
       }
@@ -1326,7 +1405,7 @@ CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
   // and the root gets back what it sent.
   const Expr *PeerBuffer = mpiArg(PeerRecv, mpi::Role::RecvBuffer);
   const Expr *Forwarded = mpiArg(Forward, mpi::Role::SendBuffer);
-  if (!sameSpelling(PeerBuffer, Forwarded, Context))
+  if (!sameArgument(PeerBuffer, Forwarded, Context))
     refuse(SafetyCheck::MessageIntegrity,
            "forwards " + quoted(Forwarded, Context) + ", not the received " +
                quoted(PeerBuffer, Context),
@@ -1335,7 +1414,7 @@ CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
     checkStatementsBetween(Receiving, RecvStmt, ForwardSide->first, Base);
   if (RootRecv) {
     const Expr *Back = mpiArg(RootRecv, mpi::Role::RecvBuffer);
-    if (!sameSpelling(Back, Result.RootBuffer, Context))
+    if (!sameArgument(Back, Result.RootBuffer, Context))
       refuse(SafetyCheck::MessageIntegrity,
              "the root receives into " + quoted(Back, Context) +
                  ", not the buffer it sent",
@@ -1412,7 +1491,7 @@ void CandidateBuilder::checkPolling() {
   const CallExpr *Recv = Result.PeerCall;
   for (mpi::Role R : {mpi::Role::Source, mpi::Role::Tag, mpi::Role::Comm}) {
     const Expr *Asked = mpiArg(Probe, R), *Received = mpiArg(Recv, R);
-    if (!Asked || !Received || !sameSpelling(Asked, Received, Context))
+    if (!Asked || !Received || !sameArgument(Asked, Received, Context))
       refuse(SafetyCheck::MatchingArguments,
              "the probe asks for " + quoted(Asked, Context) +
                  " where the receive takes " + quoted(Received, Context),
@@ -1643,8 +1722,8 @@ bool CandidateBuilder::isBlockCopy(const Stmt *S, const Expr *Dest,
       (Callee->getName() != "memcpy" && Callee->getName() != "memmove") ||
       Call->getNumArgs() != 3 || Element.isNull())
     return false;
-  if (!sameSpelling(Call->getArg(0)->IgnoreParenCasts(), Dest, Context) ||
-      !sameSpelling(Call->getArg(1)->IgnoreParenCasts(), Source, Context))
+  if (!sameArgument(Call->getArg(0)->IgnoreParenCasts(), Dest, Context) ||
+      !sameArgument(Call->getArg(1)->IgnoreParenCasts(), Source, Context))
     return false;
   const auto *Mul =
       dyn_cast<BinaryOperator>(Call->getArg(2)->IgnoreParenImpCasts());
@@ -1655,7 +1734,7 @@ bool CandidateBuilder::isBlockCopy(const Stmt *S, const Expr *Dest,
     const auto *Size =
         dyn_cast<UnaryExprOrTypeTraitExpr>(B->IgnoreParenImpCasts());
     if (!Size || Size->getKind() != UETT_SizeOf ||
-        !sameSpelling(A->IgnoreParenImpCasts(), Count, Context))
+        !sameArgument(A->IgnoreParenImpCasts(), Count, Context))
       continue;
     if (Context.getTypeSizeInChars(Size->getTypeOfArgument()) ==
         Context.getTypeSizeInChars(Element))
@@ -1669,7 +1748,7 @@ bool CandidateBuilder::isBlockCopy(const Stmt *S, const Expr *Dest,
 bool CandidateBuilder::isOwnBlock(const Expr *E, const Expr *Base,
                                   const VarDecl *Self, const Expr *Count) {
   const Expr *Found = peerBlockBase(E, Self, Count, Context);
-  return Found && sameSpelling(Found, Base, Context);
+  return Found && sameArgument(Found, Base, Context);
 }
 
 /// Allgather and alltoall written as a loop of MPI_Sendrecv over every
@@ -1777,7 +1856,7 @@ CandidateBuilder::tryExchange(const ForStmt *ForLoop) {
   if (PerPeerSend)
     checkElementType(SendBase, mpi::Role::SendType);
   if (PerPeerSend)
-    Result.InPlace = sameSpelling(SendBase, RecvBase, Context);
+    Result.InPlace = sameArgument(SendBase, RecvBase, Context);
   else
     Result.InPlace = isOwnBlock(Send, RecvBase, Self, Count);
   if (!Result.InPlace) {
@@ -1813,7 +1892,7 @@ CandidateBuilder::tryExchange(const ForStmt *ForLoop) {
       const Expr *Dest = Call->getArg(0)->IgnoreParenCasts();
       const Expr *Source = Call->getArg(1)->IgnoreParenCasts();
       bool SourceOK = PerPeerSend ? isOwnBlock(Source, SendBase, Self, Count)
-                                  : sameSpelling(Source, OwnSource, Context);
+                                  : sameArgument(Source, OwnSource, Context);
       return isOwnBlock(Dest, RecvBase, Self, Count) && SourceOK &&
              isBlockCopy(S, Dest, Source, Count, Element);
     };
@@ -1952,6 +2031,10 @@ std::optional<ManualCollective> CandidateBuilder::tryGuard(const IfStmt *If) {
   else
     checkStatus(Result.PeerCall, nullptr);
   findResidualLoop(Loop);
+  // The skip compares the peer with the root: the root must not change
+  // inside the loop either.
+  if (RootSkip)
+    checkLoopInvariant(Result.Root, "root");
 
   return finished();
 }

@@ -165,6 +165,8 @@ Status match(const Graph &G, Matching &M) {
       return Status::error("dependency cycle: " + listOps(G, Cycle));
   }
   if (!Unmatched.empty() || !NeverReady.empty()) {
+    M.Unmatched = Unmatched;
+    M.NeverReady = NeverReady;
     std::string S = "unmatched operations: " + listOps(G, Unmatched);
     if (!NeverReady.empty())
       S += (Unmatched.empty() ? "" : "; ") +

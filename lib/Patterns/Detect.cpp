@@ -13,6 +13,7 @@
 #include "llvm/Support/Parallel.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -33,7 +34,8 @@ using mpi::Family;
 struct StepEvent {
   bool P2P = true;
   bool Send = false;
-  int32_t Peer = -1; ///< Communicator rank, -1 if outside it.
+  bool BlockingSend = false; ///< MPI_Send and its modes.
+  int32_t Peer = -1;         ///< Communicator rank, -1 if outside it.
   int32_t Tag = 0;
   uint64_t Bytes = 0, Buffer = 0;
   bool HasHash = false;
@@ -121,6 +123,7 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm) {
     switch (F0) {
     case Family::BlockingSend:
       St.Send = true;
+      St.BlockingSend = true;
       St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
       add(St, /*Blocking=*/true);
       break;
@@ -176,22 +179,32 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm) {
 }
 
 /// Adds \p Steps of stream \p S (ascending indices) to \p L with the
-/// dependencies among them; records which stream step each op is.
+/// dependencies among them; records which stream step each op is. With
+/// \p BufferedSends, what follows a blocking send waits only for what the
+/// send waited for, as if MPI buffered every message.
 bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
               cg::LocalGraph &L, std::vector<std::pair<int, size_t>> &OpStep,
-              int Rank) {
+              int Rank, bool BufferedSends = false) {
   std::map<size_t, uint32_t> OpOf;
+  std::function<void(uint32_t, uint32_t)> DependOn = [&](uint32_t Before,
+                                                         uint32_t Op) {
+    if (BufferedSends && S[Before].BlockingSend) {
+      for (uint32_t Earlier : S[Before].After)
+        DependOn(Earlier, Op);
+      return;
+    }
+    auto It = OpOf.find(Before);
+    if (It != OpOf.end())
+      L.addDependency(It->second, Op);
+  };
   for (size_t K : Steps) {
     const StepEvent &St = S[K];
     if (St.Peer < 0 || !St.Buffer)
       return false; // Unresolved wildcard, or no buffers: no dataflow.
     uint32_t Op = St.Send ? L.addSend(St.Buffer, St.Bytes, St.Peer, St.Tag)
                           : L.addRecv(St.Buffer, St.Bytes, St.Peer, St.Tag);
-    for (uint32_t Before : St.After) {
-      auto It = OpOf.find(Before);
-      if (It != OpOf.end())
-        L.addDependency(It->second, Op);
-    }
+    for (uint32_t Before : St.After)
+      DependOn(Before, Op);
     OpOf[K] = Op;
     OpStep.emplace_back(Rank, K);
   }
@@ -458,6 +471,54 @@ std::string classifyRootSends(const std::vector<const StepEvent *> &Sends) {
     if (S->Bytes != Size || S->Buffer - uint64_t(S->Peer) * Size != Base)
       return "unknown";
   return "scatter";
+}
+
+/// Whether every message of occurrence \p Occurrence of \p Parts carried
+/// the same bytes, by the payload hashes of its sends and receives; nothing
+/// when the trace has no hash for some of them.
+std::optional<bool> sameContents(const std::vector<Stream> &Streams,
+                                 const std::vector<RankPart> &Parts,
+                                 size_t Occurrence) {
+  std::optional<uint64_t> First;
+  for (const RankPart &P : Parts) {
+    if (Occurrence >= P.Starts.size())
+      continue;
+    for (size_t K = 0; K < P.Length; ++K) {
+      const StepEvent &S = Streams[P.CommRank][P.Starts[Occurrence] + K];
+      if (!S.P2P)
+        continue;
+      if (!S.HasHash)
+        return std::nullopt;
+      if (First && *First != S.Hash)
+        return false;
+      First = S.Hash;
+    }
+  }
+  return true;
+}
+
+/// For a broadcast, what the payload hashes of its first and last
+/// occurrence say (Pattern::Contents); one whose messages differ is no
+/// broadcast, whatever its shape and addresses say.
+void judgeContents(Pattern &P, const std::vector<Stream> &Streams,
+                   const std::vector<RankPart> &FirstParts,
+                   size_t FirstOccurrence,
+                   const std::vector<RankPart> &LastParts,
+                   size_t LastOccurrence) {
+  if (P.Collective != "bcast")
+    return;
+  std::optional<bool> Same[] = {
+      sameContents(Streams, FirstParts, FirstOccurrence),
+      sameContents(Streams, LastParts, LastOccurrence)};
+  if ((Same[0] && !*Same[0]) || (Same[1] && !*Same[1])) {
+    P.Collective = "unknown";
+    P.Contents = "differ";
+    P.Note += std::string(P.Note.empty() ? "" : "; ") +
+              "its messages carry different bytes (payload hashes), so it "
+              "is no broadcast";
+    return;
+  }
+  P.Contents = Same[0] && Same[1] ? "same" : "not recorded";
 }
 
 //===-- Communication graphs from traces
@@ -1000,6 +1061,8 @@ private:
     } else if (P.Collective == "bcast") {
       P.Collective = "unknown"; // Broadcast or scatter: no data to tell.
     }
+    judgeContents(P, Streams, Instances.front().Parts, 0,
+                  Instances.back().Parts, 0);
     Candidate Cand;
     Cand.Comm = C;
     for (const Instance &In : Instances)
@@ -1058,6 +1121,7 @@ private:
     }
     if (P.Collective == "bcast-or-scatter")
       P.Collective = "unknown";
+    judgeContents(P, Streams, Cand.Parts, 0, Cand.Parts, P.Occurrences - 1);
     uint64_t Whole = 0;
     size_t Segments = pipelineSegments(Cand, Streams, Whole);
     if (Segments > 1) {
@@ -1135,6 +1199,47 @@ private:
 
   //===-- Dataflow evidence ----------------------------------------------===//
 
+  /// What a failed matching of the steps \p Used of \p Streams means for
+  /// the user: receives with no send at all mean the trace lacks sends; a
+  /// matching that works once blocking sends may return unmatched means
+  /// the program relies on MPI buffering them; else the matching's own
+  /// message.
+  static std::string
+  whyUnmatched(const cg::Graph &G, const cg::Matching &M, const cg::Status &St,
+               const std::vector<Stream> &Streams,
+               const std::vector<std::vector<size_t>> &Used) {
+    size_t Sends = 0, Recvs = 0;
+    for (cg::OpId Op : M.Unmatched)
+      ++(G.ops()[Op].Kind == cg::OpKind::Send ? Sends : Recvs);
+    // The receives stuck behind them wait for those sends as well.
+    for (cg::OpId Op : M.NeverReady)
+      Recvs += G.ops()[Op].Kind == cg::OpKind::Recv;
+    if (Recvs > 0 && Sends == 0)
+      return std::to_string(Recvs) + " receive" + (Recvs == 1 ? "" : "s") +
+             " match no send of the trace, so the trace is incomplete: a "
+             "program that defines MPI_Send (or another MPI function) "
+             "itself and calls PMPI_Send from it hides those calls from the "
+             "tracer (" +
+             St.Message + ")";
+    cg::Graph Buffered(G.numProcs());
+    std::vector<std::pair<int, size_t>> Unused;
+    for (size_t R = 0; R < Streams.size(); ++R) {
+      cg::LocalGraph L(static_cast<cg::Rank>(R));
+      if (!addSteps(Streams[R], Used[R], L, Unused, int(R),
+                    /*BufferedSends=*/true) ||
+          !Buffered.add(L).ok())
+        return St.Message;
+    }
+    cg::Matching Again;
+    if (cg::match(Buffered, Again).ok())
+      return "the program relies on MPI buffering its blocking sends (a "
+             "rank's MPI_Send returns before the receive is posted, so "
+             "ranks send before they receive); that is correct only while "
+             "MPI buffers the messages, and the dataflow analysis takes "
+             "sends as synchronous";
+    return St.Message;
+  }
+
   /// All point-to-point steps of the communicator as one graph; the
   /// collectives its dataflow forms over all ranks become patterns if they
   /// are compact: on every rank their steps come in runs of one length, as
@@ -1172,8 +1277,9 @@ private:
     cg::Matching M;
     cg::Status St = cg::match(G, M);
     if (!St.ok()) {
-      Warnings.push_back("communicator " + std::to_string(C) +
-                         ": no dataflow analysis: " + St.Message);
+      Warnings.push_back(
+          "communicator " + std::to_string(C) +
+          ": no dataflow analysis: " + whyUnmatched(G, M, St, Streams, Used));
       return;
     }
     std::vector<cg::Transfer> SST;
@@ -1233,6 +1339,7 @@ private:
       P.Bytes = Coll.BlockSize;
       P.Occurrences = Runs;
       P.Evidence = "dataflow";
+      judgeContents(P, Streams, Cand.Parts, 0, Cand.Parts, Runs - 1);
       Cand.Comm = C;
       addSites(P, Cand, Streams);
       Found.push_back(std::move(P));

@@ -84,4 +84,4 @@ int main(int argc, char **argv) {
   MPI_Finalize();
   return 0;
 }
-// CHECK-MESSAGES: check-rewrite: same output at np 1 2 3 4 5 8
+// CHECK-MESSAGES: check-rewrite: same output at np 1 2 3 4 5 7 8

@@ -28,5 +28,5 @@ int main(int argc, char **argv) {
   MPI_Finalize();
   return 0;
 }
-// CHECK: check-rewrite: same output at np 1 2 3 4 5 8
+// CHECK: check-rewrite: same output at np 1 2 3 4 5 7 8
 // CHECK: report: cdag: bcast root 0 on all 5 processes

@@ -43,6 +43,6 @@ int main(int argc, char **argv) {
   MPI_Finalize();
   return 0;
 }
-// CHECK: check-rewrite: same output at np 1 2 3 4 5 8
+// CHECK: check-rewrite: same output at np 1 2 3 4 5 7 8
 // CHECK: report: cdag: bcast root 0 on all 4 processes (3 transfers, 48 bytes) as MPI_Bcast
 // CHECK-NOT: report: cdag: bcast

@@ -194,6 +194,9 @@ llvm::Error addPatternSites(const llvm::json::Value &Doc, StringRef Origin,
     const llvm::json::Array *Sites = PO ? PO->getArray("sites") : nullptr;
     if (!Sites)
       continue;
+    // The payload hashes showed this is no collective: no evidence.
+    if (PO->getString("contents") == "differ")
+      continue;
     for (const llvm::json::Value &S : *Sites) {
       const llvm::json::Object *SO = S.getAsObject();
       if (!SO)
@@ -214,11 +217,17 @@ llvm::Error addPatternSites(const llvm::json::Value &Doc, StringRef Origin,
   return llvm::Error::success();
 }
 
-/// The flags an MPI compiler wrapper adds (include paths, defines), so
-/// databases that name mpicc work like any other. Cached per wrapper.
+/// What an MPI compiler wrapper adds (include paths, defines) and which
+/// compiler it runs, so databases that name mpicc work like any other.
+/// Cached per wrapper.
 class MPIWrapperFlags {
 public:
-  const std::vector<std::string> &flagsFor(StringRef Compiler) {
+  struct Wrapper {
+    std::vector<std::string> Flags;
+    std::string Compiler; ///< What it runs ("gcc"); empty if unknown.
+  };
+
+  const Wrapper &wrapperFor(StringRef Compiler) {
     std::lock_guard<std::mutex> Lock(Mutex);
     auto [It, New] = Cache.try_emplace(Compiler);
     if (New)
@@ -233,44 +242,78 @@ public:
   }
 
 private:
-  static std::vector<std::string> query(StringRef Compiler) {
+  /// What \p Path prints for \p Query, or nothing if it fails.
+  static std::optional<std::string> ask(StringRef Path, StringRef Query) {
+    llvm::SmallString<128> Out;
+    if (llvm::sys::fs::createTemporaryFile("mpilift-wrapper", "txt", Out))
+      return std::nullopt;
+    std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Out),
+                                            StringRef("")};
+    int RC =
+        llvm::sys::ExecuteAndWait(Path, {Path, Query}, std::nullopt, Redirects);
+    auto Text = llvm::MemoryBuffer::getFile(Out);
+    llvm::sys::fs::remove(Out);
+    if (RC != 0 || !Text)
+      return std::nullopt;
+    return (*Text)->getBuffer().str();
+  }
+
+  static Wrapper query(StringRef Compiler) {
     llvm::ErrorOr<std::string> Path =
         llvm::sys::path::is_absolute(Compiler)
             ? std::string(Compiler)
             : llvm::sys::findProgramByName(Compiler);
     if (!Path)
       return {};
-    // Open MPI: --showme:compile prints only the flags. MPICH: -show prints
-    // the whole command; its -I and -D words are the ones that matter.
-    for (const char *Query : {"--showme:compile", "-show"}) {
-      llvm::SmallString<128> Out;
-      if (llvm::sys::fs::createTemporaryFile("mpilift-wrapper", "txt", Out))
-        return {};
-      std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Out),
-                                              StringRef("")};
-      int RC = llvm::sys::ExecuteAndWait(*Path, {*Path, Query}, std::nullopt,
-                                         Redirects);
-      auto Text = llvm::MemoryBuffer::getFile(Out);
-      llvm::sys::fs::remove(Out);
-      if (RC != 0 || !Text)
-        continue;
-      std::vector<std::string> Flags;
-      SmallVector<StringRef, 16> Words;
-      (*Text)->getBuffer().split(Words, ' ', -1, false);
-      for (StringRef W : Words) {
-        W = W.trim();
-        if (W.starts_with("-I") || W.starts_with("-D") ||
-            W.starts_with("-isystem") || W == "-pthread")
-          Flags.push_back(W.str());
-      }
-      return Flags;
+    // Open MPI: --showme:compile prints only the flags, --showme:command
+    // the compiler. MPICH: -show prints the whole command, the compiler
+    // first; its -I and -D words are the ones that matter.
+    Wrapper W;
+    std::optional<std::string> Text = ask(*Path, "--showme:compile");
+    if (Text) {
+      if (std::optional<std::string> Command = ask(*Path, "--showme:command"))
+        W.Compiler = StringRef(*Command).trim().str();
+    } else if ((Text = ask(*Path, "-show"))) {
+      W.Compiler = StringRef(*Text).trim().split(' ').first.str();
+    } else {
+      return W;
     }
-    return {};
+    SmallVector<StringRef, 16> Words;
+    StringRef(*Text).split(Words, ' ', -1, false);
+    for (StringRef Word : Words) {
+      Word = Word.trim();
+      if (Word.starts_with("-I") || Word.starts_with("-D") ||
+          Word.starts_with("-isystem") || Word == "-pthread")
+        W.Flags.push_back(Word.str());
+    }
+    return W;
   }
 
-  llvm::StringMap<std::vector<std::string>> Cache;
+  llvm::StringMap<Wrapper> Cache;
   std::mutex Mutex;
 };
+
+/// Whether \p Compiler is GCC (`gcc`, `gcc-12`, `cc`, `x86_64-linux-gnu-gcc`,
+/// and the C++ names), which accepts with a warning some old C that clang
+/// 19 rejects.
+bool isGCC(StringRef Compiler) {
+  StringRef Name = llvm::sys::path::filename(Compiler);
+  auto [Stem, Version] = Name.rsplit('-');
+  if (!Version.empty() && llvm::all_of(Version, llvm::isDigit))
+    Name = Stem; // gcc-12
+  for (StringRef GCC : {"gcc", "g++", "cc", "c++", "c89", "c99"})
+    if (Name == GCC || Name.ends_with(("-" + GCC).str()))
+      return true;
+  return false;
+}
+
+/// GCC 12 warns where clang 19 stops: implicit int, implicit function
+/// declarations, int/pointer conversions. Units built with GCC are parsed
+/// as it would build them.
+const char *const GCCLegacyFlags[] = {
+    "-Wno-error=implicit-int", "-Wno-error=implicit-function-declaration",
+    "-Wno-error=int-conversion",
+    "-Wno-error=incompatible-function-pointer-types"};
 
 /// Everything the run collects over all translation units.
 struct CheckState {
@@ -1017,10 +1060,17 @@ void addAdjusters(tooling::ClangTool &Tool,
   Tool.appendArgumentsAdjuster(
       [Wrappers](const tooling::CommandLineArguments &Args, StringRef) {
         tooling::CommandLineArguments Out = Args;
-        if (!Args.empty() && MPIWrapperFlags::isWrapper(Args[0])) {
-          const std::vector<std::string> &Flags = Wrappers->flagsFor(Args[0]);
-          Out.insert(Out.begin() + 1, Flags.begin(), Flags.end());
+        if (Args.empty())
+          return Out;
+        std::string Compiler = Args[0];
+        if (MPIWrapperFlags::isWrapper(Args[0])) {
+          const MPIWrapperFlags::Wrapper &W = Wrappers->wrapperFor(Args[0]);
+          Out.insert(Out.begin() + 1, W.Flags.begin(), W.Flags.end());
+          Compiler = W.Compiler;
         }
+        if (isGCC(Compiler))
+          Out.insert(Out.begin() + 1, std::begin(GCCLegacyFlags),
+                     std::end(GCCLegacyFlags));
         bool HasResourceDir = llvm::any_of(Args, [](const std::string &A) {
           return StringRef(A).starts_with("-resource-dir");
         });

@@ -98,6 +98,10 @@ void printText(const trace::Trace &T, const patterns::DetectResult &R,
        << (P.Occurrences == 1 ? "" : "s") << ", evidence " << P.Evidence;
     if (!P.Note.empty())
       OS << " (" << P.Note << ")";
+    if (P.Contents == "same")
+      OS << ", contents verified by hash";
+    else if (P.Contents == "not recorded")
+      OS << ", contents not verified (trace with --hash to verify)";
     OS << "\n";
     for (const patterns::PatternSite &S : P.Sites)
       OS << "    " << (S.Send ? "send" : "recv") << " " << Names.text(S.Site)
@@ -143,6 +147,7 @@ llvm::json::Value toJson(const trace::Trace &T, const patterns::DetectResult &R,
                            {"occurrences", int64_t(P.Occurrences)},
                            {"segments", int64_t(P.Segments)},
                            {"evidence", P.Evidence},
+                           {"contents", P.Contents},
                            {"note", P.Note},
                            {"sites", std::move(Sites)}});
   }

@@ -11,6 +11,7 @@
 
 #include "Commands.h"
 
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -34,6 +35,9 @@ const char *const Usage =
     "[-- ARGS]\n"
     "      prove hand-written collectives safe to replace and rewrite them\n"
     "\n"
+    "  --version\n"
+    "      print the version and the LLVM it is built with\n"
+    "\n"
     "Record a trace with: mpirun -np N mpilift-run -o DIR -- PROGRAM ARGS\n"
     "Run 'mpilift <command> --help' for a command's options.\n";
 
@@ -48,6 +52,11 @@ int main(int Argc, const char **Argv) {
   if (!strcmp(Argv[1], "-h") || !strcmp(Argv[1], "--help") ||
       !strcmp(Argv[1], "help")) {
     llvm::outs() << Usage;
+    return mpilift::ExitClean;
+  }
+  if (!strcmp(Argv[1], "--version") || !strcmp(Argv[1], "version")) {
+    llvm::outs() << "mpilift " MPILIFT_VERSION " (LLVM " LLVM_VERSION_STRING
+                    ")\n";
     return mpilift::ExitClean;
   }
   if (!strcmp(Argv[1], "trace"))

@@ -163,6 +163,9 @@ private:
 /// matched.
 struct Matching {
   std::vector<OpId> PeerOf;
+  /// When matching fails: sends and receives that found no partner, and
+  /// operations that never became ready (they wait for such ones).
+  std::vector<OpId> Unmatched, NeverReady;
 };
 
 /// Algorithm 1. Fails, naming the operations, if some send or receive has

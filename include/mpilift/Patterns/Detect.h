@@ -23,9 +23,12 @@
 ///    trees, pipelines and rings no template lists.
 ///
 /// Broadcast or scatter: identical buffer and size on every send of the
-/// root (and identical payload hashes when the trace has them) is a
-/// broadcast; base + k * size is a scatter; otherwise the dataflow decides,
-/// or the pattern says "unknown".
+/// root is a broadcast; base + k * size is a scatter; otherwise the
+/// dataflow decides, or the pattern says "unknown". A broadcast must also
+/// carry the same bytes in every message of an occurrence where the trace
+/// has payload hashes (a ring that changes the value at each hop uses one
+/// buffer too); without hashes the pattern says its contents were not
+/// verified.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +63,12 @@ struct Pattern {
   /// the other from the same buffer (a pipeline); Bytes is the whole.
   uint64_t Segments = 1;
   std::string Evidence; ///< "template", "dataflow" or "both".
+  /// Broadcasts: "same" when the payload hashes show every message of an
+  /// occurrence carried the same bytes, "not recorded" when the trace has
+  /// no hashes; "differ" marks a pattern the shape and addresses took for a
+  /// broadcast whose messages carried different bytes (it is reported as
+  /// "unknown"). Empty for other collectives.
+  std::string Contents;
   std::vector<PatternSite> Sites;
   std::string Note;
 };

@@ -1,0 +1,35 @@
+// Issue 18, item 3: the count comes from a helper that gives the low ranks
+// one element more. The spelling 'len' is the same on both sides; the value
+// is not, and the helper's result cannot be proven the same on every rank.
+// RUN: %check-rewrite refuse %s %t | FileCheck %s --implicit-check-not=warning:
+#include <mpi.h>
+#include <stdio.h>
+
+#define TOTAL 23
+
+static int share_of(int total, int me, int np) {
+  return total / np + (me < total % np ? 1 : 0);
+}
+
+int main(int argc, char **argv) {
+  int rank, size;
+  double values[TOTAL];
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int len = share_of(TOTAL, rank, size);
+  if (rank == 0) {
+    for (int k = 0; k < TOTAL; k++)
+      values[k] = 0.5 * k;
+    for (int i = 1; i < size; i++)
+      MPI_Send(values, len, MPI_DOUBLE, i, 8, MPI_COMM_WORLD);
+    // CHECK: :[[@LINE-2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: matching-arguments refused [mpilift-manual-bcast]
+    // CHECK: :[[@LINE-7]]:13: note: matching-arguments: the count 'len' may differ between ranks: 'len' is given a value that may differ between ranks: the value comes from a call of 'share_of', which may return something else on another rank
+  } else {
+    MPI_Recv(values, len, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  printf("rank %d: %d values, first %.1f\n", rank, len, values[0]);
+  MPI_Finalize();
+  return 0;
+}
+// CHECK: check-rewrite: unchanged
