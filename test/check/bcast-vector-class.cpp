@@ -1,10 +1,9 @@
 // C++: the buffer is a std::vector member of a class; the root sends
 // values_.data() and the others receive into the same expression.
-// RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s
-// --check-prefix=CHECK-MESSAGES --implicit-check-not=warning: RUN: FileCheck %s
-// --check-prefix=CHECK-FIXES < %t/prog.cpp
-#include <cstdio>
+// RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.cpp
 #include <mpi.h>
+#include <cstdio>
 #include <vector>
 
 class Parameters {
@@ -25,9 +24,7 @@ public:
       load(rank);
       for (int r = 1; r < size; ++r)
         MPI_Send(values_.data(), n, MPI_DOUBLE, r, 5, comm);
-      // CHECK-MESSAGES: :[[@LINE-2]]:7: warning: loop of point-to-point sends
-      // implements a broadcast (static analysis and the trace); replace it with
-      // MPI_Bcast [mpilift-manual-bcast]
+      // CHECK-MESSAGES: :[[@LINE-2]]:7: warning: loop of point-to-point sends implements a broadcast (static analysis and the trace); replace it with MPI_Bcast [mpilift-manual-bcast]
     } else {
       MPI_Recv(values_.data(), n, MPI_DOUBLE, 0, 5, comm, MPI_STATUS_IGNORE);
     }
