@@ -233,9 +233,12 @@ public:
       llvm::DenseMap<const CXXConstructorDecl *,
                      SmallVector<const CXXConstructExpr *, 2>> &Constructions,
       llvm::DenseMap<const FieldDecl *, SmallVector<const MemberExpr *, 4>>
-          &FieldUses)
+          &FieldUses,
+      llvm::DenseMap<const VarDecl *, SmallVector<const FunctionDecl *, 2>>
+          &GlobalUsers)
       : Context(Context), Callers(Callers), AddressTaken(AddressTaken),
-        Constructions(Constructions), FieldUses(FieldUses) {}
+        Constructions(Constructions), FieldUses(FieldUses),
+        GlobalUsers(GlobalUsers) {}
 
   /// Implicit copy and move members touch fields too.
   bool shouldVisitImplicitCode() const { return true; }
@@ -269,6 +272,12 @@ public:
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl())) {
+      if (V->hasGlobalStorage() && !V->isStaticLocal() && Current &&
+          !llvm::is_contained(GlobalUsers[V], Current))
+        GlobalUsers[V].push_back(Current);
+      return true;
+    }
     const auto *F = dyn_cast<FunctionDecl>(Ref->getDecl());
     if (!F)
       return true;
@@ -295,6 +304,8 @@ private:
                  SmallVector<const CXXConstructExpr *, 2>> &Constructions;
   llvm::DenseMap<const FieldDecl *, SmallVector<const MemberExpr *, 4>>
       &FieldUses;
+  llvm::DenseMap<const VarDecl *, SmallVector<const FunctionDecl *, 2>>
+      &GlobalUsers;
   const FunctionDecl *Current = nullptr;
 };
 
@@ -325,7 +336,7 @@ FunctionFacts::referencesOf(const VarDecl *V) const {
 TranslationUnitFacts::TranslationUnitFacts(ASTContext &Context)
     : Context(Context) {
   CallCollector Collector(Context, Callers, AddressTaken, Constructions,
-                          FieldUses);
+                          FieldUses, GlobalUsers);
   Collector.TraverseDecl(Context.getTranslationUnitDecl());
 }
 
@@ -333,6 +344,14 @@ ArrayRef<const CXXConstructExpr *>
 TranslationUnitFacts::constructionsOf(const CXXConstructorDecl *Ctor) const {
   auto It = Constructions.find(Ctor->getCanonicalDecl());
   if (It == Constructions.end())
+    return {};
+  return It->second;
+}
+
+ArrayRef<const FunctionDecl *>
+TranslationUnitFacts::functionsUsing(const VarDecl *Global) const {
+  auto It = GlobalUsers.find(Global);
+  if (It == GlobalUsers.end())
     return {};
   return It->second;
 }

@@ -96,6 +96,9 @@ public:
   /// functions included.
   llvm::ArrayRef<const clang::MemberExpr *>
   usesOf(const clang::FieldDecl *Field) const;
+  /// Every function with a body here that names the global \p Global.
+  llvm::ArrayRef<const clang::FunctionDecl *>
+  functionsUsing(const clang::VarDecl *Global) const;
 
 private:
   clang::ASTContext &Context;
@@ -108,6 +111,9 @@ private:
   llvm::DenseMap<const clang::FieldDecl *,
                  llvm::SmallVector<const clang::MemberExpr *, 4>>
       FieldUses;
+  llvm::DenseMap<const clang::VarDecl *,
+                 llvm::SmallVector<const clang::FunctionDecl *, 2>>
+      GlobalUsers;
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionFacts>>
       Facts;
 };

@@ -128,6 +128,25 @@ RankUniformity::divergence(const Expr *E, const FunctionDecl &Where) {
   return valueOf(E, Where, 0);
 }
 
+std::optional<Divergence>
+RankUniformity::variableDivergence(const VarDecl *V, const FunctionDecl &Where,
+                                   SourceLocation Use) {
+  InProgress.clear();
+  return variable(V, Use, Where, 0);
+}
+
+std::optional<Divergence>
+RankUniformity::containerDivergence(const ValueDecl *D,
+                                    const FunctionDecl &Where) {
+  InProgress.clear();
+  if (const auto *Field = dyn_cast<FieldDecl>(D))
+    return memberContainerSize(Field, 0);
+  if (const auto *V = dyn_cast<VarDecl>(D))
+    if (V->hasLocalStorage() && !isa<ParmVarDecl>(V))
+      return localContainerSize(V, Where, 0);
+  return Divergence{"cannot follow the size of " + named(D), D->getLocation()};
+}
+
 std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
                                                   const FunctionDecl &Where,
                                                   unsigned Depth) {
@@ -209,14 +228,14 @@ std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
         isa<FunctionDecl>(Ref->getDecl()))
       return std::nullopt;
     if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
-      return variable(V, E, Where, Depth);
+      return variable(V, E->getBeginLoc(), Where, Depth);
   }
   return Fail("cannot prove that " + spelled(E, Context) +
               " is the same on every rank");
 }
 
 std::optional<Divergence> RankUniformity::variable(const VarDecl *V,
-                                                   const Expr *Use,
+                                                   SourceLocation Use,
                                                    const FunctionDecl &Where,
                                                    unsigned Depth) {
   if (!InProgress.insert(V).second)
@@ -226,12 +245,12 @@ std::optional<Divergence> RankUniformity::variable(const VarDecl *V,
       return valueOf(V->getInit(), Where, Depth);
     return Divergence{named(V) + " is a global variable; its writes cannot "
                                  "be followed",
-                      Use->getBeginLoc()};
+                      Use};
   }
   if (V->getType()->isReferenceType())
     return Divergence{named(V) + " is a reference; what it refers to cannot "
                                  "be followed",
-                      Use->getBeginLoc()};
+                      Use};
   const FunctionFacts &Facts = TU.factsOf(Where);
   for (const Write &W : Facts.writesOf(V))
     if (auto Why = write(V, W, Where, Depth))
@@ -239,7 +258,7 @@ std::optional<Divergence> RankUniformity::variable(const VarDecl *V,
   if (const auto *Param = dyn_cast<ParmVarDecl>(V))
     return parameter(Param, Use, Where, Depth);
   if (Facts.writesOf(V).empty())
-    return Divergence{named(V) + " is never given a value", Use->getBeginLoc()};
+    return Divergence{named(V) + " is never given a value", Use};
   return std::nullopt;
 }
 
@@ -468,23 +487,23 @@ RankUniformity::constructionArguments(const CXXConstructExpr *Construct,
 }
 
 std::optional<Divergence> RankUniformity::parameter(const ParmVarDecl *P,
-                                                    const Expr *Use,
+                                                    SourceLocation Use,
                                                     const FunctionDecl &Where,
                                                     unsigned Depth) {
   if (Where.isMain())
     return Divergence{named(P) + " is a parameter of main: program input, "
                                  "which may differ between ranks",
-                      Use->getBeginLoc()};
+                      Use};
   if (Depth >= MaxDepth)
     return Divergence{"gave up following " + named(P) + " through callers",
-                      Use->getBeginLoc()};
+                      Use};
   if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Where))
     return constructorParameter(P, Use, *Ctor, Depth);
   ArrayRef<CallSite> Callers = TU.callersOf(&Where);
   if (Callers.empty() || TU.mayBeCalledIndirectly(&Where))
     return Divergence{named(P) + " is a parameter of " + named(&Where) +
                           " whose callers are not all visible",
-                      Use->getBeginLoc()};
+                      Use};
   std::vector<ArgumentSite> Sites;
   for (const CallSite &Site : Callers)
     Sites.push_back({Site.Call, Site.Caller,
@@ -533,7 +552,7 @@ RankUniformity::argumentsAtSites(const ParmVarDecl *P,
 }
 
 std::optional<Divergence>
-RankUniformity::constructorParameter(const ParmVarDecl *P, const Expr *Use,
+RankUniformity::constructorParameter(const ParmVarDecl *P, SourceLocation Use,
                                      const CXXConstructorDecl &Ctor,
                                      unsigned Depth) {
   ArrayRef<const CXXConstructExpr *> Sites = TU.constructionsOf(&Ctor);
@@ -541,7 +560,7 @@ RankUniformity::constructorParameter(const ParmVarDecl *P, const Expr *Use,
     return Divergence{named(P) + " is a parameter of a constructor of " +
                           named(Ctor.getParent()) +
                           " that this file never calls",
-                      Use->getBeginLoc()};
+                      Use};
   std::vector<ArgumentSite> ArgSites;
   for (const CXXConstructExpr *Site : Sites)
     ArgSites.push_back({Site, enclosingFunction(*Site, TU.context()),

@@ -61,6 +61,18 @@ public:
   std::optional<Divergence> divergence(const clang::Expr *E,
                                        const clang::FunctionDecl &Where);
 
+  /// Nothing when the variable \p V of \p Where has the same value on
+  /// every rank wherever it is read (\p Use: where, for the messages).
+  std::optional<Divergence> variableDivergence(const clang::VarDecl *V,
+                                               const clang::FunctionDecl &Where,
+                                               clang::SourceLocation Use);
+
+  /// Nothing when the size of the standard container \p D (a local of
+  /// \p Where or a field) is the same on every rank.
+  std::optional<Divergence>
+  containerDivergence(const clang::ValueDecl *D,
+                      const clang::FunctionDecl &Where);
+
   /// Nothing when \p E has the same value in every iteration of \p Loop
   /// (a statement of \p Where): it reads no variable written inside the
   /// loop and calls nothing.
@@ -73,14 +85,14 @@ private:
                                     const clang::FunctionDecl &Where,
                                     unsigned Depth);
   std::optional<Divergence> variable(const clang::VarDecl *V,
-                                     const clang::Expr *Use,
+                                     clang::SourceLocation Use,
                                      const clang::FunctionDecl &Where,
                                      unsigned Depth);
   std::optional<Divergence> write(const clang::VarDecl *V, const Write &W,
                                   const clang::FunctionDecl &Where,
                                   unsigned Depth);
   std::optional<Divergence> parameter(const clang::ParmVarDecl *P,
-                                      const clang::Expr *Use,
+                                      clang::SourceLocation Use,
                                       const clang::FunctionDecl &Where,
                                       unsigned Depth);
   std::optional<Divergence> datatypeArguments(const clang::VarDecl *V,
@@ -112,7 +124,7 @@ private:
                                              llvm::ArrayRef<ArgumentSite> Sites,
                                              unsigned Depth);
   std::optional<Divergence>
-  constructorParameter(const clang::ParmVarDecl *P, const clang::Expr *Use,
+  constructorParameter(const clang::ParmVarDecl *P, clang::SourceLocation Use,
                        const clang::CXXConstructorDecl &Ctor, unsigned Depth);
   /// Why the statements around \p S may let some ranks run it and others
   /// not (a condition that may differ between ranks).

@@ -1,0 +1,87 @@
+//===- CollectiveJudge.h - Which collective a region implements -*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The proof of a hand-written collective (seed 002's checks, seed 000's
+/// detection): the region is evaluated for every rank of communicators of
+/// 1 to 64 processes and of 97, 128, 1000, 1024 and 4099, for each setting
+/// of the inputs that decide its control flow (every root a parameter may
+/// name, at least at small sizes); each size's operations go to CommGraph,
+/// which matches them, follows the data into SST form and detects the
+/// collective. The region is that collective when every size and setting
+/// gives the same one over all processes, with nothing left over.
+///
+/// The rewrite's arguments come from the same runs: among the expressions
+/// the region spells (its calls' arguments and their parts, the
+/// conditions' operands) and the variables in scope, the judge keeps those
+/// whose value at the region's entry is, on every rank of every run, the
+/// detected root, the message's element count, the buffer (object and
+/// offset) the collective reads or writes on that rank.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_COLLECTIVEJUDGE_H
+#define MPILIFT_LIB_ANALYSIS_COLLECTIVEJUDGE_H
+
+#include "RankEvaluator.h"
+
+#include "mpilift/Analysis/ManualCollective.h"
+
+#include <optional>
+#include <vector>
+
+namespace mpilift {
+namespace analysis {
+
+/// What the runs proved, and the expressions the rewrite uses.
+struct RegionProof {
+  ManualKind Kind = ManualKind::Bcast;
+  /// The root: an expression whose value it is on every rank, or (when
+  /// no expression spells it) a constant.
+  const clang::Expr *Root = nullptr;
+  std::optional<int64_t> RootConstant;
+  /// The element count per block, or a constant.
+  const clang::Expr *Count = nullptr;
+  std::optional<int64_t> CountConstant;
+  const clang::Expr *Datatype = nullptr;
+  const clang::Expr *Comm = nullptr;
+  /// Broadcast: the buffer of every rank. Scatter: SendBuffer at the root
+  /// (the base of the blocks), RecvBuffer elsewhere. Gather: RecvBuffer at
+  /// the root, SendBuffer elsewhere. Allgather, alltoall: SendBuffer and
+  /// RecvBuffer everywhere, SendBuffer null when in place.
+  const clang::Expr *Buffer = nullptr;
+  const clang::Expr *SendBuffer = nullptr;
+  const clang::Expr *RecvBuffer = nullptr;
+  bool InPlace = false;
+  /// How many sizes the proof ran at, how many runs, and the large sizes
+  /// it skipped because their runs would exceed the operation budget.
+  unsigned Sizes = 0;
+  uint64_t Runs = 0;
+  std::vector<int64_t> Skipped;
+};
+
+/// The judgement on one region.
+struct Verdict {
+  /// The collective it looked like (from the first size that formed one),
+  /// for a refusal's message; empty when it never formed one.
+  std::optional<ManualKind> Looks;
+  std::optional<RegionProof> Proof;
+  std::vector<Refusal> Refusals;
+  /// Whether the region's messages close among themselves at a small
+  /// size (every send matched); a region that does not is no pattern.
+  bool Closed = false;
+};
+
+/// Evaluates \p R at every size of the proof and judges it.
+Verdict judgeRegion(TranslationUnitFacts &TU, const Region &R);
+
+/// The process counts the proof runs at.
+llvm::ArrayRef<int64_t> proofSizes();
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_COLLECTIVEJUDGE_H

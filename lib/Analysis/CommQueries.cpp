@@ -1,0 +1,251 @@
+//===- CommQueries.cpp - Which values are the rank and the size -----------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CommQueries.h"
+
+#include "StatementTree.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+namespace {
+
+constexpr unsigned MaxDepth = 4;
+
+/// The query \p Call makes, if it is MPI_Comm_rank or MPI_Comm_size.
+std::optional<CommQuery> queryOf(const CallExpr *Call) {
+  const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
+  if (!Info)
+    return std::nullopt;
+  if (Info->Id == mpi::FunctionId::Comm_rank)
+    return CommQuery::Rank;
+  if (Info->Id == mpi::FunctionId::Comm_size)
+    return CommQuery::Size;
+  return std::nullopt;
+}
+
+/// The query result \p Address (`&x`, `&this->f`) receives from the call
+/// it is an argument of, with the communicator.
+std::optional<QueryValue> queryWriting(const Expr *Address,
+                                       const CallExpr *Call,
+                                       const ASTContext &Context) {
+  std::optional<CommQuery> Q = queryOf(Call);
+  if (!Q)
+    return std::nullopt;
+  const Expr *Out = mpiArg(Call, Q == CommQuery::Rank ? mpi::Role::RankOut
+                                                      : mpi::Role::SizeOut);
+  if (!Out || Out->IgnoreParenCasts() != Address->IgnoreParenCasts())
+    return std::nullopt;
+  CommKey Key = commKey(mpiArg(Call, mpi::Role::Comm), Context);
+  if (!Key.valid())
+    return std::nullopt;
+  return QueryValue{*Q, Key};
+}
+
+/// All writes of a variable agree on one query and communicator.
+std::optional<QueryValue> agree(std::optional<QueryValue> A,
+                                const std::optional<QueryValue> &B) {
+  if (!A || !B || A->Query != B->Query || A->Comm != B->Comm)
+    return std::nullopt;
+  return A;
+}
+
+std::optional<QueryValue> localQuery(const VarDecl *V,
+                                     const FunctionFacts &Facts,
+                                     const ASTContext &Context) {
+  std::optional<QueryValue> Found;
+  bool First = true;
+  for (const Write &W : Facts.writesOf(V)) {
+    const auto *Address = dyn_cast<Expr>(W.Where);
+    if (W.Kind != WriteKind::AddressPass || !Address)
+      return std::nullopt;
+    std::optional<QueryValue> This = queryWriting(Address, W.Call, Context);
+    Found = First ? This : agree(Found, This);
+    First = false;
+    if (!Found)
+      return std::nullopt;
+  }
+  return Found;
+}
+
+/// The field use \p Use writes the field only by handing its address to a
+/// query; nothing when it reads it; an invalid value when it may write it
+/// otherwise.
+enum class FieldUse { Read, Query, Other };
+
+FieldUse classifyFieldUse(const MemberExpr *Use, ASTContext &Context,
+                          std::optional<QueryValue> &Query) {
+  const Stmt *Child = Use;
+  const Stmt *Parent = parentStmt(*Use, Context);
+  while (Parent && (isa<ParenExpr>(Parent) ||
+                    (isa<ImplicitCastExpr>(Parent) &&
+                     cast<ImplicitCastExpr>(Parent)->getCastKind() !=
+                         CK_LValueToRValue))) {
+    Child = Parent;
+    Parent = parentStmt(*Parent, Context);
+  }
+  if (!Parent)
+    return FieldUse::Other; // A member initializer or a reference binding.
+  if (const auto *Cast = dyn_cast<ImplicitCastExpr>(Parent))
+    if (Cast->getCastKind() == CK_LValueToRValue)
+      return FieldUse::Read;
+  if (const auto *Op = dyn_cast<UnaryOperator>(Parent)) {
+    if (Op->getOpcode() != UO_AddrOf)
+      return Op->isIncrementDecrementOp() ? FieldUse::Other : FieldUse::Read;
+    const auto *Call = dyn_cast_or_null<CallExpr>(parentStmt(*Op, Context));
+    Query = Call ? queryWriting(Op, Call, Context) : std::nullopt;
+    return Query ? FieldUse::Query : FieldUse::Other;
+  }
+  if (const auto *Op = dyn_cast<BinaryOperator>(Parent))
+    return Op->isAssignmentOp() && Op->getLHS()->IgnoreParens() == Child
+               ? FieldUse::Other
+               : FieldUse::Read;
+  if (isa<MemberExpr>(Parent) || isa<ArraySubscriptExpr>(Parent))
+    return FieldUse::Other; // A part of it: followed no further.
+  return FieldUse::Other;
+}
+
+std::optional<QueryValue> fieldQuery(const FieldDecl *Field,
+                                     TranslationUnitFacts &TU) {
+  if (const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent()))
+    for (const CXXMethodDecl *Method : Class->methods())
+      if (!Method->isImplicit() && !Method->isDefined() && !Method->isDeleted())
+        return std::nullopt; // Another file may write it.
+  if (Field->hasInClassInitializer())
+    return std::nullopt;
+  std::optional<QueryValue> Found;
+  bool Any = false;
+  for (const MemberExpr *Use : TU.usesOf(Field)) {
+    std::optional<QueryValue> Query;
+    switch (classifyFieldUse(Use, TU.context(), Query)) {
+    case FieldUse::Read:
+      continue;
+    case FieldUse::Other:
+      return std::nullopt;
+    case FieldUse::Query:
+      Found = Any ? agree(Found, Query) : Query;
+      Any = true;
+      if (!Found)
+        return std::nullopt;
+    }
+  }
+  return Found;
+}
+
+std::optional<QueryValue> globalQuery(const VarDecl *Global,
+                                      TranslationUnitFacts &TU) {
+  // Another unit may write a global with external linkage.
+  if (Global->isExternallyVisible() || Global->hasInit())
+    return std::nullopt;
+  std::optional<QueryValue> Found;
+  bool Any = false;
+  for (const FunctionDecl *F : TU.functionsUsing(Global)) {
+    if (TU.factsOf(*F).writesOf(Global).empty())
+      continue;
+    std::optional<QueryValue> Here =
+        localQuery(Global, TU.factsOf(*F), TU.context());
+    Found = Any ? agree(Found, Here) : Here;
+    Any = true;
+    if (!Found)
+      return std::nullopt;
+  }
+  return Found;
+}
+
+} // namespace
+
+CommKey commKey(const Expr *E, const ASTContext &Context) {
+  CommKey Key;
+  if (!E)
+    return Key;
+  const SourceManager &SM = Context.getSourceManager();
+  if (E->getBeginLoc().isMacroID()) {
+    StringRef Text = Lexer::getSourceText(
+        SM.getExpansionRange(E->getSourceRange()), SM, Context.getLangOpts());
+    if (Text.starts_with("MPI_COMM_") && llvm::all_of(Text, [](char C) {
+          return llvm::isAlnum(C) || C == '_';
+        })) {
+      Key.Handle = Text.str();
+      return Key;
+    }
+  }
+  E = E->IgnoreParenCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (isa<VarDecl>(Ref->getDecl()))
+      Key.Decl = Ref->getDecl();
+    return Key;
+  }
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+      Key.Decl = Member->getMemberDecl();
+  return Key;
+}
+
+std::optional<QueryValue> queryValueOf(const ValueDecl *D,
+                                       const FunctionDecl &Where,
+                                       TranslationUnitFacts &TU,
+                                       unsigned Depth) {
+  if (const auto *Field = dyn_cast<FieldDecl>(D))
+    return fieldQuery(Field, TU);
+  const auto *V = dyn_cast<VarDecl>(D);
+  if (!V)
+    return std::nullopt;
+  if (V->hasGlobalStorage() && !V->isStaticLocal())
+    return globalQuery(V, TU);
+  const FunctionFacts &Facts = TU.factsOf(Where);
+  const auto *Param = dyn_cast<ParmVarDecl>(V);
+  if (!Param || !Facts.writesOf(V).empty())
+    return Param ? std::nullopt : localQuery(V, Facts, TU.context());
+  if (Depth >= MaxDepth || TU.mayBeCalledIndirectly(&Where))
+    return std::nullopt;
+  ArrayRef<CallSite> Callers = TU.callersOf(&Where);
+  if (Callers.empty())
+    return std::nullopt;
+  // Each caller's communicator, put in terms of this function's own
+  // communicator parameters where the caller passes it to one of them.
+  std::optional<QueryValue> Found;
+  bool Any = false;
+  unsigned Index = Param->getFunctionScopeIndex();
+  for (const CallSite &Site : Callers) {
+    if (!Site.Caller || Index >= Site.Call->getNumArgs())
+      return std::nullopt;
+    const Expr *Arg = Site.Call->getArg(Index)->IgnoreParenImpCasts();
+    const ValueDecl *Passed = nullptr;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Arg))
+      Passed = Ref->getDecl();
+    else if (const auto *Member = dyn_cast<MemberExpr>(Arg))
+      Passed = Member->getMemberDecl();
+    if (!Passed)
+      return std::nullopt;
+    std::optional<QueryValue> There =
+        queryValueOf(Passed, *Site.Caller, TU, Depth + 1);
+    if (!There)
+      return std::nullopt;
+    for (const ParmVarDecl *Own : Where.parameters()) {
+      unsigned I = Own->getFunctionScopeIndex();
+      if (I < Site.Call->getNumArgs() &&
+          commKey(Site.Call->getArg(I), TU.context()) == There->Comm) {
+        There->Comm = CommKey{"", Own};
+        break;
+      }
+    }
+    Found = Any ? agree(Found, There) : There;
+    Any = true;
+    if (!Found)
+      return std::nullopt;
+  }
+  return Found;
+}
+
+} // namespace analysis
+} // namespace mpilift

@@ -1,0 +1,66 @@
+//===- CommQueries.h - Which values are the rank and the size ---*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Whether a variable, a parameter, a field or a global holds what
+/// MPI_Comm_rank or MPI_Comm_size gives for a communicator: every write of
+/// it is that query (a parameter: every caller passes such a value; a field
+/// or a static global: every write in the translation unit is). The
+/// communicator is named by the expression the query was given, so a
+/// caller can compare it with the one its messages use.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_COMMQUERIES_H
+#define MPILIFT_LIB_ANALYSIS_COMMQUERIES_H
+
+#include "FunctionFacts.h"
+
+#include <optional>
+
+namespace mpilift {
+namespace analysis {
+
+enum class CommQuery { Rank, Size };
+
+/// A communicator as the source names it: a predefined handle
+/// (`MPI_COMM_WORLD`), or the variable, parameter or field holding it.
+struct CommKey {
+  std::string Handle;
+  const clang::ValueDecl *Decl = nullptr;
+
+  bool valid() const { return !Handle.empty() || Decl; }
+  bool operator==(const CommKey &O) const {
+    return Handle == O.Handle && Decl == O.Decl;
+  }
+  bool operator!=(const CommKey &O) const { return !(*this == O); }
+};
+
+/// The communicator \p E names in \p Where; invalid when it is anything
+/// else (a call, an array element).
+CommKey commKey(const clang::Expr *E, const clang::ASTContext &Context);
+
+/// What a query's result holds: which query, on which communicator.
+struct QueryValue {
+  CommQuery Query;
+  CommKey Comm;
+};
+
+/// What \p D holds when read in \p Where, if it is a query's result: a
+/// local or parameter of \p Where (a parameter: every caller passes such
+/// a value, on the communicator it passes for one of \p Where's own
+/// communicator parameters, or on one fixed communicator), a field (every
+/// write of it in the unit is the query, and every member function is
+/// defined here), or a static global (every write in the unit is).
+std::optional<QueryValue> queryValueOf(const clang::ValueDecl *D,
+                                       const clang::FunctionDecl &Where,
+                                       TranslationUnitFacts &TU,
+                                       unsigned Depth = 0);
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_COMMQUERIES_H

@@ -1,0 +1,416 @@
+//===- EvalEntry.cpp - What a region reads from outside -------------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Before any run, the evaluator works out what the region needs from the
+/// rest of its function: the statements that lead to it, the variables it
+/// reads and every write of them before it (the slice a run executes
+/// before the region), and its inputs: values proven the same on every
+/// rank whose value a run cannot compute (a parameter, the counter of a
+/// loop around the region, a broadcast count, the size of a container).
+/// At the region's entry a parameter, field or global is the rank or the
+/// size (when only MPI_Comm_rank or MPI_Comm_size writes it, on the
+/// communicator of the region's messages), an input, the object a pointer
+/// points to, or a value that cannot be followed, with the reason.
+///
+//===----------------------------------------------------------------------===//
+
+#include "RankEvaluatorImpl.h"
+
+#include "RankUniformity.h"
+#include "StatementTree.h"
+
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+namespace {
+
+/// Every variable \p S names, in \p Out.
+void variablesIn(const Stmt *S, llvm::SmallPtrSetImpl<const VarDecl *> &Out) {
+  findFirst(S, [&](const Stmt *X) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(X))
+      if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
+        Out.insert(V);
+    return false;
+  });
+}
+
+/// Every field of the object a member function runs on that \p S names.
+void fieldsIn(const Stmt *S, llvm::SmallPtrSetImpl<const ValueDecl *> &Out) {
+  findFirst(S, [&](const Stmt *X) {
+    if (const auto *Member = dyn_cast<MemberExpr>(X))
+      if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+        Out.insert(Member->getMemberDecl());
+    return false;
+  });
+}
+
+/// Whether \p T is std::vector.
+bool isStdVector(QualType T) {
+  const auto *Class = T->getAsCXXRecordDecl();
+  return Class && Class->isInStdNamespace() && Class->getIdentifier() &&
+         Class->getName() == "vector";
+}
+
+unsigned offsetOf(SourceLocation Loc, const SourceManager &SM) {
+  return SM.getFileOffset(SM.getExpansionLoc(Loc));
+}
+
+} // namespace
+
+void RankEvaluator::Impl::findPath() {
+  const Stmt *S = R.Block;
+  while (S) {
+    Path.insert(S);
+    if (isLoop(S))
+      EnclosingLoops.push_back(S);
+    if (S == R.Function->getBody())
+      break;
+    S = parentStmt(*S, Ctx);
+  }
+}
+
+void RankEvaluator::Impl::findRegionComm() {
+  for (unsigned I = R.First; I <= R.Last; ++I) {
+    const Stmt *S = R.Block->body_begin()[I];
+    const Stmt *Call = findFirst(S, [](const Stmt *X) {
+      const auto *C = dyn_cast<CallExpr>(X);
+      const mpi::FunctionInfo *Info = C ? mpiCallee(C) : nullptr;
+      return Info && mpiArg(C, mpi::Role::Comm) &&
+             Info->TheFamily != mpi::Family::CommQuery;
+    });
+    if (Call) {
+      RegionComm =
+          commKey(mpiArgAsWritten(cast<CallExpr>(Call), mpi::Role::Comm), Ctx);
+      return;
+    }
+  }
+}
+
+void RankEvaluator::Impl::computeNeeded() {
+  const FunctionFacts &Facts = TU.factsOf(*R.Function);
+  unsigned RegionBegin = offsetOf(R.first()->getBeginLoc(), SM);
+  llvm::SmallPtrSet<const VarDecl *, 32> Seeds;
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    variablesIn(R.Block->body_begin()[I], Seeds);
+  // The conditions that lead to the region.
+  for (const Stmt *S : Path) {
+    if (const auto *If = dyn_cast<IfStmt>(S))
+      variablesIn(If->getCond(), Seeds);
+    else if (isLoop(S)) {
+      variablesIn(loopCondition(S), Seeds);
+      if (const auto *For = dyn_cast<ForStmt>(S)) {
+        variablesIn(For->getInit(), Seeds);
+        variablesIn(For->getInc(), Seeds);
+      }
+    } else if (const auto *Switch = dyn_cast<SwitchStmt>(S))
+      variablesIn(Switch->getCond(), Seeds);
+  }
+  SmallVector<const VarDecl *, 32> Work;
+  for (const VarDecl *V : Seeds)
+    if (V->getParentFunctionOrMethod() == R.Function && !R.contains(V, SM))
+      Work.push_back(V);
+  bool Escapes = false;
+  while (!Work.empty()) {
+    const VarDecl *V = Work.pop_back_val();
+    if (!Needed.insert(V).second)
+      continue;
+    for (const Write &W : Facts.writesOf(V)) {
+      unsigned At = offsetOf(W.Where->getBeginLoc(), SM);
+      if (At >= RegionBegin)
+        continue; // In or after the region: the run does it, or never.
+      Escapes |= W.Kind == WriteKind::Escape;
+      NeededWrites.push_back(At);
+      llvm::SmallPtrSet<const VarDecl *, 8> Read;
+      variablesIn(W.Call ? static_cast<const Stmt *>(W.Call) : W.Where, Read);
+      if (W.Value)
+        variablesIn(W.Value, Read);
+      // And what decides whether the write happens.
+      for (const Stmt *S = parentStmt(*W.Where, Ctx);
+           S && S != R.Function->getBody(); S = parentStmt(*S, Ctx)) {
+        if (const auto *If = dyn_cast<IfStmt>(S))
+          variablesIn(If->getCond(), Read);
+        else if (isLoop(S))
+          variablesIn(loopCondition(S), Read);
+        else if (const auto *Switch = dyn_cast<SwitchStmt>(S))
+          variablesIn(Switch->getCond(), Read);
+      }
+      for (const VarDecl *X : Read)
+        if (X->getParentFunctionOrMethod() == R.Function)
+          Work.push_back(X);
+    }
+  }
+  // A needed variable whose address went somewhere may be written through
+  // any pointer: every store through one before the region runs.
+  if (Escapes)
+    findFirst(R.Function->getBody(), [&](const Stmt *S) {
+      const auto *Op = dyn_cast<BinaryOperator>(S);
+      const auto *Un = dyn_cast<UnaryOperator>(S);
+      const Expr *Target = Op && Op->isAssignmentOp() ? Op->getLHS()
+                           : Un && Un->isIncrementDecrementOp()
+                               ? Un->getSubExpr()
+                               : nullptr;
+      if (Target && accessesThroughPointer(Target) &&
+          offsetOf(S->getBeginLoc(), SM) < RegionBegin)
+        NeededWrites.push_back(offsetOf(S->getBeginLoc(), SM));
+      return false;
+    });
+  llvm::sort(NeededWrites);
+}
+
+bool RankEvaluator::Impl::writesNeeded(const Stmt *S) const {
+  unsigned Begin = offsetOf(S->getBeginLoc(), SM);
+  unsigned End = offsetOf(S->getEndLoc(), SM);
+  auto It = llvm::lower_bound(NeededWrites, Begin);
+  return It != NeededWrites.end() && *It <= End;
+}
+
+bool RankEvaluator::Impl::isLoopCarried(const VarDecl *V) const {
+  // Whether V's value may change from one iteration of a loop around the
+  // region to the next: a write inside such a loop (outside the region)
+  // that steps it, or gives it a value computed from such a variable.
+  auto It = LoopVariant.find(V);
+  if (It != LoopVariant.end())
+    return It->second;
+  LoopVariant[V] = false; // A cycle through V itself decides nothing.
+  const FunctionFacts &Facts = TU.factsOf(*R.Function);
+  bool Variant = false;
+  for (const Write &W : Facts.writesOf(V)) {
+    if (R.contains(W.Where, SM))
+      continue;
+    bool InLoop = llvm::any_of(EnclosingLoops, [&](const Stmt *Loop) {
+      return SM.isPointWithin(SM.getExpansionLoc(W.Where->getBeginLoc()),
+                              SM.getExpansionLoc(Loop->getBeginLoc()),
+                              SM.getExpansionLoc(Loop->getEndLoc()));
+    });
+    if (!InLoop)
+      continue;
+    if (W.Kind != WriteKind::Init && W.Kind != WriteKind::Assign) {
+      const mpi::FunctionInfo *Info = W.Call ? mpiCallee(W.Call) : nullptr;
+      if (!(W.Kind == WriteKind::AddressPass && Info &&
+            Info->TheFamily == mpi::Family::CommQuery)) {
+        Variant = true;
+        break;
+      }
+      continue;
+    }
+    llvm::SmallPtrSet<const VarDecl *, 8> Read;
+    variablesIn(W.Value, Read);
+    for (const VarDecl *X : Read)
+      if (X->getParentFunctionOrMethod() == R.Function && isLoopCarried(X))
+        Variant = true;
+    if (Variant)
+      break;
+  }
+  LoopVariant[V] = Variant;
+  return Variant;
+}
+
+void RankEvaluator::Impl::findInputs() {
+  RankUniformity Uniformity(TU);
+  llvm::SmallPtrSet<const VarDecl *, 32> Read;
+  llvm::SmallPtrSet<const ValueDecl *, 8> Fields;
+  for (unsigned I = R.First; I <= R.Last; ++I) {
+    variablesIn(R.Block->body_begin()[I], Read);
+    fieldsIn(R.Block->body_begin()[I], Fields);
+  }
+  for (const VarDecl *V : Needed)
+    Read.insert(V);
+  std::vector<const ValueDecl *> Candidates;
+  for (const VarDecl *V : Read) {
+    if (R.contains(V, SM) || V->getType()->isReferenceType())
+      continue;
+    bool Local = V->getParentFunctionOrMethod() == R.Function;
+    if (isStdVector(V->getType())) {
+      if (Local && !isa<ParmVarDecl>(V) &&
+          !Uniformity.containerDivergence(V, *R.Function))
+        Candidates.push_back(V);
+      continue;
+    }
+    if (!V->getType()->isIntegralOrEnumerationType())
+      continue;
+    if (queryValueOf(V, *R.Function, TU))
+      continue; // The rank or the size.
+    bool Param = isa<ParmVarDecl>(V) && Local;
+    bool Carried = Local && !Param && isLoopCarried(V);
+    bool Broadcast = false;
+    if (Local && !Param)
+      for (const Write &W : TU.factsOf(*R.Function).writesOf(V))
+        if (W.Kind == WriteKind::AddressPass && mpiCallee(W.Call) &&
+            mpiCallee(W.Call)->TheFamily == mpi::Family::BlockingCollective)
+          Broadcast = true;
+    if (!Param && !Carried && !Broadcast)
+      continue;
+    if (!Uniformity.variableDivergence(V, *R.Function, V->getLocation()))
+      Candidates.push_back(V);
+  }
+  for (const ValueDecl *Field : Fields)
+    if (isStdVector(Field->getType()) &&
+        !Uniformity.containerDivergence(Field, *R.Function))
+      Candidates.push_back(Field);
+  llvm::sort(Candidates, [&](const ValueDecl *A, const ValueDecl *B) {
+    return SM.isBeforeInTranslationUnit(A->getLocation(), B->getLocation());
+  });
+  for (const ValueDecl *D : Candidates) {
+    if (Inputs.size() >= 30)
+      break;
+    InputBit[D] = static_cast<unsigned>(Inputs.size());
+    std::string Name = isStdVector(D->getType())
+                           ? "the size of '" + D->getNameAsString() + "'"
+                           : "'" + D->getNameAsString() + "'";
+    Inputs.push_back({Name, D, D->getLocation()});
+  }
+}
+
+RankEvaluator::Impl::EntryValue
+RankEvaluator::Impl::classify(const ValueDecl *D) {
+  auto It = Entries.find(D);
+  if (It != Entries.end())
+    return It->second;
+  EntryValue E;
+  QualType T = D->getType();
+  if (auto Query = queryValueOf(D, *R.Function, TU)) {
+    if (!RegionComm.valid() || Query->Comm == RegionComm) {
+      E.K = Query->Query == CommQuery::Rank ? EntryValue::Kind::Rank
+                                            : EntryValue::Kind::Size;
+    } else {
+      E.K = EntryValue::Kind::Unknown;
+      E.Why = {"'" + D->getNameAsString() + "' is the " +
+                   (Query->Query == CommQuery::Rank ? "rank" : "size") +
+                   " in another communicator than the region's messages use",
+               D->getLocation()};
+    }
+  } else if (InputBit.count(D)) {
+    E.K = EntryValue::Kind::Input;
+    E.Input = InputBit[D];
+  } else if (T->isPointerType() || T->isArrayType()) {
+    E.K = EntryValue::Kind::Object;
+  } else if (const auto *V = dyn_cast<VarDecl>(D);
+             V && V->getParentFunctionOrMethod() == R.Function &&
+             !isa<ParmVarDecl>(V)) {
+    E.K = EntryValue::Kind::Run;
+  } else {
+    E.K = EntryValue::Kind::Unknown;
+    std::optional<Divergence> Why;
+    RankUniformity Uniformity(TU);
+    if (const auto *V = dyn_cast<VarDecl>(D))
+      Why = Uniformity.variableDivergence(V, *R.Function, D->getLocation());
+    if (Why)
+      E.Why = {Why->Reason, Why->Loc};
+    else
+      E.Why = {"'" + D->getNameAsString() +
+                   "' is read at the region's entry and cannot be followed",
+               D->getLocation()};
+  }
+  Entries[D] = E;
+  return E;
+}
+
+Value RankEvaluator::Impl::entryValue(const ValueDecl *D, QualType T,
+                                      SourceLocation Use) {
+  EntryValue E = classify(D);
+  unsigned Bits = T->isIntegralOrEnumerationType() ? Ctx.getIntWidth(T) : 64;
+  bool Signed = T->isSignedIntegerOrEnumerationType();
+  switch (E.K) {
+  case EntryValue::Kind::Rank:
+    return Value::integer(Rank, Bits, Signed);
+  case EntryValue::Kind::Size:
+    return Value::integer(Size, Bits, Signed);
+  case EntryValue::Kind::Input: {
+    Value V = Value::integer(Setting[E.Input], Bits, Signed);
+    V.Taint = 1u << E.Input;
+    Out.ReadInputs |= V.Taint;
+    return V;
+  }
+  case EntryValue::Kind::Object:
+    return Value::pointer(
+        newObject("what '" + D->getNameAsString() + "' points to", D, false),
+        0);
+  case EntryValue::Kind::Unknown:
+    return unknown(E.Why.Text, E.Why.Loc.isValid() ? E.Why.Loc : Use);
+  case EntryValue::Kind::Run:
+    break;
+  }
+  return unknown(
+      "'" + D->getNameAsString() + "' is read before it is given a value", Use);
+}
+
+void RankEvaluator::Impl::evaluateProbes() {
+  Out.Reached = true;
+  Mode Saved = M;
+  M = Mode::Prefix; // Probes record no operations.
+  for (const Expr *E : Probes) {
+    Probing = true;
+    ProbeFailed = false;
+    // A variable named as an lvalue gives its value (an array its
+    // address, as it decays).
+    Value V;
+    if (E->isGLValue() && !E->getType()->isArrayType()) {
+      std::optional<Place> P = place(E);
+      V = P ? load(*P, E->getType(), E) : Value::unknown(0);
+    } else {
+      V = eval(E);
+    }
+    if (ProbeFailed)
+      V = Value::unknown(0);
+    Probing = false;
+    ProbeFailed = false;
+    Out.Probes.push_back(V);
+  }
+  M = Saved;
+}
+
+void RankEvaluator::Impl::enterRegion() {
+  M = Mode::Region;
+  // Inputs the run computed before the region (an enclosing loop's
+  // counter, a broadcast count) take the setting's value instead: the
+  // region is proven for every value they may have.
+  for (const RegionInput &In : Inputs) {
+    const auto *V = dyn_cast<VarDecl>(In.Decl);
+    if (!V || V->getParentFunctionOrMethod() != R.Function ||
+        isa<ParmVarDecl>(V) || isStdVector(V->getType()))
+      continue;
+    ObjectId Obj = objectOfVar(V, V->getLocation());
+    Value Val =
+        Value::integer(Setting[InputBit[V]], Ctx.getIntWidth(V->getType()),
+                       V->getType()->isSignedIntegerOrEnumerationType());
+    Val.Taint = 1u << InputBit[V];
+    Out.ReadInputs |= Val.Taint;
+    eval::Object &O = Objects[Obj];
+    O.Cells.clear();
+    O.Cells[0] = {Val, static_cast<uint32_t>(sizeOf(V->getType()))};
+  }
+  // What the run computed before the region for the first iteration of a
+  // loop around it does not hold in the next ones.
+  for (const VarDecl *V : Needed) {
+    if (InputBit.count(V) || !isLoopCarried(V))
+      continue;
+    if (!R.contains(V, SM) && Objects.size() > 0) {
+      bool ReadInRegion = false;
+      for (unsigned I = R.First; I <= R.Last && !ReadInRegion; ++I) {
+        llvm::SmallPtrSet<const VarDecl *, 16> Read;
+        variablesIn(R.Block->body_begin()[I], Read);
+        ReadInRegion = Read.count(V);
+      }
+      if (ReadInRegion) {
+        stop("'" + V->getNameAsString() +
+                 "' changes from one iteration of the loop around the region "
+                 "to the next and differs between ranks; the pattern would "
+                 "have to include that loop",
+             V->getLocation());
+        return;
+      }
+    }
+  }
+  evaluateProbes();
+}
+
+} // namespace analysis
+} // namespace mpilift

@@ -1,0 +1,166 @@
+//===- EvalValue.h - Values and memory of the rank-space evaluator -*- C++ -*-//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// What the rank-space evaluator computes with: integers with C's widths
+/// and signedness, pointers as (object, byte offset), opaque handles (a
+/// communicator parameter), MPI datatypes with their size and extent,
+/// requests, and values it could not follow, which carry the reason and
+/// the place so that a refusal can say what stopped it. Memory is a set of
+/// objects (variables, heap blocks, what a pointer parameter points to),
+/// each a map from byte offset to the value stored there.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_EVALVALUE_H
+#define MPILIFT_LIB_ANALYSIS_EVALVALUE_H
+
+#include "clang/AST/Decl.h"
+#include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mpilift {
+namespace analysis {
+namespace eval {
+
+using ObjectId = uint32_t;
+constexpr ObjectId NullObject = 0;
+
+/// Why a value could not be followed, and where.
+struct Reason {
+  std::string Text; ///< Lower case, no final period.
+  clang::SourceLocation Loc;
+};
+
+/// One value of the evaluation.
+struct Value {
+  enum class Kind : uint8_t {
+    Int,      ///< I, normalized to Bits and Signed.
+    Pointer,  ///< Obj (NullObject: a null pointer) at byte offset I.
+    Opaque,   ///< Handle number Obj: equal only to itself.
+    Datatype, ///< An MPI datatype of Size bytes spanning Extent bytes.
+    Request,  ///< Request number Obj of the run (0: MPI_REQUEST_NULL).
+    Unknown,  ///< Not followed; Why indexes the evaluator's reasons.
+  };
+  Kind K = Kind::Unknown;
+  uint8_t Bits = 64;
+  bool Signed = true;
+  int64_t I = 0;
+  ObjectId Obj = NullObject;
+  uint64_t Size = 0, Extent = 0;
+  /// The inputs (settings) the value is computed from, one bit each.
+  uint32_t Taint = 0;
+  uint32_t Why = 0;
+  /// Where a value was loaded from, unchanged (FromObj NullObject: it was
+  /// computed): storing it elsewhere is a copy.
+  ObjectId FromObj = NullObject;
+  int64_t FromOff = 0;
+
+  static Value integer(int64_t V, unsigned Bits = 64, bool Signed = true) {
+    Value R;
+    R.K = Kind::Int;
+    R.Bits = static_cast<uint8_t>(Bits);
+    R.Signed = Signed;
+    R.I = V;
+    R.normalize();
+    return R;
+  }
+  static Value pointer(ObjectId Object, int64_t Offset) {
+    Value R;
+    R.K = Kind::Pointer;
+    R.Obj = Object;
+    R.I = Offset;
+    return R;
+  }
+  static Value opaque(uint32_t Id) {
+    Value R;
+    R.K = Kind::Opaque;
+    R.Obj = Id;
+    return R;
+  }
+  static Value datatype(uint64_t Size, uint64_t Extent) {
+    Value R;
+    R.K = Kind::Datatype;
+    R.Size = Size;
+    R.Extent = Extent;
+    return R;
+  }
+  static Value request(uint32_t Id) {
+    Value R;
+    R.K = Kind::Request;
+    R.Obj = Id;
+    return R;
+  }
+  static Value unknown(uint32_t Why) {
+    Value R;
+    R.Why = Why;
+    return R;
+  }
+
+  bool isInt() const { return K == Kind::Int; }
+  bool isPointer() const { return K == Kind::Pointer; }
+  bool isKnown() const { return K != Kind::Unknown; }
+
+  /// Wraps I to Bits, as a C conversion to that type does.
+  void normalize() {
+    if (Bits >= 64)
+      return;
+    uint64_t Mask = (uint64_t(1) << Bits) - 1;
+    uint64_t U = static_cast<uint64_t>(I) & Mask;
+    if (Signed && (U >> (Bits - 1)))
+      U |= ~Mask;
+    I = static_cast<int64_t>(U);
+  }
+  /// The same value (for equality tests of handles, pointers, integers).
+  bool same(const Value &O) const {
+    if (K != O.K)
+      return false;
+    switch (K) {
+    case Kind::Int:
+      return I == O.I;
+    case Kind::Pointer:
+      return Obj == O.Obj && I == O.I;
+    case Kind::Opaque:
+    case Kind::Request:
+      return Obj == O.Obj;
+    case Kind::Datatype:
+      return Size == O.Size && Extent == O.Extent;
+    case Kind::Unknown:
+      return false;
+    }
+    return false;
+  }
+};
+
+/// One object of memory.
+struct Object {
+  std::string Name; ///< For messages: "'buf'", "what 'p' points to".
+  const clang::ValueDecl *Decl = nullptr; ///< The variable, if one.
+  /// Its content is not known (written by code the evaluator did not
+  /// follow); loads give Unknown with this reason.
+  uint32_t ContentWhy = 0;
+  /// Created by the region itself (a local or a heap block that dies
+  /// with it): transfers into it are scratch, not results.
+  bool Temporary = false;
+  int64_t Bytes = -1; ///< Its size when known.
+  struct Cell {
+    Value V;
+    uint32_t Bytes;
+  };
+  /// By byte offset; cells do not overlap.
+  std::map<int64_t, Cell> Cells;
+};
+
+} // namespace eval
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_EVALVALUE_H

@@ -1,0 +1,142 @@
+//===- RankEvaluator.h - A region's communication at one rank ---*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The rank-space evaluator: it runs a region of a function (a range of
+/// statements of one block) as the rank \c Rank of a communicator of size
+/// \c Size would, with C's integer semantics, and records what the region
+/// communicates: sends and receives on (object, byte offset) buffers,
+/// their peers, tags and sizes, the dependencies between them, and the
+/// local writes and copies that touch message buffers. The result goes to
+/// CommGraph, which matches, follows the data and names the collective
+/// (CollectiveJudge.h).
+///
+/// Only the communication slice is run. The statements of the function
+/// before the region run when they write a variable the region's slice
+/// reads (a neighbour computed from the rank, a count); anything else
+/// (filling data, printing) is skipped. What the region reads from outside
+/// is resolved at its entry: the rank and the size (variables, parameters,
+/// fields or globals that only MPI_Comm_rank and MPI_Comm_size write),
+/// values proven the same on every rank (RankUniformity.h), which become
+/// the region's inputs and are given each value of a setting, and the
+/// objects pointers point to. A value the evaluator cannot follow stops
+/// the run where the slice needs it, with the reason: "the peer depends on
+/// 'x', read from input at line 12".
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_RANKEVALUATOR_H
+#define MPILIFT_LIB_ANALYSIS_RANKEVALUATOR_H
+
+#include "EvalValue.h"
+#include "FunctionFacts.h"
+
+#include "clang/AST/Stmt.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace mpilift {
+namespace analysis {
+
+/// A contiguous range of statements of one block of a function.
+struct Region {
+  const clang::FunctionDecl *Function = nullptr;
+  const clang::CompoundStmt *Block = nullptr;
+  unsigned First = 0, Last = 0; ///< Indices into Block->body(), inclusive.
+
+  const clang::Stmt *first() const { return Block->body_begin()[First]; }
+  const clang::Stmt *last() const { return Block->body_begin()[Last]; }
+  /// Whether \p S is one of the region's statements or inside one.
+  bool contains(const clang::Stmt *S, const clang::SourceManager &SM) const;
+  /// Whether \p D is declared in one of the region's statements.
+  bool contains(const clang::Decl *D, const clang::SourceManager &SM) const;
+  clang::SourceRange range() const {
+    return {first()->getBeginLoc(), last()->getEndLoc()};
+  }
+};
+
+/// An input of a region: a value proven the same on every rank that the
+/// region reads (a parameter, an enclosing loop's counter, a broadcast
+/// count), given a value by each setting.
+struct RegionInput {
+  std::string Name;             ///< "'root'".
+  const clang::ValueDecl *Decl; ///< The variable, parameter or field.
+  clang::SourceLocation Loc;
+};
+
+/// One operation of one rank.
+struct RankOp {
+  enum class Kind : uint8_t { Send, Recv, Local };
+  Kind K = Kind::Local;
+  eval::ObjectId Object = eval::NullObject;
+  int64_t Offset = 0;
+  uint64_t Bytes = 0;
+  int32_t Peer = -1;
+  int32_t Tag = 0;
+  /// The MPI call (sends and receives) or the statement (local writes and
+  /// copies, which are a send and a receive to the rank itself).
+  const clang::Stmt *Site = nullptr;
+  const clang::CallExpr *Call = nullptr;
+  bool SelfCopy = false; ///< Half of a local copy.
+  /// Earlier operations of the same rank it waits for.
+  std::vector<uint32_t> After;
+  /// The datatype and element count the call gave, for its arguments.
+  uint64_t Count = 0;
+  uint64_t TypeSize = 0;
+};
+
+/// What one rank did in the region.
+struct RankRun {
+  std::vector<RankOp> Ops;
+  /// Why the run could not be completed; the run is useless then.
+  std::optional<eval::Reason> Stopped;
+  /// Inputs whose value decided control flow, a peer, a tag or a size.
+  uint32_t DecidingInputs = 0;
+  /// Every input the run read.
+  uint32_t ReadInputs = 0;
+  /// The objects the ops use, by id (names, declarations, temporaries).
+  std::vector<eval::Object> Objects;
+  /// The communicator of its messages (every message must be on it).
+  std::optional<eval::Value> Comm;
+  /// The values of the probes at the region's entry (Unknown where a
+  /// probe could not be evaluated there).
+  std::vector<eval::Value> Probes;
+  /// Whether the run reached the region.
+  bool Reached = false;
+};
+
+/// Evaluates one region for many ranks, sizes and settings.
+class RankEvaluator {
+public:
+  RankEvaluator(TranslationUnitFacts &TU, const Region &R);
+  ~RankEvaluator();
+
+  /// Runs the region as rank \p Rank of \p Size with the inputs set to
+  /// \p Setting (missing ones take their default value).
+  RankRun run(int64_t Rank, int64_t Size, llvm::ArrayRef<int64_t> Setting);
+
+  /// Expressions to evaluate at the region's entry in every run (the
+  /// candidates for a rewrite's arguments); they must not write anything.
+  void setProbes(llvm::ArrayRef<const clang::Expr *> Probes);
+
+  /// The region's inputs, in the order of their bits.
+  llvm::ArrayRef<RegionInput> inputs() const;
+
+  /// The value an input takes when a setting does not give one.
+  static constexpr int64_t DefaultInput = 3;
+
+private:
+  class Impl;
+  std::unique_ptr<Impl> P;
+};
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_RANKEVALUATOR_H

@@ -1,0 +1,196 @@
+//===- RankEvaluatorImpl.h - The rank-space evaluator's state ---*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The interpreter behind RankEvaluator, shared by its three files:
+/// RankEvaluator.cpp (statements, expressions, memory), EvalCalls.cpp
+/// (calls: the program's functions, the C library, MPI, std::vector) and
+/// EvalEntry.cpp (what the region reads from outside: the slice of the
+/// statements before it, its inputs, the values parameters, fields and
+/// globals have at its entry).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_RANKEVALUATORIMPL_H
+#define MPILIFT_LIB_ANALYSIS_RANKEVALUATORIMPL_H
+
+#include "CommQueries.h"
+#include "RankEvaluator.h"
+
+#include "mpilift/MPI/Vocabulary.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <deque>
+#include <map>
+
+namespace mpilift {
+namespace analysis {
+
+using eval::ObjectId;
+using eval::Value;
+
+class RankEvaluator::Impl {
+public:
+  Impl(TranslationUnitFacts &TU, const Region &R);
+
+  RankRun run(int64_t Rank, int64_t Size, llvm::ArrayRef<int64_t> Setting);
+
+  std::vector<RegionInput> Inputs;
+  std::vector<const clang::Expr *> Probes;
+
+private:
+  /// How a statement ended.
+  enum class Flow { Normal, Break, Continue, Return, Stop };
+  /// Before the region only the slice runs; in it everything runs; after
+  /// it the run is over.
+  enum class Mode { Prefix, Region, Done };
+
+  /// A place in memory: an lvalue.
+  struct Place {
+    ObjectId Obj = eval::NullObject;
+    int64_t Off = 0;
+  };
+
+  struct Frame {
+    const clang::FunctionDecl *F = nullptr;
+    llvm::DenseMap<const clang::VarDecl *, ObjectId> Vars;
+    ObjectId This = eval::NullObject;
+    Value Ret;
+  };
+
+  /// An entry value kind of a variable the region reads from outside.
+  struct EntryValue {
+    enum class Kind : uint8_t { Rank, Size, Input, Object, Unknown, Run };
+    Kind K = Kind::Run;
+    unsigned Input = 0; ///< Kind::Input: its bit.
+    eval::Reason Why;   ///< Kind::Unknown.
+  };
+
+  // --- What is known before any run (EvalEntry.cpp).
+  void findPath();
+  void findRegionComm();
+  void computeNeeded();
+  void findInputs();
+  bool isLoopCarried(const clang::VarDecl *V) const;
+  bool writesNeeded(const clang::Stmt *S) const;
+  bool onPath(const clang::Stmt *S) const { return Path.count(S) != 0; }
+  EntryValue classify(const clang::ValueDecl *D);
+  Value entryValue(const clang::ValueDecl *D, clang::QualType T,
+                   clang::SourceLocation Use);
+  void enterRegion();
+  void evaluateProbes();
+
+  // --- Statements, expressions and memory (RankEvaluator.cpp).
+  Flow exec(const clang::Stmt *S);
+  Flow execBlock(const clang::CompoundStmt *B);
+  Flow execLoop(const clang::Stmt *Loop);
+  Flow execDecl(const clang::VarDecl *V);
+  Value eval(const clang::Expr *E);
+  Value evalBinary(const clang::BinaryOperator *Op);
+  Value evalUnary(const clang::UnaryOperator *Op);
+  Value evalCast(const clang::CastExpr *Cast);
+  Value arithmetic(clang::BinaryOperatorKind Op, const Value &L, const Value &R,
+                   clang::QualType Result, clang::QualType Operand,
+                   const clang::Expr *Where);
+  std::optional<Place> place(const clang::Expr *E);
+  Value load(Place P, clang::QualType T, const clang::Expr *Where);
+  void store(Place P, clang::QualType T, const Value &V,
+             const clang::Stmt *Site);
+  void initialize(Place P, clang::QualType T, const clang::Expr *Init);
+  /// The truth of \p Cond, or nothing when the run stopped on it.
+  std::optional<bool> decide(const clang::Expr *Cond);
+  /// An integer the slice needs (peer, count, tag, offset): stops the run
+  /// with \p What when it is not known.
+  std::optional<int64_t> needInt(const Value &V, const clang::Expr *E,
+                                 llvm::StringRef What);
+  ObjectId newObject(std::string Name, const clang::ValueDecl *Decl,
+                     bool Temporary, int64_t Bytes = -1);
+  ObjectId objectOfVar(const clang::VarDecl *V, clang::SourceLocation Use);
+  ObjectId thisObject();
+  int64_t sizeOf(clang::QualType T) const;
+  uint32_t reason(std::string Text, clang::SourceLocation Loc);
+  Value unknown(std::string Text, clang::SourceLocation Loc) {
+    return Value::unknown(reason(std::move(Text), Loc));
+  }
+  /// Stops the run: what the slice needs cannot be followed.
+  void stop(std::string Text, clang::SourceLocation Loc);
+  void stopWith(const Value &Why, llvm::StringRef What, const clang::Expr *E);
+  bool stopped() const {
+    return Out.Stopped.has_value() || M == Mode::Done || ProbeFailed;
+  }
+  std::string spelled(const clang::Expr *E) const;
+  bool tick(const clang::Stmt *S);
+
+  // --- Calls (EvalCalls.cpp).
+  Value call(const clang::CallExpr *Call);
+  Value callFunction(const clang::FunctionDecl *F, const clang::CallExpr *Call,
+                     llvm::ArrayRef<Value> Args, ObjectId This);
+  Value libraryCall(const clang::CallExpr *Call, const clang::FunctionDecl *F,
+                    bool &Handled);
+  Value vectorCall(const clang::CXXMemberCallExpr *Call, bool &Handled);
+  Value construct(const clang::CXXConstructExpr *Construct, Place Into);
+  Value mpiCall(const clang::CallExpr *Call, const mpi::FunctionInfo &Info);
+  void havocArguments(const clang::CallExpr *Call, const std::string &Why);
+  /// A send or receive of the region; returns its op index.
+  std::optional<uint32_t> message(const clang::CallExpr *Call, bool Send,
+                                  mpi::Role Buffer, mpi::Role Count,
+                                  mpi::Role Type, mpi::Role Peer, mpi::Role Tag,
+                                  bool Blocking);
+  void copyLocally(Place From, Place To, uint64_t Bytes,
+                   const clang::Stmt *Site);
+  void completeRequest(const Value &Request, const clang::Expr *Where);
+  std::optional<Value> datatypeOf(const clang::Expr *Type);
+  void addOp(RankOp Op, bool Blocking);
+  void finishOps();
+
+  // --- Per evaluator.
+  TranslationUnitFacts &TU;
+  clang::ASTContext &Ctx;
+  const clang::SourceManager &SM;
+  Region R;
+  /// Statements that hold the region (the path from the body down).
+  llvm::SmallPtrSet<const clang::Stmt *, 16> Path;
+  /// Loops of the region's function that hold the region.
+  llvm::SmallVector<const clang::Stmt *, 4> EnclosingLoops;
+  /// Variables of the function the region needs from before it.
+  llvm::SmallPtrSet<const clang::VarDecl *, 32> Needed;
+  /// File offsets of the writes of Needed variables before the region.
+  std::vector<unsigned> NeededWrites;
+  llvm::DenseMap<const clang::ValueDecl *, EntryValue> Entries;
+  /// The communicator the region's first message names.
+  CommKey RegionComm;
+  llvm::DenseMap<const clang::ValueDecl *, unsigned> InputBit;
+  mutable llvm::DenseMap<const clang::VarDecl *, bool> LoopVariant;
+
+  // --- Per run.
+  int64_t Rank = 0, Size = 1;
+  llvm::SmallVector<int64_t, 4> Setting;
+  Mode M = Mode::Prefix;
+  RankRun Out;
+  std::deque<eval::Reason> Reasons;
+  std::vector<eval::Object> Objects;
+  std::vector<Frame> Frames;
+  llvm::DenseMap<const clang::VarDecl *, ObjectId> Globals;
+  std::vector<uint32_t> Frontier;
+  /// Requests: the op a request number stands for (0: MPI_REQUEST_NULL).
+  std::vector<uint32_t> RequestOps;
+  uint64_t Steps = 0;
+  unsigned Depth = 0;
+  uint32_t NextOpaque = 1;
+  /// Evaluating a probe: what cannot be evaluated gives Unknown and does
+  /// not stop the run.
+  bool Probing = false;
+  bool ProbeFailed = false;
+};
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_RANKEVALUATORIMPL_H

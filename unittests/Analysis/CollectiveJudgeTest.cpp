@@ -1,0 +1,279 @@
+//===- CollectiveJudgeTest.cpp - Which collective a region implements -----===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The judge on hand-written collectives in many spellings, and on
+/// patterns that look like collectives but are not: the verdict, the
+/// refusing check, and the expressions the rewrite would use.
+///
+//===----------------------------------------------------------------------===//
+
+#include "EvalPrelude.h"
+
+#include "CollectiveJudge.h"
+
+#include "clang/Lex/Lexer.h"
+
+#include "gtest/gtest.h"
+
+using namespace mpilift::analysis;
+using mpilift::analysis::test::Parsed;
+
+namespace {
+
+std::string text(const clang::Expr *E, const clang::ASTContext &Ctx) {
+  if (!E)
+    return "-";
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  return clang::Lexer::getSourceText(SM.getExpansionRange(E->getSourceRange()),
+                                     SM, Ctx.getLangOpts())
+      .str();
+}
+
+/// "bcast root=root count=n buffer=buf", or "check: reason".
+std::string judge(const char *Code, bool CXX = false) {
+  Parsed P(Code, CXX);
+  std::optional<Region> R = P.communicationRegion("f");
+  if (!R)
+    return "no region";
+  Verdict V = judgeRegion(*P.TU, *R);
+  const clang::ASTContext &Ctx = P.AST->getASTContext();
+  if (!V.Proof) {
+    if (V.Refusals.empty())
+      return "nothing";
+    return checkName(V.Refusals[0].Check).str() + ": " + V.Refusals[0].Reason;
+  }
+  const RegionProof &Pr = *V.Proof;
+  std::string Out = collectiveNoun(Pr.Kind).str();
+  if (Pr.Root)
+    Out += " root=" + text(Pr.Root, Ctx);
+  else if (Pr.RootConstant)
+    Out += " root=#" + std::to_string(*Pr.RootConstant);
+  Out += " count=" + (Pr.Count ? text(Pr.Count, Ctx)
+                               : "#" + std::to_string(*Pr.CountConstant));
+  if (Pr.Buffer)
+    Out += " buffer=" + text(Pr.Buffer, Ctx);
+  if (Pr.SendBuffer)
+    Out += " send=" + text(Pr.SendBuffer, Ctx);
+  if (Pr.RecvBuffer)
+    Out += " recv=" + text(Pr.RecvBuffer, Ctx);
+  if (Pr.InPlace)
+    Out += " in-place";
+  return Out;
+}
+
+TEST(CollectiveJudgeTest, StarFromZeroSkippingTheRoot) {
+  EXPECT_EQ(judge(R"(
+void f(int *data, int n) {
+  int rank, size, i;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    for (i = 0; i < size; i++)
+      if (i != rank)
+        MPI_Send(data, n, MPI_INT, i, 7, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(data, n, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+void g(int *d) { f(d, 16); }
+)"),
+            "broadcast root=0 count=n buffer=data");
+}
+
+TEST(CollectiveJudgeTest, ChainInGuardPairs) {
+  EXPECT_EQ(judge(R"(
+void f(double *buf) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank > 0)
+    MPI_Recv(buf, 8, MPI_DOUBLE, rank - 1, 0, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+  if (rank < size - 1)
+    MPI_Send(buf, 8, MPI_DOUBLE, rank + 1, 0, MPI_COMM_WORLD);
+}
+)"),
+            "broadcast root=0 count=8 buffer=buf");
+}
+
+TEST(CollectiveJudgeTest, BinomialTreeFromAnyRoot) {
+  EXPECT_EQ(judge(R"(
+void f(int *buf, int count, int root, MPI_Comm comm) {
+  int rank, size, mask = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int rel = (rank - root + size) % size;
+  while (mask < size) {
+    if (rel & mask) {
+      MPI_Recv(buf, count, MPI_INT, (rank - mask + size) % size, 1, comm,
+               MPI_STATUS_IGNORE);
+      break;
+    }
+    mask <<= 1;
+  }
+  mask >>= 1;
+  while (mask > 0) {
+    if (rel + mask < size)
+      MPI_Send(buf, count, MPI_INT, (rank + mask) % size, 1, comm);
+    mask >>= 1;
+  }
+}
+void caller(int *b, int r) { f(b, 5, r, MPI_COMM_WORLD); }
+void top(int *b) { caller(b, 2); }
+)"),
+            "broadcast root=root count=count buffer=buf");
+}
+
+TEST(CollectiveJudgeTest, ScatterWithOwnBlockCopied) {
+  EXPECT_EQ(judge(R"(
+void f(int *all, int *mine) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    memcpy(mine, all, 2 * sizeof(int));
+    for (int i = 1; i < size; i++)
+      MPI_Send(all + 2 * i, 2, MPI_INT, i, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(mine, 2, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)"),
+            "scatter root=0 count=2 send=all recv=mine");
+}
+
+TEST(CollectiveJudgeTest, RingAllgatherWithSendrecv) {
+  EXPECT_EQ(judge(R"(
+void f(int *blocks, int n) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+  for (int step = 0; step < size - 1; step++) {
+    int out = (rank - step + size) % size;
+    int in = (rank - step - 1 + size) % size;
+    MPI_Sendrecv(blocks + out * 4, 4, MPI_INT, right, 3,
+                 blocks + in * 4, 4, MPI_INT, left, 3, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+  }
+}
+)"),
+            "allgather count=4 recv=blocks in-place");
+}
+
+TEST(CollectiveJudgeTest, PairwiseAlltoall) {
+  EXPECT_EQ(judge(R"(
+void f(int *src, int *dst) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  memcpy(dst + rank * 2, src + rank * 2, 2 * sizeof(int));
+  for (int k = 1; k < size; k++) {
+    int to = (rank + k) % size, from = (rank - k + size) % size;
+    MPI_Sendrecv(src + to * 2, 2, MPI_INT, to, 9, dst + from * 2, 2, MPI_INT,
+                 from, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)"),
+            "alltoall count=2 send=src recv=dst");
+}
+
+TEST(CollectiveJudgeTest, NonblockingGatherWithWaitall) {
+  EXPECT_EQ(judge(R"(
+void f(long *table, long *mine) {
+  int rank, size;
+  MPI_Request reqs[128];
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    for (int i = 1; i < size; i++)
+      MPI_Irecv(table + 3 * i, 3, MPI_LONG, i, 0, MPI_COMM_WORLD,
+                &reqs[i - 1]);
+    MPI_Waitall(size - 1, reqs, MPI_STATUSES_IGNORE);
+  } else {
+    MPI_Send(mine, 3, MPI_LONG, 0, 0, MPI_COMM_WORLD);
+  }
+}
+)"),
+            "gather root=0 count=3 send=mine recv=table");
+}
+
+TEST(CollectiveJudgeTest, SubsetIsRefused) {
+  EXPECT_EQ(judge(R"(
+void f(int *data) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    for (int i = 1; i < size - 1; i++)
+      MPI_Send(data, 1, MPI_INT, i, 0, MPI_COMM_WORLD);
+  } else if (rank < size - 1) {
+    MPI_Recv(data, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)"),
+            "scale-independence: at 3 processes the messages form a bcast "
+            "over 2 of them");
+}
+
+TEST(CollectiveJudgeTest, PowersOfTwoOnlyIsRefusedAtTheFirstFailingSize) {
+  EXPECT_EQ(judge(R"(
+void f(int *buf) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int mask = 1; mask < size; mask <<= 1) {
+    int partner = rank ^ mask;
+    MPI_Sendrecv(buf + rank, 1, MPI_INT, partner, 0, buf + partner, 1,
+                 MPI_INT, partner, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)"),
+            "scale-independence: at 3 processes, rank 1 sends to rank 3, "
+            "which does not exist");
+}
+
+TEST(CollectiveJudgeTest, ValueChangedAtEveryHopIsNoBroadcast) {
+  std::string V = judge(R"(
+void f(int *x) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank > 0)
+    MPI_Recv(x, 1, MPI_INT, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  x[0] += 1;
+  if (rank < size - 1)
+    MPI_Send(x, 1, MPI_INT, rank + 1, 0, MPI_COMM_WORLD);
+}
+)");
+  EXPECT_EQ(V, "message-integrity: the region writes over the data it "
+               "receives, so no data moves from one process to another "
+               "unchanged");
+}
+
+TEST(CollectiveJudgeTest, RootFromInputIsRefused) {
+  EXPECT_EQ(judge(R"(
+int atoi(const char *);
+void f(int *data, char **argv) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int root = atoi(argv[1]);
+  if (rank == root) {
+    for (int i = 0; i < size; i++)
+      if (i != root)
+        MPI_Send(data, 1, MPI_INT, i, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(data, 1, MPI_INT, root, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)"),
+            "input-independence: the condition 'rank == root' cannot be "
+            "evaluated: the result of a call of 'atoi'");
+}
+
+} // namespace

@@ -1,0 +1,140 @@
+//===- EvalPrelude.h - A fake MPI for the analysis unit tests ---*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Declarations of the MPI functions the tests use (no MPI installation is
+/// needed; the special ranks have MPICH's values), and a parsed unit with
+/// its facts and the region of a function's communication.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_UNITTESTS_ANALYSIS_EVALPRELUDE_H
+#define MPILIFT_UNITTESTS_ANALYSIS_EVALPRELUDE_H
+
+#include "FunctionFacts.h"
+#include "RankEvaluator.h"
+#include "StatementTree.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Tooling/Tooling.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mpilift {
+namespace analysis {
+namespace test {
+
+inline const char *const MPIPrelude = R"(
+typedef __SIZE_TYPE__ size_t;
+typedef struct comm *MPI_Comm;
+typedef struct type *MPI_Datatype;
+typedef struct { int MPI_SOURCE, MPI_TAG, MPI_ERROR; } MPI_Status;
+typedef struct request *MPI_Request;
+typedef long MPI_Aint;
+extern struct comm world;
+extern struct type int_type, long_type, double_type, char_type;
+#define MPI_COMM_WORLD (&world)
+#define MPI_INT (&int_type)
+#define MPI_LONG (&long_type)
+#define MPI_DOUBLE (&double_type)
+#define MPI_CHAR (&char_type)
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_ANY_SOURCE (-2)
+#define MPI_PROC_NULL (-1)
+#define MPI_ANY_TAG (-1)
+int MPI_Comm_rank(MPI_Comm, int *);
+int MPI_Comm_size(MPI_Comm, int *);
+int MPI_Send(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+int MPI_Recv(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+int MPI_Isend(const void *, int, MPI_Datatype, int, int, MPI_Comm,
+              MPI_Request *);
+int MPI_Irecv(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+int MPI_Wait(MPI_Request *, MPI_Status *);
+int MPI_Waitall(int, MPI_Request *, MPI_Status *);
+int MPI_Iprobe(int, int, MPI_Comm, int *, MPI_Status *);
+int MPI_Bcast(void *, int, MPI_Datatype, int, MPI_Comm);
+int MPI_Sendrecv(const void *, int, MPI_Datatype, int, int, void *, int,
+                 MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+void *memcpy(void *, const void *, size_t);
+int printf(const char *, ...);
+void compute(void);
+)";
+
+/// A unit parsed from the prelude and \p Code, with its facts.
+struct Parsed {
+  std::unique_ptr<clang::ASTUnit> AST;
+  std::unique_ptr<TranslationUnitFacts> TU;
+
+  explicit Parsed(const std::string &Code, bool CXX = false) {
+    AST = clang::tooling::buildASTFromCodeWithArgs(
+        std::string(MPIPrelude) + Code,
+        {CXX ? "-std=c++17" : "-std=c11", "-Wno-everything"},
+        CXX ? "input.cpp" : "input.c");
+    if (AST)
+      TU = std::make_unique<TranslationUnitFacts>(AST->getASTContext());
+  }
+
+  /// The function (or method) named \p Name with a body.
+  const clang::FunctionDecl *function(llvm::StringRef Name) const {
+    const clang::FunctionDecl *Found = nullptr;
+    struct Finder : clang::RecursiveASTVisitor<Finder> {
+      llvm::StringRef Name;
+      const clang::FunctionDecl *&Found;
+      Finder(llvm::StringRef N, const clang::FunctionDecl *&F)
+          : Name(N), Found(F) {}
+      bool VisitFunctionDecl(clang::FunctionDecl *F) {
+        if (F->getIdentifier() && F->getName() == Name &&
+            F->doesThisDeclarationHaveABody())
+          Found = F;
+        return true;
+      }
+    } V(Name, Found);
+    V.TraverseDecl(AST->getASTContext().getTranslationUnitDecl());
+    return Found;
+  }
+
+  /// The statements of \p Name's body from the first to the last that
+  /// holds a point-to-point call.
+  std::optional<Region> communicationRegion(llvm::StringRef Name) const {
+    const clang::FunctionDecl *F = function(Name);
+    if (!F)
+      return std::nullopt;
+    const auto *Body = llvm::cast<clang::CompoundStmt>(F->getBody());
+    Region R;
+    R.Function = F;
+    R.Block = Body;
+    bool Any = false;
+    unsigned I = 0;
+    for (const clang::Stmt *S : Body->body()) {
+      bool Calls = findFirst(S, [](const clang::Stmt *X) {
+        const auto *C = llvm::dyn_cast<clang::CallExpr>(X);
+        const mpi::FunctionInfo *Info = C ? mpiCallee(C) : nullptr;
+        return Info && Info->TheFamily != mpi::Family::CommQuery;
+      });
+      if (Calls) {
+        if (!Any)
+          R.First = I;
+        R.Last = I;
+        Any = true;
+      }
+      ++I;
+    }
+    if (!Any)
+      return std::nullopt;
+    return R;
+  }
+};
+
+} // namespace test
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_UNITTESTS_ANALYSIS_EVALPRELUDE_H

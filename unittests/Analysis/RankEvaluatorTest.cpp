@@ -1,0 +1,241 @@
+//===- RankEvaluatorTest.cpp - A region's communication per rank ----------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The rank-space evaluator on small functions: which operations each rank
+/// records, and what stops a run. The region is the range of the body's
+/// statements that hold MPI calls.
+///
+//===----------------------------------------------------------------------===//
+
+#include "EvalPrelude.h"
+
+#include "RankEvaluator.h"
+
+#include "gtest/gtest.h"
+
+using namespace mpilift::analysis;
+using mpilift::analysis::test::Parsed;
+
+namespace {
+
+/// "send 1 8B tag 3 @x+0" for each op.
+std::string describe(const RankRun &Run) {
+  std::string Out;
+  for (const RankOp &Op : Run.Ops) {
+    if (!Out.empty())
+      Out += "; ";
+    const char *Kind = Op.K == RankOp::Kind::Send   ? "send"
+                       : Op.K == RankOp::Kind::Recv ? "recv"
+                                                    : "local";
+    Out += std::string(Kind) + (Op.SelfCopy ? "-self" : "");
+    if (Op.K != RankOp::Kind::Local)
+      Out += " " + std::to_string(Op.Peer);
+    Out += " " + std::to_string(Op.Bytes) + "B";
+    if (Op.K != RankOp::Kind::Local && !Op.SelfCopy)
+      Out += " tag " + std::to_string(Op.Tag);
+    Out += " @" + Run.Objects[Op.Object].Name + "+" + std::to_string(Op.Offset);
+  }
+  return Out;
+}
+
+std::string runAt(const char *Code, int64_t Rank, int64_t Size,
+                  std::vector<int64_t> Setting = {}) {
+  Parsed P(Code);
+  std::optional<Region> R = P.communicationRegion("f");
+  if (!R)
+    return "no region";
+  RankEvaluator E(*P.TU, *R);
+  RankRun Run = E.run(Rank, Size, Setting);
+  if (Run.Stopped)
+    return "stopped: " + Run.Stopped->Text;
+  return describe(Run);
+}
+
+TEST(RankEvaluatorTest, StarBroadcastWithSkip) {
+  const char *Code = R"(
+void f(void) {
+  int rank, size, data[4];
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    for (int i = 0; i < size; i++)
+      if (i != rank)
+        MPI_Send(data, 4, MPI_INT, i, 7, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(data, 4, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)";
+  EXPECT_EQ(runAt(Code, 0, 3),
+            "send 1 16B tag 7 @'data'+0; send 2 16B tag 7 @'data'+0");
+  EXPECT_EQ(runAt(Code, 2, 3), "recv 0 16B tag 7 @'data'+0");
+  EXPECT_EQ(runAt(Code, 0, 1), "");
+}
+
+TEST(RankEvaluatorTest, ChainWithNeighboursFromRank) {
+  const char *Code = R"(
+void f(double *buf, int n) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int left = rank - 1;
+  if (left < 0)
+    left = MPI_PROC_NULL;
+  if (rank > 0)
+    MPI_Recv(buf, 8, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (rank < size - 1)
+    MPI_Send(buf, 8, MPI_DOUBLE, rank + 1, 0, MPI_COMM_WORLD);
+}
+)";
+  EXPECT_EQ(runAt(Code, 0, 3), "send 1 64B tag 0 @what 'buf' points to+0");
+  EXPECT_EQ(runAt(Code, 1, 3), "recv 0 64B tag 0 @what 'buf' points to+0; "
+                               "send 2 64B tag 0 @what 'buf' points to+0");
+}
+
+TEST(RankEvaluatorTest, BinomialTreeWithMaskLoops) {
+  const char *Code = R"(
+void f(int *buf, int count, int root, MPI_Comm comm) {
+  int rank, size, mask = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int rel = (rank - root + size) % size;
+  while (mask < size) {
+    if (rel & mask) {
+      MPI_Recv(buf, count, MPI_INT, (rank - mask + size) % size, 1, comm,
+               MPI_STATUS_IGNORE);
+      break;
+    }
+    mask <<= 1;
+  }
+  mask >>= 1;
+  while (mask > 0) {
+    if (rel + mask < size)
+      MPI_Send(buf, count, MPI_INT, (rank + mask) % size, 1, comm);
+    mask >>= 1;
+  }
+}
+void caller(int *b) { f(b, 5, 2, MPI_COMM_WORLD); }
+)";
+  // root and count are inputs; the setting gives root 2 and count 5.
+  EXPECT_EQ(runAt(Code, 2, 5, {5, 2}),
+            "send 1 20B tag 1 @what 'buf' points to+0; "
+            "send 4 20B tag 1 @what 'buf' points to+0; "
+            "send 3 20B tag 1 @what 'buf' points to+0");
+  EXPECT_EQ(runAt(Code, 3, 5, {5, 2}),
+            "recv 2 20B tag 1 @what 'buf' points to+0");
+}
+
+TEST(RankEvaluatorTest, NonblockingStarWithWaitall) {
+  const char *Code = R"(
+void f(int *data, int n) {
+  int rank, size;
+  MPI_Request reqs[64];
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    for (int i = 1; i < size; i++)
+      MPI_Isend(data, 4, MPI_INT, i, 0, MPI_COMM_WORLD, &reqs[i - 1]);
+    MPI_Waitall(size - 1, reqs, MPI_STATUSES_IGNORE);
+  } else {
+    MPI_Recv(data, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)";
+  EXPECT_EQ(runAt(Code, 0, 3), "send 1 16B tag 0 @what 'data' points to+0; "
+                               "send 2 16B tag 0 @what 'data' points to+0");
+}
+
+TEST(RankEvaluatorTest, CopyIntoASendBufferIsASelfCopy) {
+  const char *Code = R"(
+void f(int *all, int *packed) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    memcpy(packed, all, 2 * sizeof(int));
+    for (int i = 1; i < size; i++)
+      MPI_Send(packed, 2, MPI_INT, i, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(packed, 2, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)";
+  EXPECT_EQ(runAt(Code, 0, 2), "send-self 0 8B @what 'all' points to+0; "
+                               "recv-self 0 8B @what 'packed' points to+0; "
+                               "send 1 8B tag 0 @what 'packed' points to+0");
+  // A copy that touches none of the rank's messages is left out.
+  const char *Elsewhere = R"(
+void f(int *all, int *mine) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    memcpy(mine, all, 2 * sizeof(int));
+    for (int i = 1; i < size; i++)
+      MPI_Send(all + 2 * i, 2, MPI_INT, i, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(mine, 2, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)";
+  EXPECT_EQ(runAt(Elsewhere, 0, 2), "send 1 8B tag 0 @what 'all' points to+8");
+}
+
+TEST(RankEvaluatorTest, InputDependencyStops) {
+  const char *Code = R"(
+int read_root(void);
+void f(int *data) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int root = read_root();
+  if (rank == root) {
+    for (int i = 0; i < size; i++)
+      if (i != root)
+        MPI_Send(data, 1, MPI_INT, i, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(data, 1, MPI_INT, root, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)";
+  EXPECT_EQ(runAt(Code, 1, 3),
+            "stopped: the condition 'rank == root' cannot be evaluated: the "
+            "result of a call of 'read_root'");
+}
+
+TEST(RankEvaluatorTest, RankInClassMembers) {
+  const char *Code = R"(
+class Exchanger {
+public:
+  explicit Exchanger(MPI_Comm c) : comm_(c) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &nranks_);
+  }
+  void f(double *v) {
+    if (rank_ == 0) {
+      for (int p = 1; p < nranks_; ++p)
+        MPI_Send(v, 3, MPI_DOUBLE, p, 4, comm_);
+    } else {
+      MPI_Recv(v, 3, MPI_DOUBLE, 0, 4, comm_, MPI_STATUS_IGNORE);
+    }
+  }
+private:
+  MPI_Comm comm_;
+  int rank_, nranks_;
+};
+)";
+  Parsed P(Code, /*CXX=*/true);
+  std::optional<Region> R = P.communicationRegion("f");
+  ASSERT_TRUE(R);
+  RankEvaluator E(*P.TU, *R);
+  RankRun Run = E.run(0, 3, {});
+  ASSERT_FALSE(Run.Stopped) << Run.Stopped->Text;
+  EXPECT_EQ(describe(Run), "send 1 24B tag 4 @what 'v' points to+0; "
+                           "send 2 24B tag 4 @what 'v' points to+0");
+}
+
+} // namespace
