@@ -33,10 +33,13 @@ std::string text(const clang::Expr *E, const clang::ASTContext &Ctx) {
       .str();
 }
 
-/// "bcast root=root count=n buffer=buf", or "check: reason".
-std::string judge(const char *Code, bool CXX = false) {
+/// "bcast root=root count=n buffer=buf", or "check: reason". The region
+/// is the body's statements with MPI calls, or \p First to \p Last.
+std::string judge(const char *Code, bool CXX = false, int First = -1,
+                  int Last = -1) {
   Parsed P(Code, CXX);
-  std::optional<Region> R = P.communicationRegion("f");
+  std::optional<Region> R =
+      First < 0 ? P.communicationRegion("f") : P.bodyRegion("f", First, Last);
   if (!R)
     return "no region";
   Verdict V = judgeRegion(*P.TU, *R);
@@ -165,7 +168,8 @@ void f(int *blocks, int n) {
             "allgather count=4 recv=blocks in-place");
 }
 
-TEST(CollectiveJudgeTest, PairwiseAlltoall) {
+TEST(CollectiveJudgeTest, PairwiseAlltoallWithItsOwnBlockCopied) {
+  // The region holds the copy of the rank's own block before the loop.
   EXPECT_EQ(judge(R"(
 void f(int *src, int *dst) {
   int rank, size;
@@ -178,8 +182,24 @@ void f(int *src, int *dst) {
                  from, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
 }
-)"),
+)",
+                  false, 3, 4),
             "alltoall count=2 send=src recv=dst");
+  // Without it, MPI_Alltoall would write the block the loop leaves alone.
+  EXPECT_EQ(judge(R"(
+void f(int *src, int *dst) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int k = 1; k < size; k++) {
+    int to = (rank + k) % size, from = (rank - k + size) % size;
+    MPI_Sendrecv(src + to * 2, 2, MPI_INT, to, 9, dst + from * 2, 2, MPI_INT,
+                 from, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)"),
+            "message-integrity: at 3 processes, rank 0 leaves its own block "
+            "alone and copies nothing there; the collective would write it");
 }
 
 TEST(CollectiveJudgeTest, NonblockingGatherWithWaitall) {

@@ -101,6 +101,20 @@ struct Parsed {
     return Found;
   }
 
+  /// The statements \p First to \p Last of \p Name's body.
+  std::optional<Region> bodyRegion(llvm::StringRef Name, unsigned First,
+                                   unsigned Last) const {
+    const clang::FunctionDecl *F = function(Name);
+    if (!F)
+      return std::nullopt;
+    Region R;
+    R.Function = F;
+    R.Block = llvm::cast<clang::CompoundStmt>(F->getBody());
+    R.First = First;
+    R.Last = Last;
+    return R;
+  }
+
   /// The statements of \p Name's body from the first to the last that
   /// holds a point-to-point call.
   std::optional<Region> communicationRegion(llvm::StringRef Name) const {

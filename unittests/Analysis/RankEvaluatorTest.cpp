@@ -167,14 +167,14 @@ void f(int *all, int *packed) {
   EXPECT_EQ(runAt(Code, 0, 2), "send-self 0 8B @what 'all' points to+0; "
                                "recv-self 0 8B @what 'packed' points to+0; "
                                "send 1 8B tag 0 @what 'packed' points to+0");
-  // A copy that touches none of the rank's messages is left out.
+  // A copy between objects that hold no message of the rank is left out.
   const char *Elsewhere = R"(
-void f(int *all, int *mine) {
+void f(int *all, int *mine, int *a, int *b) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (rank == 0) {
-    memcpy(mine, all, 2 * sizeof(int));
+    memcpy(a, b, 2 * sizeof(int));
     for (int i = 1; i < size; i++)
       MPI_Send(all + 2 * i, 2, MPI_INT, i, 0, MPI_COMM_WORLD);
   } else {
