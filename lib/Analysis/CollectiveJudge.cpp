@@ -6,6 +6,7 @@
 
 #include "CollectiveJudge.h"
 
+#include "RegionEdits.h"
 #include "StatementTree.h"
 
 #include "mpilift/CommGraph/CommGraph.h"
@@ -217,11 +218,33 @@ private:
   std::optional<Observation> observe(int64_t P,
                                      const std::vector<RankRun> &Runs);
   bool tooLarge(int64_t P);
+  bool changesMessage(int64_t P, const std::vector<RankRun> &Runs);
+  /// observe(), and if the messages match only when MPI buffers the
+  /// blocking sends, the runs again with buffered sends (in \p Runs).
+  std::optional<Observation> observeBuffering(int64_t P,
+                                              ArrayRef<int64_t> Setting,
+                                              std::vector<RankRun> &Runs,
+                                              bool &Skip) {
+    RetryBuffered = false;
+    std::optional<Observation> O = observe(P, Runs);
+    if (!RetryBuffered)
+      return O;
+    Buffered = true;
+    Eval.setBufferedSends(true);
+    if (evaluate(P, Setting, Runs, Skip))
+      O = observe(P, Runs);
+    Eval.setBufferedSends(false);
+    Buffered = false;
+    return O;
+  }
+  ManualTopology topologyOf(const Observation &O,
+                            const std::vector<RankRun> &Runs);
   bool shape(int64_t P, const cg::Collective &C,
              const std::vector<cg::Transfer> &Self, Observation &O);
   void filterCandidates(const Observation &O, const std::vector<RankRun> &Runs);
   std::vector<std::vector<int64_t>> settingsAt(int64_t P);
   void choose(RegionProof &Proof);
+  bool place(RegionProof &Proof);
 
   TranslationUnitFacts &TU;
   ASTContext &Ctx;
@@ -239,25 +262,35 @@ private:
   std::set<int64_t> RootValues, CountValues;
   bool AllInPlace = true, NoneInPlace = true;
   uint64_t Runs = 0;
-  /// Operations of all ranks at a size (the largest over its settings).
-  std::map<int64_t, uint64_t> OpsAt;
+  /// Operations and steps of all ranks at a size (the largest over its
+  /// settings), and steps so far.
+  std::map<int64_t, uint64_t> OpsAt, StepsAt;
+  /// The runs being observed model buffered sends; the last observation
+  /// asks for that.
+  bool Buffered = false, RetryBuffered = false;
+  uint64_t TotalSteps = 0;
 
 public:
   /// Sizes beyond 64 whose runs would take more operations than this are
   /// not evaluated (an allgather of 4099 processes is 16.8 M messages).
   static constexpr uint64_t OperationBudget = 400'000;
+  /// The same for the evaluation's steps, per size and in all.
+  static constexpr uint64_t SizeStepBudget = 8'000'000;
+  static constexpr uint64_t StepBudget = 60'000'000;
   std::vector<int64_t> Skipped;
 };
 
 /// Whether the runs at \p P would exceed the budget, predicted from how
 /// the operations grew from 32 to 64 processes.
 bool Judge::tooLarge(int64_t P) {
-  if (P <= 64 || !OpsAt.count(32) || !OpsAt.count(64) || !OpsAt[32])
-    return false;
-  double Growth =
-      std::log(double(OpsAt[64]) / double(OpsAt[32])) / std::log(2.0);
-  double Predicted = double(OpsAt[64]) * std::pow(double(P) / 64.0, Growth);
-  if (Predicted <= double(OperationBudget))
+  auto Predict = [&](std::map<int64_t, uint64_t> &At) {
+    if (!At.count(32) || !At.count(64) || !At[32] || !At[64])
+      return 0.0;
+    double Growth = std::log(double(At[64]) / double(At[32])) / std::log(2.0);
+    return double(At[64]) * std::pow(double(P) / 64.0, Growth);
+  };
+  if (P <= 64 || (Predict(OpsAt) <= double(OperationBudget) &&
+                  Predict(StepsAt) <= double(SizeStepBudget)))
     return false;
   Skipped.push_back(P);
   return true;
@@ -297,10 +330,26 @@ std::optional<Observation> Judge::observe(int64_t P,
                                           const std::vector<RankRun> &Runs) {
   cg::Graph G(static_cast<cg::Rank>(P));
   bool Any = false;
+  // The op behind each operation of the graph, in the graph's order.
+  std::vector<std::pair<int64_t, const RankOp *>> Global;
   for (int64_t Rank = 0; Rank < P; ++Rank) {
     const RankRun &Run = Runs[Rank];
     cg::LocalGraph L(static_cast<cg::Rank>(Rank));
-    for (const RankOp &Op : Run.Ops) {
+    std::vector<uint32_t> LocalId(Run.Ops.size(), UINT32_MAX);
+    // What the rank writes after its last message runs after the
+    // collective as well: it is no part of what the collective moves.
+    size_t LastMessage = 0;
+    for (size_t Index = 0; Index < Run.Ops.size(); ++Index)
+      if ((Run.Ops[Index].K == RankOp::Kind::Send ||
+           Run.Ops[Index].K == RankOp::Kind::Recv) &&
+          !Run.Ops[Index].SelfCopy)
+        LastMessage = Index;
+    for (size_t Index = 0; Index < Run.Ops.size(); ++Index) {
+      const RankOp &Op = Run.Ops[Index];
+      if (Op.K == RankOp::Kind::Marker ||
+          (Op.K == RankOp::Kind::Local && Index > LastMessage))
+        continue;
+      Global.push_back({Rank, &Op});
       if (Op.Offset < 0 || static_cast<uint64_t>(Op.Offset) > OffsetMask) {
         refuse(SafetyCheck::MessageIntegrity,
                "a buffer lies before the start of " +
@@ -309,7 +358,7 @@ std::optional<Observation> Judge::observe(int64_t P,
         return std::nullopt;
       }
       cg::Address A = addressOf(Op.Object, Op.Offset);
-      uint32_t Id;
+      uint32_t Id = UINT32_MAX;
       switch (Op.K) {
       case RankOp::Kind::Send:
         Id = L.addSend(A, Op.Bytes, Op.Peer, Op.Tag);
@@ -318,11 +367,14 @@ std::optional<Observation> Judge::observe(int64_t P,
         Id = L.addRecv(A, Op.Bytes, Op.Peer, Op.Tag);
         break;
       case RankOp::Kind::Local:
+      case RankOp::Kind::Marker:
         Id = L.addLocal(A, Op.Bytes);
         break;
       }
+      LocalId[Index] = Id;
       for (uint32_t Before : Op.After)
-        L.addDependency(Before, Id);
+        if (LocalId[Before] != UINT32_MAX)
+          L.addDependency(LocalId[Before], Id);
       if (Op.Call && !FirstCall)
         FirstCall = Op.Call;
       if (Op.Call && Op.TypeSize) {
@@ -347,12 +399,58 @@ std::optional<Observation> Judge::observe(int64_t P,
   }
   if (!Any)
     return std::nullopt; // Nothing moves (one process, or nothing sent).
+  if (changesMessage(P, Runs))
+    return std::nullopt;
   cg::Matching M;
   if (cg::Status S = cg::match(G, M); !S.ok()) {
     bool Sizes = S.Message.find("differ in size") != std::string::npos;
+    // A program may rely on MPI buffering its blocking sends (a rank that
+    // sends to itself, all sends before the receives): try that once.
+    if (!Sizes && !Buffered) {
+      RetryBuffered = true;
+      return std::nullopt;
+    }
+    auto Call = [&](const RankOp *Op) {
+      return Op->Site ? Op->Site->getBeginLoc() : regionLoc();
+    };
+    auto Describe = [&](cg::OpId Id) {
+      auto [Rank, Op] = Global[Id];
+      std::string Tag = " (tag " + std::to_string(Op->Tag) + ", " +
+                        std::to_string(Op->Bytes) + " bytes)";
+      return Op->K == RankOp::Kind::Send
+                 ? "rank " + std::to_string(Rank) + " sends to rank " +
+                       std::to_string(Op->Peer) + Tag +
+                       ", and no receive takes the message"
+                 : "rank " + std::to_string(Rank) +
+                       " waits for a message from rank " +
+                       std::to_string(Op->Peer) + Tag + " that never comes";
+    };
+    if (Sizes) {
+      for (cg::OpId Id = 0; Id < M.PeerOf.size(); ++Id) {
+        cg::OpId Peer = M.PeerOf[Id];
+        auto [Rank, Op] = Global[Id];
+        if (Peer == cg::NoOp || Op->K != RankOp::Kind::Send ||
+            Global[Peer].second->Bytes == Op->Bytes)
+          continue;
+        refuse(SafetyCheck::MatchingArguments,
+               "at " + processes(P) + ", rank " + std::to_string(Rank) +
+                   " sends " + std::to_string(Op->Bytes) + " bytes to rank " +
+                   std::to_string(Op->Peer) + ", which receives " +
+                   std::to_string(Global[Peer].second->Bytes),
+               Call(Op));
+        return std::nullopt;
+      }
+    }
+    if (!M.Unmatched.empty()) {
+      refuse(SafetyCheck::ScaleIndependence,
+             "at " + processes(P) + ", " + Describe(M.Unmatched.front()),
+             Call(Global[M.Unmatched.front()].second));
+      return std::nullopt;
+    }
     refuse(Sizes ? SafetyCheck::MatchingArguments
                  : SafetyCheck::ScaleIndependence,
-           "at " + processes(P) + " the messages do not match: " + S.Message,
+           "at " + processes(P) +
+               " the messages wait for each other in a cycle: " + S.Message,
            regionLoc());
     return std::nullopt;
   }
@@ -433,7 +531,82 @@ std::optional<Observation> Judge::observe(int64_t P,
   }
   if (!shape(P, C, Self, O))
     return std::nullopt;
+  if (P >= 3)
+    V.Topology = topologyOf(O, Runs);
   return O;
+}
+
+/// Message integrity: a rank that writes bytes after it received or sent
+/// them, and then sends them (again), sends other data than it got or
+/// than it sent before: no collective sends that.
+bool Judge::changesMessage(int64_t P, const std::vector<RankRun> &Runs) {
+  auto Overlap = [](const RankOp &A, const RankOp &B) {
+    return A.Object == B.Object &&
+           A.Offset < B.Offset + static_cast<int64_t>(B.Bytes) &&
+           B.Offset < A.Offset + static_cast<int64_t>(A.Bytes);
+  };
+  auto Message = [](const RankOp &Op) {
+    return (Op.K == RankOp::Kind::Send || Op.K == RankOp::Kind::Recv) &&
+           !Op.SelfCopy;
+  };
+  for (int64_t Rank = 0; Rank < P; ++Rank) {
+    const std::vector<RankOp> &Ops = Runs[Rank].Ops;
+    for (size_t W = 0; W < Ops.size(); ++W) {
+      const RankOp &Write = Ops[W];
+      bool Writes = Write.K == RankOp::Kind::Local ||
+                    (Write.SelfCopy && Write.K == RankOp::Kind::Recv);
+      if (!Writes)
+        continue;
+      const RankOp *Before = nullptr;
+      for (size_t E = 0; E < W && !Before; ++E)
+        if (Message(Ops[E]) && Overlap(Ops[E], Write))
+          Before = &Ops[E];
+      if (!Before)
+        continue;
+      for (size_t S = W + 1; S < Ops.size(); ++S)
+        if (Message(Ops[S]) && Ops[S].K == RankOp::Kind::Send &&
+            Overlap(Ops[S], Write)) {
+          const Stmt *Site = Write.Origin ? Write.Origin : Write.Site;
+          refuse(SafetyCheck::MessageIntegrity,
+                 std::string("this statement changes ") +
+                     Runs[Rank].Objects[Write.Object].Name + " after " +
+                     (Before->K == RankOp::Kind::Recv ? "it was received"
+                                                      : "it was sent") +
+                     " and before it is sent again, so the messages do not "
+                     "all carry the same data",
+                 Site ? Site->getBeginLoc() : regionLoc());
+          if (!V.Looks)
+            V.Looks = ManualKind::Bcast;
+          return true;
+        }
+    }
+  }
+  return false;
+}
+
+ManualTopology Judge::topologyOf(const Observation &O,
+                                 const std::vector<RankRun> &Runs) {
+  if (!isRooted(O.Kind))
+    return ManualTopology::Exchange;
+  auto Messages = [&](int64_t Rank, RankOp::Kind K) {
+    unsigned N = 0;
+    for (const RankOp &Op : Runs[Rank].Ops)
+      N += Op.K == K && !Op.SelfCopy;
+    return N;
+  };
+  int64_t P = static_cast<int64_t>(Runs.size());
+  bool FromRoot = O.Kind != ManualKind::Gather;
+  RankOp::Kind Out = FromRoot ? RankOp::Kind::Send : RankOp::Kind::Recv;
+  RankOp::Kind In = FromRoot ? RankOp::Kind::Recv : RankOp::Kind::Send;
+  if (Messages(O.Root, Out) == static_cast<unsigned>(P - 1))
+    return ManualTopology::Star;
+  if (Messages(O.Root, Out) != 1)
+    return ManualTopology::Tree;
+  for (int64_t Rank = 0; Rank < P; ++Rank)
+    if (Rank != O.Root && (Messages(Rank, In) != 1 || Messages(Rank, Out) > 1))
+      return ManualTopology::Tree;
+  return Messages(O.Root, In) == 1 ? ManualTopology::Ring
+                                   : ManualTopology::Chain;
 }
 
 bool Judge::shape(int64_t P, const cg::Collective &C,
@@ -602,23 +775,22 @@ void Judge::choose(RegionProof &Proof) {
                 isa<IntegerLiteral>(B->IgnoreParenImpCasts());
     return RefA && !RefB;
   };
-  auto Keep = [](const Expr *, const Expr *) { return false; };
-  Proof.Count = First(AsCount, Keep);
+  Proof.Count = First(AsCount, Simpler);
   switch (Proof.Kind) {
   case ManualKind::Bcast:
     Proof.Root = First(AsRoot, Simpler);
-    Proof.Buffer = First(AsBuffer, Keep);
+    Proof.Buffer = First(AsBuffer, Simpler);
     break;
   case ManualKind::Scatter:
   case ManualKind::Gather:
     Proof.Root = First(AsRoot, Simpler);
-    Proof.SendBuffer = First(AsSend, Keep);
-    Proof.RecvBuffer = First(AsRecv, Keep);
+    Proof.SendBuffer = First(AsSend, Simpler);
+    Proof.RecvBuffer = First(AsRecv, Simpler);
     break;
   case ManualKind::Allgather:
   case ManualKind::Alltoall:
-    Proof.SendBuffer = First(AsSend, Keep);
-    Proof.RecvBuffer = First(AsRecv, Keep);
+    Proof.SendBuffer = First(AsSend, Simpler);
+    Proof.RecvBuffer = First(AsRecv, Simpler);
     break;
   }
 }
@@ -678,11 +850,24 @@ Verdict Judge::run() {
           continue;
         return std::move(V);
       }
-      uint64_t Ops = 0;
-      for (const RankRun &Run : RankRuns)
+      uint64_t Ops = 0, Steps = 0;
+      for (const RankRun &Run : RankRuns) {
         Ops += Run.Ops.size();
+        Steps += Run.Steps;
+      }
       OpsAt[P] = std::max(OpsAt[P], Ops);
-      std::optional<Observation> O = observe(P, RankRuns);
+      StepsAt[P] = std::max(StepsAt[P], Steps);
+      TotalSteps += Steps;
+      if (TotalSteps > StepBudget) {
+        refuse(SafetyCheck::ScaleIndependence,
+               "evaluating the region at every size takes too long (" +
+                   std::to_string(TotalSteps / 1000000) + " million steps by " +
+                   processes(P) + "); it does more than communicate",
+               regionLoc());
+        return std::move(V);
+      }
+      std::optional<Observation> O =
+          observeBuffering(P, Setting, RankRuns, Skip);
       if (!V.Refusals.empty())
         return std::move(V);
       if (!O)
@@ -698,6 +883,7 @@ Verdict Judge::run() {
   }
   RegionProof Proof;
   Proof.Kind = *Reference;
+  Proof.Topology = V.Topology;
   Proof.Sizes = Sizes;
   Proof.Runs = Runs;
   Proof.Skipped = Skipped;
@@ -751,9 +937,333 @@ Verdict Judge::run() {
     break;
   }
   (void)SM;
-  if (V.Refusals.empty())
+  if (V.Refusals.empty() && place(Proof))
     V.Proof = Proof;
   return std::move(V);
+}
+
+namespace {
+
+/// One rank's run as the placement proof sees it, on a scale where an
+/// operation at index I sits at 2I + 1 and a read before it at 2I.
+struct PlacedRun {
+  std::vector<std::pair<const Stmt *, uint32_t>> Marks; ///< Anchor, place.
+  std::vector<bool> ArgsRight; ///< Per mark: the arguments are right there.
+  std::vector<bool> RootHere;  ///< Per mark: the rank is the root there.
+  int64_t First = -1, Last = -1;
+  /// What kept statements do to the rank's message buffers, and where.
+  struct Effect {
+    uint32_t At;
+    const Stmt *Site;
+    bool Write;
+    std::string Object;
+  };
+  std::vector<Effect> Effects;
+  bool IsRoot = false;
+};
+
+} // namespace
+
+bool Judge::place(RegionProof &Proof) {
+  RegionEdits Edits = planEdits(R, TU);
+  if (Edits.Problem) {
+    refuse(Edits.Problem->Check, Edits.Problem->Reason, Edits.Problem->Loc);
+    return false;
+  }
+  // The arguments, evaluated where the call goes.
+  enum Slot { RootSlot, CountSlot, BufferSlot, SendSlot, RecvSlot };
+  std::vector<const Expr *> Args;
+  std::vector<Slot> Slots;
+  auto Arg = [&](const Expr *E, Slot S) {
+    if (E) {
+      Args.push_back(E);
+      Slots.push_back(S);
+    }
+  };
+  Arg(Proof.Root, RootSlot);
+  Arg(Proof.Count, CountSlot);
+  Arg(Proof.Buffer, BufferSlot);
+  Arg(Proof.SendBuffer, SendSlot);
+  Arg(Proof.RecvBuffer, RecvSlot);
+  Eval.setProbes({});
+  Eval.setAnchors(Edits.Anchors, Args);
+  std::vector<PlacedRun> Placed;
+  std::vector<RankRun> Runs2;
+  bool Skip = false;
+  for (int64_t P : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17}) {
+    for (const std::vector<int64_t> &Setting : settingsAt(P)) {
+      if (!evaluate(P, Setting, Runs2, Skip)) {
+        if (Skip)
+          continue;
+        return false;
+      }
+      std::optional<Observation> O = observeBuffering(P, Setting, Runs2, Skip);
+      if (!V.Refusals.empty())
+        return false;
+      for (int64_t Rank = 0; Rank < P; ++Rank) {
+        const RankRun &Run = Runs2[Rank];
+        PlacedRun PR;
+        PR.IsRoot = O && isRooted(O->Kind) && Rank == O->Root;
+        llvm::DenseSet<eval::ObjectId> Messages;
+        for (size_t I = 0; I < Run.Ops.size(); ++I) {
+          const RankOp &Op = Run.Ops[I];
+          if (Op.K == RankOp::Kind::Marker) {
+            PR.Marks.push_back({Op.Site, uint32_t(2 * I + 1)});
+            bool Right = true;
+            for (size_t K = 0; K < Slots.size() && O; ++K) {
+              const eval::Value &Val = Op.Values[K];
+              auto Is = [&](const std::optional<Where> &W) {
+                return !W || (Val.isPointer() && Val.Obj == W->Obj &&
+                              Val.I == W->Off);
+              };
+              switch (Slots[K]) {
+              case RootSlot:
+                Right &= Val.isInt() && Val.I == O->Root;
+                break;
+              case CountSlot:
+                Right &= Val.isInt() && TypeSize &&
+                         uint64_t(Val.I) * *TypeSize == O->Block;
+                break;
+              case BufferSlot:
+                Right &= Is(O->Buffer[Rank]);
+                break;
+              case SendSlot:
+                Right &= Is(O->Send[Rank]);
+                break;
+              case RecvSlot:
+                Right &= Is(O->Recv[Rank]);
+                break;
+              }
+            }
+            PR.ArgsRight.push_back(Right);
+            // Who is the root where nothing moves (one process): the root
+            // expression says.
+            bool Root = PR.IsRoot;
+            if (!O)
+              for (size_t K = 0; K < Slots.size(); ++K)
+                if (Slots[K] == RootSlot)
+                  Root = Op.Values[K].isInt() && Op.Values[K].I == Rank;
+            if (!O && Proof.RootConstant)
+              Root = *Proof.RootConstant == Rank;
+            PR.RootHere.push_back(Root);
+            continue;
+          }
+          if ((Op.K == RankOp::Kind::Send || Op.K == RankOp::Kind::Recv) &&
+              !Op.SelfCopy) {
+            Messages.insert(Op.Object);
+            if (PR.First < 0)
+              PR.First = 2 * I + 1;
+            PR.Last = 2 * I + 1;
+          }
+        }
+        auto Kept = [&](const Stmt *Site) {
+          return Site && !Edits.removedWith(Site, Ctx);
+        };
+        for (size_t I = 0; I < Run.Ops.size(); ++I) {
+          const RankOp &Op = Run.Ops[I];
+          bool Effect = Op.K == RankOp::Kind::Local || Op.SelfCopy;
+          // A copy reads its source and writes its target.
+          bool Writes = Op.K != RankOp::Kind::Send;
+          const Stmt *Site = Op.Origin ? Op.Origin : Op.Site;
+          if (Effect && Messages.count(Op.Object) && Kept(Site))
+            PR.Effects.push_back({uint32_t(2 * I + 1), Site, Writes,
+                                  Run.Objects[Op.Object].Name});
+        }
+        for (const RankRead &Read : Run.Reads) {
+          const Stmt *Site = Read.Origin ? Read.Origin : Read.Site;
+          if (Messages.count(Read.Object) && Kept(Site))
+            PR.Effects.push_back(
+                {2 * Read.At, Site, false, Run.Objects[Read.Object].Name});
+        }
+        Placed.push_back(std::move(PR));
+      }
+    }
+  }
+  // A plan is valid when every run reaches exactly one of its anchors,
+  // with the right arguments there, and nothing kept touches the messages
+  // between that place and the run's messages.
+  std::string Why;
+  SourceLocation WhyLoc;
+  auto ValidFor = [&](const PlacedRun &PR,
+                      const llvm::SmallPtrSetImpl<const Stmt *> &Plan) {
+    {
+      int Passes = 0;
+      uint32_t At = 0;
+      bool Right = true;
+      for (size_t K = 0; K < PR.Marks.size(); ++K)
+        if (Plan.count(PR.Marks[K].first)) {
+          ++Passes;
+          At = PR.Marks[K].second;
+          Right = PR.ArgsRight[K];
+        }
+      if (Passes != 1) {
+        Why = "the collective call has no place that every rank reaches "
+              "exactly once (a rank reaches " +
+              std::to_string(Passes) + ")";
+        WhyLoc = regionLoc();
+        return false;
+      }
+      if (!Right) {
+        Why = "where the collective call would go, the arguments it needs "
+              "do not have the values the pattern uses";
+        WhyLoc = regionLoc();
+        return false;
+      }
+      if (PR.First < 0)
+        return true;
+      uint32_t Lo = std::min<uint32_t>(At, PR.First);
+      uint32_t Hi = std::max<uint32_t>(At, PR.Last);
+      for (const PlacedRun::Effect &E : PR.Effects)
+        if (E.At > Lo && E.At < Hi) {
+          Why = E.Write
+                    ? "this statement writes the message buffer " + E.Object +
+                          " between the pattern's messages, which would "
+                          "then not all carry the same data as one "
+                          "collective's"
+                    : "this statement reads the message buffer " + E.Object +
+                          " between the pattern's messages; with one "
+                          "collective call it would read other data";
+          WhyLoc = E.Site->getBeginLoc();
+          return false;
+        }
+    }
+    return true;
+  };
+  auto Valid = [&](const llvm::SmallPtrSetImpl<const Stmt *> &Plan) {
+    return llvm::all_of(
+        Placed, [&](const PlacedRun &PR) { return ValidFor(PR, Plan); });
+  };
+  llvm::SmallPtrSet<const Stmt *, 8> PlanA, PlanB;
+  for (const Stmt *A : Edits.Anchors)
+    if (parentStmt(*A, Ctx) == R.Block) {
+      PlanA.insert(A);
+      break;
+    }
+  // Places some rank reaches more than once (inside a loop) are none.
+  llvm::SmallPtrSet<const Stmt *, 8> Repeated;
+  for (const PlacedRun &PR : Placed)
+    for (auto [Anchor, Pos] : PR.Marks)
+      if (llvm::count_if(PR.Marks, [&, A = Anchor](const auto &M) {
+            return M.first == A;
+          }) > 1)
+        Repeated.insert(Anchor);
+  for (const PlacedRun &PR : Placed) {
+    // The innermost place the rank reaches before its first message (a
+    // rank without messages, alone or skipped, chooses none).
+    if (PR.First < 0)
+      continue;
+    const Stmt *Innermost = nullptr;
+    for (auto [Anchor, Pos] : PR.Marks) {
+      if (PR.First >= 0 && static_cast<int64_t>(Pos) >= PR.First)
+        break;
+      if (!Repeated.count(Anchor))
+        Innermost = Anchor;
+    }
+    if (Innermost)
+      PlanB.insert(Innermost);
+  }
+  // A scatter's or gather's call differs on the root (MPI_IN_PLACE): no
+  // place may be reached by the root and the others alike.
+  auto Separates = [&](const llvm::SmallPtrSetImpl<const Stmt *> &Plan) {
+    if (Proof.Kind != ManualKind::Scatter && Proof.Kind != ManualKind::Gather)
+      return true;
+    for (const Stmt *A : Plan) {
+      bool Root = false, Others = false;
+      for (const PlacedRun &PR : Placed)
+        for (size_t K = 0; K < PR.Marks.size(); ++K)
+          if (PR.Marks[K].first == A)
+            (PR.RootHere[K] ? Root : Others) = true;
+      if (Root && Others) {
+        Why = "the root and the other ranks reach the same place, where "
+              "their calls of the " +
+              collectiveNoun(Proof.Kind).str() + " would have to differ";
+        WhyLoc = A->getBeginLoc();
+        return false;
+      }
+    }
+    return true;
+  };
+  // The outermost place each run may have: a place is forbidden when a
+  // run that reaches it reaches it more than once, or would let a kept
+  // statement touch its messages between it and them, or (scatter,
+  // gather) is reached by the root and the others alike.
+  llvm::SmallPtrSet<const Stmt *, 8> Forbidden, PlanOuter;
+  for (const Stmt *A : Edits.Anchors) {
+    llvm::SmallPtrSet<const Stmt *, 1> Alone;
+    Alone.insert(A);
+    std::string SavedWhy = Why;
+    SourceLocation SavedLoc = WhyLoc;
+    bool Root = false, Others = false;
+    for (const PlacedRun &PR : Placed) {
+      bool Passes = false;
+      for (size_t K = 0; K < PR.Marks.size(); ++K)
+        if (PR.Marks[K].first == A) {
+          Passes = true;
+          (PR.RootHere[K] ? Root : Others) = true;
+        }
+      if (Passes && !ValidFor(PR, Alone))
+        Forbidden.insert(A);
+    }
+    if (Root && Others &&
+        (Proof.Kind == ManualKind::Scatter || Proof.Kind == ManualKind::Gather))
+      Forbidden.insert(A);
+    Why = SavedWhy;
+    WhyLoc = SavedLoc;
+  }
+  for (const PlacedRun &PR : Placed)
+    for (auto [Anchor, Pos] : PR.Marks)
+      if (!Forbidden.count(Anchor)) {
+        PlanOuter.insert(Anchor);
+        break;
+      }
+  // The plans in order of preference; when none holds, the first reason
+  // that concerns the messages themselves is the one to report (it holds
+  // wherever the call goes), else the first plan's.
+  const llvm::SmallPtrSetImpl<const Stmt *> *Chosen = nullptr;
+  std::string FirstWhy, MessageWhy;
+  SourceLocation FirstLoc, MessageLoc;
+  for (const llvm::SmallPtrSetImpl<const Stmt *> *Plan :
+       {&PlanA, &PlanB, &PlanOuter}) {
+    if (Plan->empty())
+      continue;
+    Why.clear();
+    WhyLoc = SourceLocation();
+    if (Valid(*Plan) && Separates(*Plan)) {
+      Chosen = Plan;
+      break;
+    }
+    if (FirstWhy.empty()) {
+      FirstWhy = Why;
+      FirstLoc = WhyLoc;
+    }
+    if (MessageWhy.empty() &&
+        Why.find("the message buffer") != std::string::npos) {
+      MessageWhy = Why;
+      MessageLoc = WhyLoc;
+    }
+  }
+  if (!Chosen) {
+    bool AboutMessages = !MessageWhy.empty();
+    std::string Reason = AboutMessages ? MessageWhy : FirstWhy;
+    SourceLocation Loc = AboutMessages ? MessageLoc : FirstLoc;
+    refuse(AboutMessages ? SafetyCheck::MessageIntegrity
+                         : SafetyCheck::SourceForm,
+           Reason.empty() ? "no place for the collective call" : Reason,
+           Loc.isValid() ? Loc : regionLoc());
+    return false;
+  }
+  for (const Stmt *A : Edits.Anchors) {
+    if (!Chosen->count(A))
+      continue;
+    Placement Pl;
+    Pl.Anchor = A;
+    for (const PlacedRun &PR : Placed)
+      for (size_t K = 0; K < PR.Marks.size(); ++K)
+        if (PR.Marks[K].first == A)
+          (PR.RootHere[K] ? Pl.Root : Pl.Others) = true;
+    Proof.Placements.push_back(Pl);
+  }
+  return true;
 }
 
 } // namespace
@@ -773,6 +1283,40 @@ llvm::ArrayRef<int64_t> proofSizes() {
 Verdict judgeRegion(TranslationUnitFacts &TU, const Region &R) {
   Judge J(TU, R);
   return J.run();
+}
+
+std::optional<bool> regionCloses(TranslationUnitFacts &TU, const Region &R) {
+  RankEvaluator Eval(TU, R);
+  for (int64_t P : {3, 4}) {
+    cg::Graph G(static_cast<cg::Rank>(P));
+    for (int64_t Rank = 0; Rank < P; ++Rank) {
+      RankRun Run = Eval.run(Rank, P, {});
+      if (Run.Stopped)
+        return std::nullopt;
+      cg::LocalGraph L(static_cast<cg::Rank>(Rank));
+      std::vector<uint32_t> LocalId(Run.Ops.size(), UINT32_MAX);
+      for (size_t I = 0; I < Run.Ops.size(); ++I) {
+        const RankOp &Op = Run.Ops[I];
+        cg::Address A = addressOf(Op.Object, std::max<int64_t>(Op.Offset, 0));
+        if (Op.K == RankOp::Kind::Send)
+          LocalId[I] = L.addSend(A, Op.Bytes, Op.Peer, Op.Tag);
+        else if (Op.K == RankOp::Kind::Recv)
+          LocalId[I] = L.addRecv(A, Op.Bytes, Op.Peer, Op.Tag);
+        else
+          continue;
+        for (uint32_t Before : Op.After)
+          if (LocalId[Before] != UINT32_MAX)
+            L.addDependency(LocalId[Before], LocalId[I]);
+      }
+      if (!G.add(L).ok())
+        return false;
+    }
+    cg::Matching M;
+    cg::Status S = cg::match(G, M);
+    if (!S.ok() && (!M.Unmatched.empty() || !M.NeverReady.empty()))
+      return false;
+  }
+  return true;
 }
 
 } // namespace analysis

@@ -36,9 +36,18 @@
 namespace mpilift {
 namespace analysis {
 
+/// A place where the collective call goes: before (or instead of) the
+/// anchor statement, and which ranks reach it.
+struct Placement {
+  const clang::Stmt *Anchor = nullptr;
+  bool Root = false;   ///< The root reaches it (rooted collectives).
+  bool Others = false; ///< Ranks other than the root reach it.
+};
+
 /// What the runs proved, and the expressions the rewrite uses.
 struct RegionProof {
   ManualKind Kind = ManualKind::Bcast;
+  ManualTopology Topology = ManualTopology::Star;
   /// The root: an expression whose value it is on every rank, or (when
   /// no expression spells it) a constant.
   const clang::Expr *Root = nullptr;
@@ -56,6 +65,8 @@ struct RegionProof {
   const clang::Expr *SendBuffer = nullptr;
   const clang::Expr *RecvBuffer = nullptr;
   bool InPlace = false;
+  /// Where the calls go: every rank reaches exactly one of them.
+  std::vector<Placement> Placements;
   /// How many sizes the proof ran at, how many runs, and the large sizes
   /// it skipped because their runs would exceed the operation budget.
   unsigned Sizes = 0;
@@ -68,6 +79,7 @@ struct Verdict {
   /// The collective it looked like (from the first size that formed one),
   /// for a refusal's message; empty when it never formed one.
   std::optional<ManualKind> Looks;
+  ManualTopology Topology = ManualTopology::Star;
   std::optional<RegionProof> Proof;
   std::vector<Refusal> Refusals;
   /// Whether the region's messages close among themselves at a small
@@ -77,6 +89,12 @@ struct Verdict {
 
 /// Evaluates \p R at every size of the proof and judges it.
 Verdict judgeRegion(TranslationUnitFacts &TU, const Region &R);
+
+/// Whether the messages of \p R match among themselves at a few small
+/// sizes (nothing sent that the region does not receive, and back); a
+/// range that does not close is part of a larger pattern, or none.
+/// Nothing when a run stops before it can tell.
+std::optional<bool> regionCloses(TranslationUnitFacts &TU, const Region &R);
 
 /// The process counts the proof runs at.
 llvm::ArrayRef<int64_t> proofSizes();

@@ -200,8 +200,17 @@ Value RankEvaluator::Impl::libraryCall(const CallExpr *Call,
   Handled = true;
   StringRef Name = F->getIdentifier() ? F->getName() : StringRef();
   auto Arg = [&](unsigned I) { return eval(Call->getArg(I)); };
-  if (isHarmless(Name))
+  if (isHarmless(Name)) {
+    // Their arguments are read (output may print a message buffer).
+    if (M == Mode::Region)
+      for (const Expr *A : Call->arguments()) {
+        Tolerant = true;
+        eval(A);
+        Tolerant = false;
+        ProbeFailed = false;
+      }
     return Value::integer(0, 32, true);
+  }
   if ((Name == "memcpy" || Name == "memmove") && Call->getNumArgs() == 3) {
     Value To = Arg(0), From = Arg(1);
     std::optional<int64_t> N = needInt(Arg(2), Call->getArg(2), "the size");
@@ -566,6 +575,14 @@ std::optional<Value> RankEvaluator::Impl::datatypeOf(const Expr *Type) {
 
 void RankEvaluator::Impl::addOp(RankOp Op, bool Blocking) {
   Op.After = Frontier;
+  Op.Origin = Outer;
+  if (Op.K == RankOp::Kind::Send) {
+    auto &Ranges = Sent[Op.Object];
+    std::pair<int64_t, int64_t> Range{
+        Op.Offset, Op.Offset + static_cast<int64_t>(Op.Bytes)};
+    if (Ranges.empty() || Ranges.back() != Range)
+      Ranges.push_back(Range);
+  }
   Out.Ops.push_back(std::move(Op));
   uint32_t Index = static_cast<uint32_t>(Out.Ops.size() - 1);
   if (Blocking)
@@ -707,6 +724,15 @@ RankEvaluator::Impl::message(const CallExpr *Call, bool Send, mpi::Role Buffer,
          It != O.Cells.end() &&
          It->first < Buf.I + static_cast<int64_t>(Op.Bytes);)
       It = O.Cells.erase(It);
+  }
+  if (Send && Blocking && BufferedSends) {
+    // MPI copies the message and the send returns.
+    ObjectId Copy = newObject("the copy MPI buffers", nullptr, true,
+                              static_cast<int64_t>(Op.Bytes));
+    copyLocally(Place{Buf.Obj, Buf.I}, Place{Copy, 0}, Op.Bytes, Call);
+    Op.Object = Copy;
+    Op.Offset = 0;
+    Blocking = false;
   }
   addOp(std::move(Op), Blocking);
   return static_cast<uint32_t>(Out.Ops.size() - 1);
@@ -859,7 +885,8 @@ void RankEvaluator::Impl::finishOps() {
   std::vector<RankOp> &Ops = Out.Ops;
   llvm::DenseMap<ObjectId, std::vector<std::pair<int64_t, int64_t>>> Messages;
   for (const RankOp &Op : Ops)
-    if (Op.K != RankOp::Kind::Local && !Op.SelfCopy)
+    if ((Op.K == RankOp::Kind::Send || Op.K == RankOp::Kind::Recv) &&
+        !Op.SelfCopy)
       Messages[Op.Object].push_back(
           {Op.Offset, Op.Offset + static_cast<int64_t>(Op.Bytes)});
   // By object: a copy into a rank's own block of a message array touches
@@ -918,6 +945,12 @@ void RankEvaluator::Impl::finishOps() {
     Kept.push_back(std::move(Ops[I]));
     Kept.back().After = std::move(After);
   }
+  // Reads keep their place among the operations that stay.
+  std::vector<uint32_t> KeptBefore(Ops.size() + 1, 0);
+  for (size_t I = 0; I < Ops.size(); ++I)
+    KeptBefore[I + 1] = KeptBefore[I] + (Keep[I] ? 1 : 0);
+  for (RankRead &Read : Out.Reads)
+    Read.At = KeptBefore[std::min<size_t>(Read.At, Ops.size())];
   Ops = std::move(Kept);
 }
 

@@ -42,6 +42,29 @@ void variablesIn(const Stmt *S, llvm::SmallPtrSetImpl<const VarDecl *> &Out) {
   });
 }
 
+/// Every variable whose value \p S reads (not only its address: `&x`, an
+/// array that decays to a pointer).
+void valuesReadIn(const Stmt *S, ASTContext &Ctx,
+                  llvm::SmallPtrSetImpl<const VarDecl *> &Out) {
+  findFirst(S, [&](const Stmt *X) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(X);
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!V)
+      return false;
+    const Stmt *Parent = parentStmt(*Ref, Ctx);
+    while (Parent && isa<ParenExpr>(Parent))
+      Parent = parentStmt(*Parent, Ctx);
+    if (const auto *Op = dyn_cast_or_null<UnaryOperator>(Parent))
+      if (Op->getOpcode() == UO_AddrOf)
+        return false;
+    if (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent))
+      if (Cast->getCastKind() == CK_ArrayToPointerDecay)
+        return false;
+    Out.insert(V);
+    return false;
+  });
+}
+
 /// Every field of the object a member function runs on that \p S names.
 void fieldsIn(const Stmt *S, llvm::SmallPtrSetImpl<const ValueDecl *> &Out) {
   findFirst(S, [&](const Stmt *X) {
@@ -99,7 +122,7 @@ void RankEvaluator::Impl::computeNeeded() {
   unsigned RegionBegin = offsetOf(R.first()->getBeginLoc(), SM);
   llvm::SmallPtrSet<const VarDecl *, 32> Seeds;
   for (unsigned I = R.First; I <= R.Last; ++I)
-    variablesIn(R.Block->body_begin()[I], Seeds);
+    valuesReadIn(R.Block->body_begin()[I], Ctx, Seeds);
   // The conditions that lead to the region.
   for (const Stmt *S : Path) {
     if (const auto *If = dyn_cast<IfStmt>(S))
@@ -190,7 +213,7 @@ bool RankEvaluator::Impl::isLoopCarried(const VarDecl *V) const {
                               SM.getExpansionLoc(Loop->getBeginLoc()),
                               SM.getExpansionLoc(Loop->getEndLoc()));
     });
-    if (!InLoop)
+    if (!InLoop || W.Kind == WriteKind::Element)
       continue;
     if (W.Kind != WriteKind::Init && W.Kind != WriteKind::Assign) {
       const mpi::FunctionInfo *Info = W.Call ? mpiCallee(W.Call) : nullptr;
@@ -344,9 +367,15 @@ Value RankEvaluator::Impl::entryValue(const ValueDecl *D, QualType T,
 
 void RankEvaluator::Impl::evaluateProbes() {
   Out.Reached = true;
+  Out.Probes = probeValues(Probes);
+}
+
+std::vector<Value>
+RankEvaluator::Impl::probeValues(ArrayRef<const Expr *> Exprs) {
+  std::vector<Value> Values;
   Mode Saved = M;
   M = Mode::Prefix; // Probes record no operations.
-  for (const Expr *E : Probes) {
+  for (const Expr *E : Exprs) {
     Probing = true;
     ProbeFailed = false;
     // A variable named as an lvalue gives its value (an array its
@@ -362,9 +391,10 @@ void RankEvaluator::Impl::evaluateProbes() {
       V = Value::unknown(0);
     Probing = false;
     ProbeFailed = false;
-    Out.Probes.push_back(V);
+    Values.push_back(V);
   }
   M = Saved;
+  return Values;
 }
 
 void RankEvaluator::Impl::enterRegion() {
@@ -390,13 +420,14 @@ void RankEvaluator::Impl::enterRegion() {
   // What the run computed before the region for the first iteration of a
   // loop around it does not hold in the next ones.
   for (const VarDecl *V : Needed) {
-    if (InputBit.count(V) || !isLoopCarried(V))
+    // An array's address, the only thing of it a region needs, stays.
+    if (InputBit.count(V) || !V->getType()->isScalarType() || !isLoopCarried(V))
       continue;
     if (!R.contains(V, SM) && Objects.size() > 0) {
       bool ReadInRegion = false;
       for (unsigned I = R.First; I <= R.Last && !ReadInRegion; ++I) {
         llvm::SmallPtrSet<const VarDecl *, 16> Read;
-        variablesIn(R.Block->body_begin()[I], Read);
+        valuesReadIn(R.Block->body_begin()[I], Ctx, Read);
         ReadInRegion = Read.count(V);
       }
       if (ReadInRegion) {

@@ -21,6 +21,7 @@
 #include "Polling.h"
 #include "RankArithmetic.h"
 #include "RankUniformity.h"
+#include "RegionFinder.h"
 #include "StatementTree.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -83,6 +84,10 @@ StringRef topologyName(ManualTopology Topology) {
     return "ring";
   case ManualTopology::Chain:
     return "chain";
+  case ManualTopology::Tree:
+    return "tree";
+  case ManualTopology::Exchange:
+    return "exchange";
   }
   llvm_unreachable("unknown topology");
 }
@@ -2364,6 +2369,43 @@ ManualCollectiveFinder::find(const FunctionDecl &Function) {
     findFallback(C, TU);
   }
   const SourceManager &SM = Function.getASTContext().getSourceManager();
+  // The rank-space evaluation decides wherever it found a pattern; the
+  // template recogniser speaks only where it did not.
+  std::vector<ManualCollective> Evaluated =
+      findEvaluatedCollectives(TU, Function);
+  auto Overlapping = [&](const ManualCollective &Old) -> ManualCollective * {
+    SourceRange OldRange = Old.PatternStmt->getSourceRange();
+    for (ManualCollective &New : Evaluated)
+      if (SM.isPointWithin(OldRange.getBegin(), New.Range.getBegin(),
+                           New.Range.getEnd()) ||
+          SM.isPointWithin(New.Range.getBegin(), OldRange.getBegin(),
+                           OldRange.getEnd()))
+        return &New;
+    return nullptr;
+  };
+  for (ManualCollective &Old : Found) {
+    ManualCollective *New = Overlapping(Old);
+    if (!New) {
+      Old.Range = Old.PatternStmt->getSourceRange();
+      Evaluated.push_back(std::move(Old));
+      continue;
+    }
+    // A pattern refused only for input or scale dependence may run through
+    // libcdag; the template's plan of it names the calls that rewrite
+    // replaces.
+    bool OnlyDependence =
+        !New->isSafe() && llvm::all_of(New->Refusals, [](const Refusal &R) {
+          return R.Check == SafetyCheck::InputIndependence ||
+                 R.Check == SafetyCheck::ScaleIndependence;
+        });
+    if (OnlyDependence && Old.Fallback) {
+      New->Fallback = Old.Fallback;
+      New->RootCall = Old.RootCall;
+      New->PeerCall = Old.PeerCall;
+      New->PatternStmt = Old.PatternStmt;
+    }
+  }
+  Found = std::move(Evaluated);
   llvm::stable_sort(Found,
                     [&](const ManualCollective &A, const ManualCollective &B) {
                       return SM.isBeforeInTranslationUnit(

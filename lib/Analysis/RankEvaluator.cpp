@@ -62,6 +62,17 @@ void RankEvaluator::setProbes(ArrayRef<const Expr *> Probes) {
   P->Probes.assign(Probes.begin(), Probes.end());
 }
 
+void RankEvaluator::setBufferedSends(bool Buffered) {
+  P->BufferedSends = Buffered;
+}
+
+void RankEvaluator::setAnchors(ArrayRef<const Stmt *> Anchors,
+                               ArrayRef<const Expr *> Probes) {
+  P->Anchors.clear();
+  P->Anchors.insert(Anchors.begin(), Anchors.end());
+  P->AnchorProbes.assign(Probes.begin(), Probes.end());
+}
+
 RankEvaluator::Impl::Impl(TranslationUnitFacts &TU, const Region &R)
     : TU(TU), Ctx(TU.context()), SM(Ctx.getSourceManager()), R(R) {
   findPath();
@@ -88,6 +99,7 @@ RankRun RankEvaluator::Impl::run(int64_t TheRank, int64_t TheSize,
   Globals.clear();
   Frontier.clear();
   RequestOps.assign(1, UINT32_MAX);
+  Sent.clear();
   Steps = 0;
   Depth = 0;
   NextOpaque = 1;
@@ -99,6 +111,7 @@ RankRun RankEvaluator::Impl::run(int64_t TheRank, int64_t TheSize,
     objectOfVar(Param, Param->getLocation());
   exec(F.getBody());
   finishOps();
+  Out.Steps = Steps;
   Out.Objects = std::move(Objects);
   return std::move(Out);
 }
@@ -111,7 +124,7 @@ uint32_t RankEvaluator::Impl::reason(std::string Text, SourceLocation Loc) {
 }
 
 void RankEvaluator::Impl::stop(std::string Text, SourceLocation Loc) {
-  if (Probing) {
+  if (Probing || Tolerant) {
     ProbeFailed = true;
     return;
   }
@@ -217,6 +230,13 @@ Value RankEvaluator::Impl::load(Place P, QualType T, const Expr *Where) {
     return unknown("a null pointer is read", Where->getBeginLoc());
   eval::Object &O = Objects[P.Obj];
   int64_t Bytes = sizeOf(T);
+  if (M == Mode::Region && !Probing && Current) {
+    const auto *Var = dyn_cast_or_null<VarDecl>(O.Decl);
+    if (!Var || !Var->getType()->isScalarType())
+      Out.Reads.push_back({P.Obj, P.Off, static_cast<uint64_t>(Bytes),
+                           static_cast<uint32_t>(Out.Ops.size()), Current,
+                           Outer});
+  }
   auto It = O.Cells.find(P.Off);
   if (It != O.Cells.end() && It->second.Bytes == Bytes) {
     Value V = It->second.V;
@@ -266,8 +286,21 @@ void RankEvaluator::Impl::store(Place P, QualType T, const Value &V,
     return;
   // In the region every store may change a message: a copy of loaded data
   // keeps where it came from, anything else is the rank's own data.
-  if (V.FromObj != eval::NullObject && V.FromObj != P.Obj) {
+  const auto *FromVar =
+      V.FromObj ? dyn_cast_or_null<VarDecl>(Objects[V.FromObj].Decl) : nullptr;
+  bool FromBuffer = V.FromObj != eval::NullObject &&
+                    !(FromVar && FromVar->getType()->isScalarType());
+  if (FromBuffer && V.FromObj != P.Obj) {
     copyLocally(Place{V.FromObj, V.FromOff}, P, Bytes, Site);
+    return;
+  }
+  // Bytes the rank sent before hold new data now: to the dataflow they
+  // come from an object of their own, so a later send of them does not
+  // look like the same message.
+  if (wasSent(P.Obj, P.Off, Bytes)) {
+    ObjectId Fresh = newObject("a new value of " + Objects[P.Obj].Name, nullptr,
+                               false, Bytes);
+    copyLocally(Place{Fresh, 0}, P, Bytes, Site);
     return;
   }
   RankOp Op;
@@ -277,6 +310,16 @@ void RankEvaluator::Impl::store(Place P, QualType T, const Value &V,
   Op.Bytes = Bytes;
   Op.Site = Site;
   addOp(std::move(Op), /*Blocking=*/true);
+}
+
+bool RankEvaluator::Impl::wasSent(ObjectId Obj, int64_t Off, int64_t Bytes) {
+  auto It = Sent.find(Obj);
+  if (It == Sent.end())
+    return false;
+  for (auto [Begin, End] : It->second)
+    if (Begin < Off + Bytes && Off < End)
+      return true;
+  return false;
 }
 
 void RankEvaluator::Impl::initialize(Place P, QualType T, const Expr *Init) {
@@ -334,6 +377,19 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
   // Before the region only what leads to it or what the region needs runs.
   if (M == Mode::Prefix && !onPath(S) && !writesNeeded(S))
     return Flow::Normal;
+  if (M == Mode::Region && Anchors.count(S)) {
+    RankOp Marker;
+    Marker.K = RankOp::Kind::Marker;
+    Marker.Site = S;
+    Marker.Values = probeValues(AnchorProbes);
+    Out.Ops.push_back(std::move(Marker));
+  }
+  if (!isa<Expr>(S))
+    Current = S;
+  else if (!Current || isa<CompoundStmt>(parentStmt(*S, Ctx)))
+    Current = S;
+  if (Frames.size() == 1)
+    Outer = Current;
   switch (S->getStmtClass()) {
   case Stmt::CompoundStmtClass:
     return execBlock(cast<CompoundStmt>(S));

@@ -72,7 +72,9 @@ struct RegionInput {
 
 /// One operation of one rank.
 struct RankOp {
-  enum class Kind : uint8_t { Send, Recv, Local };
+  /// Marker: the run passed an anchor (Site), with the values of the
+  /// anchor probes there (Values).
+  enum class Kind : uint8_t { Send, Recv, Local, Marker };
   Kind K = Kind::Local;
   eval::ObjectId Object = eval::NullObject;
   int64_t Offset = 0;
@@ -84,11 +86,26 @@ struct RankOp {
   const clang::Stmt *Site = nullptr;
   const clang::CallExpr *Call = nullptr;
   bool SelfCopy = false; ///< Half of a local copy.
+  /// The statement of the region's own function that was running (the
+  /// call of a helper whose statement wrote the buffer).
+  const clang::Stmt *Origin = nullptr;
   /// Earlier operations of the same rank it waits for.
   std::vector<uint32_t> After;
   /// The datatype and element count the call gave, for its arguments.
   uint64_t Count = 0;
   uint64_t TypeSize = 0;
+  std::vector<eval::Value> Values;
+};
+
+/// A read of memory by the region's own statements (not by MPI).
+struct RankRead {
+  eval::ObjectId Object = eval::NullObject;
+  int64_t Offset = 0;
+  uint64_t Bytes = 0;
+  /// How many operations came before it.
+  uint32_t At = 0;
+  const clang::Stmt *Site = nullptr;
+  const clang::Stmt *Origin = nullptr; ///< As RankOp::Origin.
 };
 
 /// What one rank did in the region.
@@ -109,6 +126,11 @@ struct RankRun {
   std::vector<eval::Value> Probes;
   /// Whether the run reached the region.
   bool Reached = false;
+  /// How many statements and loop iterations the run took.
+  uint64_t Steps = 0;
+  /// What the region's statements read from memory objects (not from
+  /// plain scalar variables).
+  std::vector<RankRead> Reads;
 };
 
 /// Evaluates one region for many ranks, sizes and settings.
@@ -124,6 +146,15 @@ public:
   /// Expressions to evaluate at the region's entry in every run (the
   /// candidates for a rewrite's arguments); they must not write anything.
   void setProbes(llvm::ArrayRef<const clang::Expr *> Probes);
+
+  /// Statements whose passing the runs record as markers, with the
+  /// values of \p Probes there.
+  void setAnchors(llvm::ArrayRef<const clang::Stmt *> Anchors,
+                  llvm::ArrayRef<const clang::Expr *> Probes);
+
+  /// Whether a blocking send returns before its receive is posted (MPI
+  /// buffers the message): it copies the data and sends the copy.
+  void setBufferedSends(bool Buffered);
 
   /// The region's inputs, in the order of their bits.
   llvm::ArrayRef<RegionInput> inputs() const;

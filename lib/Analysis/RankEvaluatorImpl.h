@@ -44,6 +44,9 @@ public:
 
   std::vector<RegionInput> Inputs;
   std::vector<const clang::Expr *> Probes;
+  llvm::SmallPtrSet<const clang::Stmt *, 8> Anchors;
+  bool BufferedSends = false;
+  std::vector<const clang::Expr *> AnchorProbes;
 
 private:
   /// How a statement ended.
@@ -86,6 +89,7 @@ private:
                    clang::SourceLocation Use);
   void enterRegion();
   void evaluateProbes();
+  std::vector<Value> probeValues(llvm::ArrayRef<const clang::Expr *> Exprs);
 
   // --- Statements, expressions and memory (RankEvaluator.cpp).
   Flow exec(const clang::Stmt *S);
@@ -104,6 +108,8 @@ private:
   void store(Place P, clang::QualType T, const Value &V,
              const clang::Stmt *Site);
   void initialize(Place P, clang::QualType T, const clang::Expr *Init);
+  /// Whether a send of the run read any of the bytes.
+  bool wasSent(ObjectId Obj, int64_t Off, int64_t Bytes);
   /// The truth of \p Cond, or nothing when the run stopped on it.
   std::optional<bool> decide(const clang::Expr *Cond);
   /// An integer the slice needs (peer, count, tag, offset): stops the run
@@ -181,13 +187,22 @@ private:
   std::vector<uint32_t> Frontier;
   /// Requests: the op a request number stands for (0: MPI_REQUEST_NULL).
   std::vector<uint32_t> RequestOps;
+  /// The byte ranges the run's sends read, by object.
+  llvm::DenseMap<ObjectId, llvm::SmallVector<std::pair<int64_t, int64_t>, 2>>
+      Sent;
   uint64_t Steps = 0;
   unsigned Depth = 0;
   uint32_t NextOpaque = 1;
   /// Evaluating a probe: what cannot be evaluated gives Unknown and does
   /// not stop the run.
   bool Probing = false;
+  /// Evaluating what output prints: as a probe, but its reads count.
+  bool Tolerant = false;
   bool ProbeFailed = false;
+  /// The statement being run, for what reads memory, and the one of the
+  /// region's own function.
+  const clang::Stmt *Current = nullptr;
+  const clang::Stmt *Outer = nullptr;
 };
 
 } // namespace analysis

@@ -260,6 +260,8 @@ llvm::Expected<tooling::AtomicChange>
 rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
                         const RewriteOptions &Options) {
   assert(C.isSafe() && "rewriting a collective that failed a safety check");
+  if (C.Region)
+    return rewriteProvenRegion(C, Context, Options);
   if (C.Polling)
     return rewritePolling(C, Context, Options);
   const SourceManager &SM = Context.getSourceManager();

@@ -1,7 +1,8 @@
 // Issue 18, item 1: the root's loop prints a line per destination and counts
 // what it sent, besides sending. The rewrite keeps that loop without its
 // send and puts the broadcast before it, so every line is still printed, in
-// blocking and in nonblocking mode.
+// blocking and in nonblocking mode (where the broadcast completes at once:
+// 'coef' is a parameter, so the calls in the root's loop might reach it).
 // RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 // RUN: %check-rewrite rewrite %s %t.nb --check-args="--collectives nonblocking" | FileCheck %s --check-prefix=CHECK-NB --implicit-check-not=warning:
@@ -33,18 +34,22 @@ static void share_coefficients(double *coef, int me, int np,
       sent->bytes += NCOEF * sizeof(double);
     }
     // CHECK-MESSAGES: :[[@LINE-7]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis and the trace); replace it with MPI_Bcast [mpilift-manual-bcast]
-    // CHECK-FIXES: if (me == 0) {
+    // CHECK-FIXES: struct stats *sent) {
     // CHECK-FIXES-NEXT: MPI_Bcast(coef, NCOEF, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    // CHECK-FIXES-NEXT: if (me == 0) {
     // CHECK-FIXES-NEXT: for (int dest = 1; dest < np; dest++) {
     // CHECK-FIXES-NEXT: printf("root: sending %d coefficients to %d\n", NCOEF, dest);
     // CHECK-FIXES-NEXT: fprintf(stdout, "root: %d done\n", dest);
     // CHECK-FIXES-NEXT: sent->messages++;
-    // CHECK-NB: :[[@LINE-14]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Ibcast [mpilift-manual-bcast]
-    // CHECK-NB-FIXES: if (me == 0) {
+    // CHECK-NB: :[[@LINE-15]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Ibcast [mpilift-manual-bcast]
+    // CHECK-NB-FIXES: struct stats *sent) {
+    // CHECK-NB-FIXES-NEXT: MPI_Request bcast_request;
     // CHECK-NB-FIXES-NEXT: MPI_Ibcast(coef, NCOEF, MPI_DOUBLE, 0, MPI_COMM_WORLD, &bcast_request);
     // CHECK-NB-FIXES-NEXT: MPI_Wait(&bcast_request, MPI_STATUS_IGNORE);
+    // CHECK-NB-FIXES-NEXT: if (me == 0) {
     // CHECK-NB-FIXES-NEXT: for (int dest = 1; dest < np; dest++) {
     // CHECK-NB-FIXES-NEXT: printf("root: sending %d coefficients to %d\n", NCOEF, dest);
+    // CHECK-NB-FIXES-NOT: MPI_Wait
   } else {
     MPI_Recv(coef, NCOEF, MPI_DOUBLE, 0, TAG_COEF, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);

@@ -24,8 +24,10 @@ int main(int argc, char **argv) {
     MPI_Recv(key, 6, MPI_UNSIGNED_CHAR, 0, 2, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);
   }
-  // CHECK-FIXES: dest = 1;
+  // The loop's counter goes with the loop: only the loop used it.
+  // CHECK-FIXES: key[k] = (unsigned char)('a' + 3 * k);
   // CHECK-FIXES-NEXT: MPI_Bcast(key, 6, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
+  // CHECK-FIXES-NOT: dest = 1;
   printf("rank %d key %s\n", rank, (char *)key);
   MPI_Finalize();
   return 0;

@@ -1,8 +1,8 @@
 // --fallback cdag on Listing 1 of the paper: the skip of rank 42 makes the
-// loop input dependent, so it cannot become MPI_Bcast; the trace shows it
-// is a broadcast, so it becomes a libcdag graph, built once (the report is
-// printed once for three iterations) and run as MPI_Bcast where the run
-// makes it one.
+// loop a broadcast only below 43 processes, so it cannot become MPI_Bcast;
+// the trace shows it is a broadcast, so it becomes a libcdag graph, built
+// once (the report is printed once for three iterations) and run as
+// MPI_Bcast where the run makes it one.
 // RUN: %check-rewrite rewrite %s %t --trace --check-args="--fallback cdag" --new-build-args="%cdag_flags" --report 4 | FileCheck %s --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
@@ -23,8 +23,8 @@ int main(int argc, char **argv) {
           continue;
         MPI_Send(data, 4, MPI_INT, i, 0, MPI_COMM_WORLD);
       }
-      // CHECK: :[[@LINE-5]]:7: warning: loop of point-to-point sends implements a broadcast (static analysis and the trace); not proven: input-independence refused; run it through libcdag instead (build with `pkg-config --cflags --libs cdag`) [mpilift-manual-bcast]
-      // CHECK: :[[@LINE-5]]:9: note: input-independence: conditional statement inside the collective statement
+      // CHECK: :[[@LINE-5]]:7: warning: loop of point-to-point sends implements a broadcast (static analysis and the trace); not proven: scale-independence refused; run it through libcdag instead (build with `pkg-config --cflags --libs cdag`) [mpilift-manual-bcast]
+      // CHECK: :[[@LINE-7]]:5: note: scale-independence: at 43 processes the messages form a bcast over 42 of them
     } else if (rank != 42) {
       MPI_Recv(data, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }

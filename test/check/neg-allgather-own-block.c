@@ -16,7 +16,7 @@ int main(int argc, char **argv) {
       MPI_Sendrecv(&mine, 1, MPI_INT, p, 0, &all[p], 1, MPI_INT, p, 0,
                    MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   // CHECK: :[[@LINE-4]]:3: warning: loop of point-to-point exchanges implements an allgather (static analysis); not rewritten: message-integrity refused [mpilift-manual-allgather]
-  // CHECK: :[[@LINE-5]]:3: note: message-integrity: the loop leaves this rank's own block of 'all' alone and nothing next to it copies the rank's data there; the collective would write it
+  // CHECK: :[[@LINE-5]]:3: note: message-integrity: at 3 processes, rank 0 leaves its own block alone and copies nothing there; the collective would write it
   printf("%d %d\n", rank, all[rank]);
   MPI_Finalize();
   return 0;

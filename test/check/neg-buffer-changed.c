@@ -15,7 +15,7 @@ int main(int argc, char **argv) {
       buf++;
     }
     // CHECK: :[[@LINE-4]]:5: warning: {{.*}}not rewritten: message-integrity refused [mpilift-manual-bcast]
-    // CHECK: :[[@LINE-3]]:7: note: message-integrity: the message '&buf' is changed inside the collective statement
+    // CHECK: :[[@LINE-3]]:7: note: message-integrity: this statement changes 'buf' after it was sent and before it is sent again, so the messages do not all carry the same data
   } else {
     MPI_Recv(&buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }

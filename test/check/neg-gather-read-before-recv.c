@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
                MPI_STATUS_IGNORE);
     }
     // CHECK: :[[@LINE-5]]:5: warning: loop of point-to-point receives implements a gather (static analysis); not rewritten: message-integrity refused [mpilift-manual-gather]
-    // CHECK: :[[@LINE-5]]:7: note: message-integrity: the loop reads 'table' before its receive; the collective, which runs before the rest of the loop, would already have filled it
+    // CHECK: :[[@LINE-5]]:7: note: message-integrity: this statement reads the message buffer 'table' between the pattern's messages; with one collective call it would read other data
   } else {
     MPI_Send(&table[rank * BLOCK], BLOCK, MPI_INT, 0, 5, MPI_COMM_WORLD);
   }

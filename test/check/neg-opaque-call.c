@@ -18,7 +18,7 @@ int main(int argc, char **argv) {
       MPI_Send(values, 3, MPI_DOUBLE, i, 0, MPI_COMM_WORLD);
     }
     // CHECK: :[[@LINE-4]]:5: warning: {{.*}}not rewritten: message-integrity refused [mpilift-manual-bcast]
-    // CHECK: :[[@LINE-4]]:7: note: message-integrity: the call of 'refresh' may change the message
+    // CHECK: :[[@LINE-4]]:7: note: message-integrity: this statement changes 'values' after it was sent and before it is sent again, so the messages do not all carry the same data
   } else {
     MPI_Recv(values, 3, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }

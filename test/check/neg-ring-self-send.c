@@ -11,7 +11,7 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     MPI_Send(&x, 1, MPI_INT, (rank + 1) % size, 0, MPI_COMM_WORLD);
     // CHECK: :[[@LINE-1]]:5: warning: chain of point-to-point messages implements a broadcast (static analysis); not rewritten: scale-independence refused [mpilift-manual-bcast]
-    // CHECK: :[[@LINE-2]]:5: note: scale-independence: at 1 process with root 0, rank 0 receives 0 messages but is sent 1
+    // CHECK: :[[@LINE-2]]:5: note: scale-independence: at 1 process, rank 0 sends to rank 0 (tag 0, 4 bytes), and no receive takes the message
   } else {
     MPI_Recv(&x, 1, MPI_INT, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (rank + 1 < size)

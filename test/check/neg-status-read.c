@@ -16,7 +16,7 @@ int main(int argc, char **argv) {
   } else {
     MPI_Recv(&data, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &st);
     printf("from %d\n", st.MPI_SOURCE);
-    // CHECK: :[[@LINE-1]]:25: note: status-use: the status 'st' of the receive is read afterwards
+    // CHECK: :[[@LINE-1]]:25: note: status-use: the status 'st' of a receive is read here
   }
   MPI_Finalize();
   return 0;

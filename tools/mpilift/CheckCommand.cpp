@@ -368,7 +368,10 @@ Support supportOf(const analysis::ManualCollective &C, const SourceManager &SM,
                   const TraceEvidence &E) {
   if (!E.Present)
     return Support::Static;
-  for (const CallExpr *Call : {C.RootCall, C.PeerCall}) {
+  std::vector<const CallExpr *> Calls = C.Calls;
+  if (Calls.empty())
+    Calls = {C.RootCall, C.PeerCall};
+  for (const CallExpr *Call : Calls) {
     if (!Call)
       continue;
     PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Call->getBeginLoc()));
@@ -396,7 +399,9 @@ std::string patternPhrase(const analysis::ManualCollective &C) {
   std::string Shape;
   switch (C.Topology) {
   case analysis::ManualTopology::Star:
-    Shape = !C.Guard ? "loop of point-to-point exchanges"
+    Shape = C.Kind == analysis::ManualKind::Allgather ||
+                    C.Kind == analysis::ManualKind::Alltoall
+                ? "loop of point-to-point exchanges"
             : C.Kind == analysis::ManualKind::Gather
                 ? "loop of point-to-point receives"
                 : "loop of point-to-point sends";
@@ -406,6 +411,12 @@ std::string patternPhrase(const analysis::ManualCollective &C) {
     break;
   case analysis::ManualTopology::Chain:
     Shape = "chain of point-to-point messages";
+    break;
+  case analysis::ManualTopology::Tree:
+    Shape = "tree of point-to-point messages";
+    break;
+  case analysis::ManualTopology::Exchange:
+    Shape = "loop of point-to-point exchanges";
     break;
   }
   if (C.Polling)

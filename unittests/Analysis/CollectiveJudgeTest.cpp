@@ -65,6 +65,13 @@ std::string judge(const char *Code, bool CXX = false, int First = -1,
     Out += " recv=" + text(Pr.RecvBuffer, Ctx);
   if (Pr.InPlace)
     Out += " in-place";
+  if (getenv("SHOW_PLACEMENTS"))
+    for (const Placement &Pl : Pr.Placements)
+      fprintf(stderr, "  placed at line %u %s%s: %s\n",
+              Ctx.getSourceManager().getPresumedLineNumber(
+                  Pl.Anchor->getBeginLoc()),
+              Pl.Root ? "root " : "", Pl.Others ? "others" : "",
+              Pl.Anchor->getStmtClassName());
   return Out;
 }
 
@@ -270,9 +277,9 @@ void f(int *x) {
     MPI_Send(x, 1, MPI_INT, rank + 1, 0, MPI_COMM_WORLD);
 }
 )");
-  EXPECT_EQ(V, "message-integrity: the region writes over the data it "
-               "receives, so no data moves from one process to another "
-               "unchanged");
+  EXPECT_EQ(V, "message-integrity: this statement changes what 'x' points to "
+               "after it was received and before it is sent again, so the "
+               "messages do not all carry the same data");
 }
 
 TEST(CollectiveJudgeTest, RootFromInputIsRefused) {

@@ -40,9 +40,11 @@ enum class ManualKind { Bcast, Scatter, Gather, Allgather, Alltoall };
 
 /// How the hand-written pattern moves the message.
 enum class ManualTopology {
-  Star,  ///< The root loops over the peers.
-  Ring,  ///< Each rank forwards to (rank + 1) % size.
-  Chain, ///< Each rank forwards to rank + 1, the last one stops.
+  Star,     ///< The root loops over the peers.
+  Ring,     ///< Each rank forwards to (rank + 1) % size.
+  Chain,    ///< Each rank forwards to rank + 1, the last one stops.
+  Tree,     ///< Ranks forward to several others (binomial, binary, ...).
+  Exchange, ///< Every rank sends to and receives from every other one.
 };
 
 /// "star", "ring", "chain".
@@ -116,6 +118,41 @@ struct PollingForm {
   const clang::IfStmt *Arrived = nullptr;
 };
 
+/// Where a proven region's collective call goes: before \c Anchor, or
+/// instead of it when the rewrite removes it (\c Replace); which ranks
+/// reach it decides the call's form (the root's MPI_IN_PLACE).
+struct CollectivePlacement {
+  const clang::Stmt *Anchor = nullptr;
+  bool Root = false, Others = false, Replace = false;
+  /// The nonblocking form waits right after the call: a statement the
+  /// rewrite keeps may touch the buffers before the region ends.
+  bool WaitAtOnce = false;
+};
+
+/// A pattern proven by evaluating its region at every rank and size
+/// (lib/Analysis/CollectiveJudge.h): where the region is, where the calls
+/// go, what the rewrite removes, and the expressions of the arguments.
+struct ProvenRegion {
+  const clang::CompoundStmt *Block = nullptr;
+  unsigned First = 0, Last = 0; ///< Statements of Block, inclusive.
+  std::vector<CollectivePlacement> Placements;
+  /// Statements the rewrite deletes (their parents stay).
+  std::vector<const clang::Stmt *> Removed;
+  const clang::Expr *Root = nullptr; ///< Null: RootConstant.
+  std::optional<int64_t> RootConstant;
+  const clang::Expr *Count = nullptr; ///< Null: CountConstant.
+  std::optional<int64_t> CountConstant;
+  const clang::Expr *Datatype = nullptr, *Comm = nullptr;
+  /// See RegionProof: Buffer (broadcast), Send and Recv (the others).
+  const clang::Expr *Buffer = nullptr, *SendBuffer = nullptr,
+                    *RecvBuffer = nullptr;
+  bool InPlace = false;
+  /// How many process counts the proof ran, and the large ones it left
+  /// out because they would take too many operations.
+  unsigned Sizes = 0;
+  std::vector<int64_t> Skipped;
+};
+
 /// One hand-written collective found in a function body.
 struct ManualCollective {
   ManualKind Kind = ManualKind::Bcast;
@@ -164,6 +201,12 @@ struct ManualCollective {
   std::optional<CDagFallback> Fallback;
   /// Every reason not to rewrite, in source order; empty when safe.
   std::vector<Refusal> Refusals;
+  /// Set when the rank-space evaluation found the pattern.
+  std::optional<ProvenRegion> Region;
+  /// The pattern's MPI calls (for the trace's evidence).
+  std::vector<const clang::CallExpr *> Calls;
+  /// The source the pattern spans.
+  clang::SourceRange Range;
 
   bool isSafe() const { return Refusals.empty(); }
 };

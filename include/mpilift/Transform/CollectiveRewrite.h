@@ -42,6 +42,14 @@ rewriteManualCollective(const analysis::ManualCollective &Collective,
                         clang::ASTContext &Context,
                         const RewriteOptions &Options = {});
 
+/// The edits that replace a pattern the rank-space evaluation proved
+/// (\p Collective has a \c Region): the collective call at each of the
+/// proof's places, the statements that only communicated removed.
+llvm::Expected<clang::tooling::AtomicChange>
+rewriteProvenRegion(const analysis::ManualCollective &Collective,
+                    clang::ASTContext &Context,
+                    const RewriteOptions &Options = {});
+
 /// The `--fallback cdag` rewrite of a pattern with an eligible
 /// \c Fallback: the region's sends and receives become libcdag operations
 /// on a graph built on the first run and rebuilt only when a key variable

@@ -1,8 +1,12 @@
 // Issue 18, item 2: the root sends '&data[start]' to every peer, but
 // 'start' is set from the peer inside the loop, so each peer gets another
 // block: a scatter written with a local, not one broadcast buffer. Taking
-// it for MPI_Bcast(&data[start], ...) computed wrong totals.
-// RUN: %check-rewrite refuse %s %t | FileCheck %s --implicit-check-not=warning:
+// it for MPI_Bcast(&data[start], ...) computed wrong totals. Evaluated per
+// rank, the addresses are data + peer * BLOCK: a scatter with base 'data',
+// and the root's element loop copies its own block, which MPI_IN_PLACE
+// leaves to it.
+// RUN: %check-rewrite rewrite %s %t | FileCheck %s --implicit-check-not=warning:
+// RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
 #include <stdio.h>
 
@@ -16,8 +20,12 @@ static void hand_out(const int *data, int *mine, int me, int np) {
       start = peer * BLOCK;
       MPI_Send(&data[start], BLOCK, MPI_INT, peer, 0, MPI_COMM_WORLD);
     }
-    // CHECK: :[[@LINE-4]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: matching-arguments refused [mpilift-manual-bcast]
-    // CHECK: :[[@LINE-4]]:7: note: matching-arguments: the buffer '&data[start]' is not proven the same for every peer: 'start' is written inside the loop, so '&data[start]' may differ from one peer to the next
+    // CHECK: :[[@LINE-4]]:5: warning: loop of point-to-point sends implements a scatter (static analysis); replace it with MPI_Scatter [mpilift-manual-scatter]
+    // CHECK-FIXES: if (me == 0) {
+    // CHECK-FIXES-NEXT: MPI_Scatter(data, BLOCK, MPI_INT, MPI_IN_PLACE, BLOCK, MPI_INT, 0,
+    // CHECK-FIXES: mine[k] = data[k];
+    // CHECK-FIXES-NEXT: } else {
+    // CHECK-FIXES-NEXT: MPI_Scatter(NULL, 0, MPI_INT, mine, BLOCK, MPI_INT, 0, MPI_COMM_WORLD);
     for (int k = 0; k < BLOCK; k++)
       mine[k] = data[k];
   } else {
@@ -40,4 +48,4 @@ int main(int argc, char **argv) {
   MPI_Finalize();
   return 0;
 }
-// CHECK: check-rewrite: unchanged
+// CHECK: check-rewrite: same output at np 1 2 3 4 5 7 8

@@ -1,0 +1,373 @@
+//===- RegionEdits.cpp - What a rewrite removes from a region -------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RegionEdits.h"
+
+#include "RankUniformity.h"
+#include "StatementTree.h"
+
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+namespace {
+
+/// The point-to-point calls and waits the collective replaces.
+bool isPatternCall(const CallExpr *Call) {
+  const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
+  if (!Info)
+    return false;
+  switch (Info->TheFamily) {
+  case mpi::Family::BlockingSend:
+  case mpi::Family::NonblockingSend:
+  case mpi::Family::BlockingRecv:
+  case mpi::Family::NonblockingRecv:
+  case mpi::Family::SendRecv:
+  case mpi::Family::Wait:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// The statements \p S holds in statement position: a block's statements,
+/// an `if`'s branches, a loop's or switch's body, a label's statement.
+llvm::SmallVector<const Stmt *, 8> heldStatements(const Stmt *S) {
+  llvm::SmallVector<const Stmt *, 8> Out;
+  if (const auto *Block = dyn_cast<CompoundStmt>(S))
+    Out.append(Block->body_begin(), Block->body_end());
+  else if (const auto *If = dyn_cast<IfStmt>(S))
+    Out.append({If->getThen(), If->getElse()});
+  else if (isLoop(S))
+    Out.push_back(loopBody(S));
+  else if (const auto *Switch = dyn_cast<SwitchStmt>(S))
+    Out.push_back(Switch->getBody());
+  else if (const auto *Case = dyn_cast<SwitchCase>(S))
+    Out.push_back(Case->getSubStmt());
+  else if (const auto *Label = dyn_cast<LabelStmt>(S))
+    Out.push_back(Label->getSubStmt());
+  return Out;
+}
+
+const Expr *bare(const Expr *E) {
+  while (true) {
+    E = E->IgnoreParenCasts();
+    if (const auto *Full = dyn_cast<FullExpr>(E))
+      E = Full->getSubExpr();
+    else
+      return E;
+  }
+}
+
+class Planner {
+public:
+  Planner(const Region &R, TranslationUnitFacts &TU)
+      : R(R), TU(TU), Ctx(TU.context()), SM(Ctx.getSourceManager()),
+        Facts(TU.factsOf(*R.Function)) {}
+
+  RegionEdits plan();
+
+private:
+  bool deletable(const Stmt *S);
+  bool leafDeletable(const Stmt *S);
+  bool onlyWritesSupport(const Expr *E);
+  bool isSupportVar(const Expr *E) const;
+  void collectSupport();
+  bool keptReference(const VarDecl *V, const RegionEdits &E);
+
+  const Region &R;
+  TranslationUnitFacts &TU;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const FunctionFacts &Facts;
+  llvm::SmallPtrSet<const VarDecl *, 16> Support;
+  llvm::SmallPtrSet<const CallExpr *, 16> Calls;
+  llvm::DenseMap<const Stmt *, bool> Memo;
+};
+
+bool Planner::isSupportVar(const Expr *E) const {
+  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return V && Support.count(V);
+}
+
+/// Whether \p E only computes, and writes nothing but support variables.
+bool Planner::onlyWritesSupport(const Expr *E) {
+  return !findFirst(E, [&](const Stmt *S) {
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      return !isPureArithmeticCall(Call) && !Calls.count(Call);
+    if (const auto *Op = dyn_cast<BinaryOperator>(S))
+      return Op->isAssignmentOp() && !isSupportVar(Op->getLHS());
+    if (const auto *Op = dyn_cast<UnaryOperator>(S))
+      return Op->isIncrementDecrementOp() && !isSupportVar(Op->getSubExpr());
+    return false;
+  });
+}
+
+bool Planner::leafDeletable(const Stmt *S) {
+  if (isa<NullStmt>(S) || isa<BreakStmt>(S) || isa<ContinueStmt>(S))
+    return true;
+  if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
+    for (const clang::Decl *D : Decl->decls()) {
+      const auto *V = dyn_cast<VarDecl>(D);
+      if (!V || !Support.count(V))
+        return false;
+      if (V->getInit() && !onlyWritesSupport(V->getInit()))
+        return false;
+    }
+    return true;
+  }
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    const Expr *Plain = bare(E);
+    if (const auto *Call = dyn_cast<CallExpr>(Plain))
+      if (Calls.count(Call))
+        return true;
+    // `ierr = MPI_Send(...)` with an error code only the region reads.
+    if (const auto *Op = dyn_cast<BinaryOperator>(Plain))
+      if (Op->getOpcode() == BO_Assign && isSupportVar(Op->getLHS()))
+        if (const auto *Call = dyn_cast<CallExpr>(bare(Op->getRHS())))
+          if (Calls.count(Call))
+            return true;
+    return onlyWritesSupport(E);
+  }
+  return false;
+}
+
+bool Planner::deletable(const Stmt *S) {
+  if (!S)
+    return true;
+  auto It = Memo.find(S);
+  if (It != Memo.end())
+    return It->second;
+  bool Result = false;
+  auto Clean = [&](const Expr *E) { return !E || onlyWritesSupport(E); };
+  if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
+    Result = llvm::all_of(Block->body(),
+                          [&](const Stmt *C) { return deletable(C); });
+  } else if (const auto *If = dyn_cast<IfStmt>(S)) {
+    Result = !If->getInit() && !If->getConditionVariable() &&
+             Clean(If->getCond()) && deletable(If->getThen()) &&
+             deletable(If->getElse());
+  } else if (const auto *For = dyn_cast<ForStmt>(S)) {
+    Result = deletable(For->getInit()) && Clean(For->getCond()) &&
+             Clean(For->getInc()) && deletable(For->getBody());
+  } else if (const auto *While = dyn_cast<WhileStmt>(S)) {
+    Result = Clean(While->getCond()) && deletable(While->getBody());
+  } else if (const auto *Do = dyn_cast<DoStmt>(S)) {
+    Result = Clean(Do->getCond()) && deletable(Do->getBody());
+  } else if (const auto *Switch = dyn_cast<SwitchStmt>(S)) {
+    Result = Clean(Switch->getCond()) && deletable(Switch->getBody());
+  } else if (const auto *Case = dyn_cast<SwitchCase>(S)) {
+    Result = deletable(Case->getSubStmt());
+  } else {
+    Result = leafDeletable(S);
+  }
+  Memo[S] = Result;
+  return Result;
+}
+
+/// Variables that exist for the communication: every use of them is in
+/// the region (or in their own declaration), and nothing takes their
+/// address.
+void Planner::collectSupport() {
+  llvm::SmallPtrSet<const VarDecl *, 32> Seen;
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+        if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
+          Seen.insert(V);
+      return false;
+    });
+  for (const VarDecl *V : Seen) {
+    if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
+        V->getParentFunctionOrMethod() != R.Function ||
+        V->getType()->isReferenceType())
+      continue;
+    QualType T = V->getType();
+    bool Requests = T->isArrayType() &&
+                    T->getAsArrayTypeUnsafe()->getElementType().getAsString() ==
+                        "MPI_Request";
+    if (!T->isScalarType() && !Requests)
+      continue;
+    bool Inside =
+        llvm::all_of(Facts.referencesOf(V), [&](const DeclRefExpr *Ref) {
+          return R.contains(Ref, SM) ||
+                 (V->getInit() && SM.isPointWithin(Ref->getBeginLoc(),
+                                                   V->getInit()->getBeginLoc(),
+                                                   V->getInit()->getEndLoc()));
+        });
+    // A variable whose address anything gets (a message buffer `&x` of the
+    // pattern's own calls included) holds data, not a helper value.
+    bool AddressTaken = llvm::any_of(Facts.writesOf(V), [&](const Write &W) {
+      return W.Kind == WriteKind::Escape || W.Kind == WriteKind::AddressPass;
+    });
+    if (Inside && !AddressTaken)
+      Support.insert(V);
+  }
+}
+
+/// Whether a use of \p V stays after the edits.
+bool Planner::keptReference(const VarDecl *V, const RegionEdits &E) {
+  for (const DeclRefExpr *Ref : Facts.referencesOf(V)) {
+    if (!R.contains(Ref, SM))
+      continue; // Its own declaration's initializer, before the region.
+    if (E.removedWith(Ref, Ctx))
+      continue;
+    bool InCall = llvm::any_of(E.Calls, [&](const CallExpr *Call) {
+      return SM.isPointWithin(Ref->getBeginLoc(), Call->getBeginLoc(),
+                              Call->getEndLoc());
+    });
+    if (!InCall)
+      return true;
+  }
+  return false;
+}
+
+RegionEdits Planner::plan() {
+  RegionEdits E;
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
+      if (const auto *Call = dyn_cast<CallExpr>(S))
+        if (isPatternCall(Call)) {
+          E.Calls.push_back(Call);
+          Calls.insert(Call);
+        }
+      return false;
+    });
+  collectSupport();
+  // Dropping a support variable whose value a kept statement reads would
+  // change what it reads: such variables are not support, until nothing
+  // changes.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    Memo.clear();
+    E.Deleted.clear();
+    std::function<void(const Stmt *)> Mark = [&](const Stmt *S) {
+      if (!S)
+        return;
+      if (deletable(S)) {
+        findFirst(S, [&](const Stmt *X) {
+          E.Deleted.insert(X);
+          return false;
+        });
+        return;
+      }
+      // A statement that stays keeps its conditions, and a loop its
+      // initialization and step: only the statements it holds may go.
+      for (const Stmt *Child : heldStatements(S))
+        Mark(Child);
+    };
+    for (unsigned I = R.First; I <= R.Last; ++I)
+      Mark(R.Block->body_begin()[I]);
+    for (const VarDecl *V :
+         llvm::SmallVector<const VarDecl *, 16>(Support.begin(), Support.end()))
+      if (keptReference(V, E)) {
+        Support.erase(V);
+        Changed = true;
+      }
+  }
+  // Statements that only compute (an expression without effect) are not
+  // worth removing on their own.
+  for (const Stmt *S : E.Deleted) {
+    const Stmt *Parent = parentStmt(*S, Ctx);
+    if (Parent && E.Deleted.count(Parent))
+      continue;
+    bool HasCall = findFirst(S, [&](const Stmt *X) {
+      const auto *Call = dyn_cast<CallExpr>(X);
+      return Call && Calls.count(Call);
+    });
+    bool Writes = findFirst(S, [&](const Stmt *X) {
+      const auto *Op = dyn_cast<BinaryOperator>(X);
+      const auto *Un = dyn_cast<UnaryOperator>(X);
+      return isa<DeclStmt>(X) || (Op && Op->isAssignmentOp()) ||
+             (Un && Un->isIncrementDecrementOp());
+    });
+    if (HasCall || Writes)
+      E.Removed.push_back(S);
+  }
+  llvm::sort(E.Removed, [&](const Stmt *A, const Stmt *B) {
+    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  });
+  for (const CallExpr *Call : E.Calls)
+    if (!E.removedWith(Call, Ctx) && !E.Problem)
+      E.Problem = Refusal{SafetyCheck::SourceForm,
+                          "the result of this call is used; removing the "
+                          "call would lose it",
+                          Call->getBeginLoc()};
+  // Anchors: statements of blocks or branches that hold a call and are
+  // not inside a removed statement.
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
+      const Stmt *Parent = parentStmt(*S, Ctx);
+      bool Place = isa_and_nonnull<CompoundStmt>(Parent) ||
+                   (isa_and_nonnull<IfStmt>(Parent) &&
+                    cast<IfStmt>(Parent)->getCond() != S);
+      if (!Place)
+        return false;
+      bool HasCall = findFirst(S, [&](const Stmt *X) {
+        const auto *Call = dyn_cast<CallExpr>(X);
+        return Call && Calls.count(Call);
+      });
+      if (HasCall)
+        E.Anchors.push_back(S);
+      return false;
+    });
+  return E;
+}
+
+} // namespace
+
+std::vector<const Stmt *>
+RegionEdits::removalsFor(ArrayRef<const Stmt *> Places, ASTContext &Ctx) const {
+  // What holds a place stays (an `if` whose branches get the calls).
+  llvm::SmallPtrSet<const Stmt *, 32> Gone(Deleted.begin(), Deleted.end());
+  for (const Stmt *P : Places)
+    for (const Stmt *S = parentStmt(*P, Ctx); S; S = parentStmt(*S, Ctx))
+      Gone.erase(S);
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::vector<const Stmt *> Out;
+  for (const Stmt *S : Gone) {
+    const Stmt *Parent = parentStmt(*S, Ctx);
+    if ((Parent && Gone.count(Parent)) || llvm::is_contained(Places, S))
+      continue;
+    // A part of a statement that stays (a condition) is no statement.
+    if (Parent && !isa<CompoundStmt>(Parent) &&
+        llvm::none_of(heldStatements(Parent),
+                      [&](const Stmt *H) { return H == S; }))
+      continue;
+    bool Effect = findFirst(S, [&](const Stmt *X) {
+      const auto *Op = dyn_cast<BinaryOperator>(X);
+      const auto *Un = dyn_cast<UnaryOperator>(X);
+      return isa<CallExpr>(X) || isa<DeclStmt>(X) ||
+             (Op && Op->isAssignmentOp()) ||
+             (Un && Un->isIncrementDecrementOp()) || isa<CompoundStmt>(X) ||
+             isa<IfStmt>(X) || isLoop(X);
+    });
+    if (Effect)
+      Out.push_back(S);
+  }
+  llvm::sort(Out, [&](const Stmt *A, const Stmt *B) {
+    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  });
+  return Out;
+}
+
+bool RegionEdits::removedWith(const Stmt *S, ASTContext &Ctx) const {
+  for (const Stmt *X = S; X; X = parentStmt(*X, Ctx))
+    if (Deleted.count(X))
+      return true;
+  return false;
+}
+
+RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU) {
+  return Planner(R, TU).plan();
+}
+
+} // namespace analysis
+} // namespace mpilift

@@ -1,0 +1,71 @@
+//===- RegionEdits.h - What a rewrite removes from a region -----*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A proven region becomes one collective call per rank. The rewrite
+/// removes the statements that exist only for the hand-written
+/// communication: the point-to-point calls and waits, the loops and
+/// conditions around them, and the statements that compute values only
+/// they use (a mask, a partner, a request array). Everything else stays
+/// where it is (output, counters, data the program prepares). A statement
+/// that mixes both stays, with its calls removed (a root loop that also
+/// prints).
+///
+/// The collective goes before one of the anchors: a statement of the
+/// region that holds a call and is a statement of a block or a branch of
+/// an `if`. Which anchors, and whether every rank passes exactly one of
+/// them with nothing kept in between touching the messages, the judge
+/// proves by running the region with the anchors marked
+/// (CollectiveJudge.h).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_REGIONEDITS_H
+#define MPILIFT_LIB_ANALYSIS_REGIONEDITS_H
+
+#include "FunctionFacts.h"
+#include "RankEvaluator.h"
+
+#include "mpilift/Analysis/ManualCollective.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <optional>
+#include <vector>
+
+namespace mpilift {
+namespace analysis {
+
+struct RegionEdits {
+  /// The region's MPI point-to-point calls and waits, in source order.
+  std::vector<const clang::CallExpr *> Calls;
+  /// Every statement the rewrite removes (nested ones included).
+  llvm::SmallPtrSet<const clang::Stmt *, 32> Deleted;
+  /// The removed statements whose parent stays: what the edits delete.
+  std::vector<const clang::Stmt *> Removed;
+  /// Where a collective call may go, in source order.
+  std::vector<const clang::Stmt *> Anchors;
+  /// Why the region cannot be rewritten this way, if it cannot.
+  std::optional<Refusal> Problem;
+
+  bool deleted(const clang::Stmt *S) const { return Deleted.count(S) != 0; }
+  /// The statements to delete when the collective goes to \p Places: the
+  /// removed statements, except those holding a place (their other parts
+  /// go one by one) and the places themselves (the call replaces them).
+  std::vector<const clang::Stmt *>
+  removalsFor(llvm::ArrayRef<const clang::Stmt *> Places,
+              clang::ASTContext &Ctx) const;
+  /// Whether \p S is inside a removed statement (or is one).
+  bool removedWith(const clang::Stmt *S, clang::ASTContext &Ctx) const;
+};
+
+/// Works out the edits of \p R.
+RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU);
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_REGIONEDITS_H

@@ -1,0 +1,434 @@
+//===- RegionFinder.cpp - Hand-written collectives by evaluation ----------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RegionFinder.h"
+
+#include "BufferAccess.h"
+#include "CollectiveJudge.h"
+#include "CommQueries.h"
+#include "RegionEdits.h"
+#include "StatementTree.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+namespace {
+
+/// Point-to-point calls and waits: what a region is made of.
+bool isPointToPointCall(const CallExpr *Call) {
+  const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
+  if (!Info)
+    return false;
+  switch (Info->TheFamily) {
+  case mpi::Family::BlockingSend:
+  case mpi::Family::NonblockingSend:
+  case mpi::Family::BlockingRecv:
+  case mpi::Family::NonblockingRecv:
+  case mpi::Family::SendRecv:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Every block of \p Body, inner ones before the blocks holding them.
+void blocksInnerFirst(const Stmt *S, std::vector<const CompoundStmt *> &Out) {
+  if (!S)
+    return;
+  for (const Stmt *Child : S->children())
+    blocksInnerFirst(Child, Out);
+  if (const auto *Block = dyn_cast<CompoundStmt>(S))
+    Out.push_back(Block);
+}
+
+std::string spelled(const Expr *E, const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  return Lexer::getSourceText(SM.getExpansionRange(E->getSourceRange()), SM,
+                              Ctx.getLangOpts())
+      .str();
+}
+
+class Finder {
+public:
+  Finder(TranslationUnitFacts &TU, const FunctionDecl &F)
+      : TU(TU), F(F), Ctx(TU.context()), SM(Ctx.getSourceManager()) {}
+
+  std::vector<ManualCollective> run();
+
+private:
+  bool holdsUnclaimed(const Stmt *S) const;
+  void scan(const CompoundStmt *B);
+  void claim(const Region &R);
+  ManualCollective finding(const Region &R, const Verdict &V);
+  void checkSourceForm(const RegionEdits &Edits, ManualCollective &C);
+  void checkStatus(const Region &R, const RegionEdits &Edits,
+                   ManualCollective &C);
+  void checkOrder(const Region &R, const RegionEdits &Edits,
+                  ManualCollective &C);
+  void placeWaits(const Region &R, ManualCollective &C);
+
+  TranslationUnitFacts &TU;
+  const FunctionDecl &F;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  llvm::SmallPtrSet<const CallExpr *, 16> Claimed;
+  std::vector<ManualCollective> Found;
+};
+
+bool Finder::holdsUnclaimed(const Stmt *S) const {
+  return findFirst(S, [&](const Stmt *X) {
+    const auto *Call = dyn_cast<CallExpr>(X);
+    return Call && isPointToPointCall(Call) && !Claimed.count(Call);
+  });
+}
+
+void Finder::claim(const Region &R) {
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    findFirst(R.Block->body_begin()[I], [&](const Stmt *X) {
+      if (const auto *Call = dyn_cast<CallExpr>(X))
+        if (isPointToPointCall(Call))
+          Claimed.insert(Call);
+      return false;
+    });
+}
+
+/// Whether \p V refused because a rank's own block is left alone: the
+/// statement next to the region may be the copy that puts it there.
+bool refusedForOwnBlock(const Verdict &V) {
+  return !V.Proof && !V.Refusals.empty() &&
+         V.Refusals[0].Reason.find("own block") != std::string::npos;
+}
+
+void Finder::scan(const CompoundStmt *B) {
+  std::vector<unsigned> Idx;
+  unsigned I = 0;
+  for (const Stmt *Child : B->body()) {
+    if (holdsUnclaimed(Child))
+      Idx.push_back(I);
+    ++I;
+  }
+  for (size_t Start = 0; Start < Idx.size();) {
+    bool Done = false;
+    for (size_t End = Start; End < Idx.size() && !Done; ++End) {
+      Region R{&F, B, Idx[Start], Idx[End]};
+      std::optional<bool> Closes = regionCloses(TU, R);
+      if (!Closes)
+        break; // A run stops: the old recogniser or a larger region says.
+      if (!*Closes)
+        continue;
+      Verdict V = judgeRegion(TU, R);
+      // A copy of the rank's own block right before or after the region
+      // belongs to it.
+      if (refusedForOwnBlock(V)) {
+        for (auto [First, Last] :
+             {std::pair(R.First > 0 ? R.First - 1 : R.First, R.Last),
+              std::pair(R.First,
+                        std::min<unsigned>(R.Last + 1, B->size() - 1))}) {
+          if (First == R.First && Last == R.Last)
+            continue;
+          Region Grown{&F, B, First, Last};
+          Verdict W = judgeRegion(TU, Grown);
+          if (W.Proof) {
+            R = Grown;
+            V = std::move(W);
+            break;
+          }
+        }
+      }
+      if (V.Proof || V.Looks)
+        Found.push_back(finding(R, V));
+      claim(R);
+      Start = End + 1;
+      Done = true;
+    }
+    if (!Done)
+      ++Start;
+  }
+}
+
+std::vector<ManualCollective> Finder::run() {
+  if (!F.doesThisDeclarationHaveABody() || F.isDependentContext())
+    return {};
+  std::vector<const CompoundStmt *> Blocks;
+  blocksInnerFirst(F.getBody(), Blocks);
+  for (const CompoundStmt *B : Blocks)
+    scan(B);
+  llvm::stable_sort(Found, [&](const ManualCollective &A,
+                               const ManualCollective &B) {
+    return SM.isBeforeInTranslationUnit(A.Range.getBegin(), B.Range.getBegin());
+  });
+  return std::move(Found);
+}
+
+ManualCollective Finder::finding(const Region &R, const Verdict &V) {
+  RegionEdits Edits = planEdits(R, TU);
+  ManualCollective C;
+  C.Kind = V.Proof ? V.Proof->Kind : *V.Looks;
+  C.Topology = V.Proof ? V.Proof->Topology : V.Topology;
+  C.Function = &F;
+  C.Calls = Edits.Calls;
+  C.RootCall = C.Calls.empty() ? nullptr : C.Calls.front();
+  // The finding points at the statement (a loop, an `if`) holding the
+  // first call, as a reader looks for it.
+  const Stmt *At = C.RootCall;
+  while (At) {
+    const Stmt *Parent = parentStmt(*At, Ctx);
+    if (!Parent)
+      break;
+    // Out of loop bodies: the loop is what the reader looks for.
+    bool LoopBody = isa<CompoundStmt>(Parent) && parentStmt(*Parent, Ctx) &&
+                    isLoop(parentStmt(*Parent, Ctx));
+    if (isa<CompoundStmt>(Parent) && !LoopBody)
+      break;
+    At = Parent;
+  }
+  C.RootStmt = At ? At : R.first();
+  C.PatternStmt = R.first();
+  C.Range = R.range();
+  C.Refusals = V.Refusals;
+  if (!V.Proof)
+    return C;
+  const RegionProof &P = *V.Proof;
+  ProvenRegion PR;
+  PR.Block = R.Block;
+  PR.First = R.First;
+  PR.Last = R.Last;
+  std::vector<const Stmt *> Places;
+  for (const Placement &Pl : P.Placements) {
+    CollectivePlacement CP{Pl.Anchor, Pl.Root, Pl.Others,
+                           Edits.deleted(Pl.Anchor)};
+    // A removed block keeps its braces and comments: the call takes the
+    // place of its first statement that communicates, the others go.
+    while (CP.Replace && isa<CompoundStmt>(CP.Anchor)) {
+      const auto *Block = cast<CompoundStmt>(CP.Anchor);
+      const Stmt *Taken = nullptr;
+      for (const Stmt *Child : Block->body())
+        if (!Taken && llvm::any_of(Edits.Calls, [&](const CallExpr *Call) {
+              return SM.isPointWithin(Call->getBeginLoc(), Child->getBeginLoc(),
+                                      Child->getEndLoc());
+            }))
+          Taken = Child;
+      if (!Taken)
+        break;
+      CP.Anchor = Taken;
+    }
+    Places.push_back(CP.Anchor);
+    PR.Placements.push_back(CP);
+  }
+  PR.Removed = Edits.removalsFor(Places, Ctx);
+  PR.Root = P.Root;
+  PR.RootConstant = P.RootConstant;
+  PR.Count = P.Count;
+  PR.CountConstant = P.CountConstant;
+  PR.Datatype = P.Datatype;
+  PR.Comm = P.Comm;
+  PR.Buffer = P.Buffer;
+  PR.SendBuffer = P.SendBuffer;
+  PR.RecvBuffer = P.RecvBuffer;
+  PR.InPlace = P.InPlace;
+  PR.Sizes = P.Sizes;
+  PR.Skipped = P.Skipped;
+  C.Region = std::move(PR);
+  C.RootBuffer = P.Buffer ? P.Buffer : P.RecvBuffer;
+  C.SendBuffer = P.SendBuffer;
+  C.InPlace = P.InPlace;
+  checkSourceForm(Edits, C);
+  checkStatus(R, Edits, C);
+  checkOrder(R, Edits, C);
+  placeWaits(R, C);
+  return C;
+}
+
+/// source-form: a call spelled in a macro is not ours to rewrite.
+void Finder::checkSourceForm(const RegionEdits &Edits, ManualCollective &C) {
+  for (const CallExpr *Call : Edits.Calls)
+    if (Call->getBeginLoc().isMacroID()) {
+      C.Refusals.push_back(
+          {SafetyCheck::SourceForm,
+           "the call is spelled inside a macro; rewriting it would change "
+           "every use of the macro",
+           SM.getExpansionLoc(Call->getBeginLoc())});
+      return;
+    }
+}
+
+/// status-use: the status a removed receive filled is not read later.
+void Finder::checkStatus(const Region &R, const RegionEdits &Edits,
+                         ManualCollective &C) {
+  for (const CallExpr *Call : Edits.Calls) {
+    for (mpi::Role Role : {mpi::Role::Status, mpi::Role::StatusArray}) {
+      const Expr *Status = mpiArg(Call, Role);
+      if (!Status)
+        continue;
+      std::string Text = spelled(Status, Ctx);
+      if (Text == "MPI_STATUS_IGNORE" || Text == "MPI_STATUSES_IGNORE")
+        continue;
+      const auto *V = dyn_cast_or_null<VarDecl>(bufferBase(Status));
+      if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V)) {
+        C.Refusals.push_back({SafetyCheck::StatusUse,
+                              "the status " + spelled(Status, Ctx) +
+                                  " may be read outside this function",
+                              Status->getBeginLoc()});
+        return;
+      }
+      for (const DeclRefExpr *Ref : TU.factsOf(F).referencesOf(V)) {
+        if (SM.isPointWithin(Ref->getBeginLoc(), Call->getBeginLoc(),
+                             Call->getEndLoc()))
+          continue;
+        // Handed to another MPI call of the pattern as its status.
+        bool OtherPatternCall =
+            llvm::any_of(Edits.Calls, [&](const CallExpr *O) {
+              return SM.isPointWithin(Ref->getBeginLoc(), O->getBeginLoc(),
+                                      O->getEndLoc());
+            });
+        if (OtherPatternCall)
+          continue;
+        if (!R.contains(Ref, SM) ||
+            SM.isBeforeInTranslationUnit(Call->getEndLoc(),
+                                         Ref->getBeginLoc())) {
+          C.Refusals.push_back({SafetyCheck::StatusUse,
+                                "the status '" + V->getNameAsString() +
+                                    "' of a receive is read here",
+                                Ref->getBeginLoc()});
+          return;
+        }
+      }
+    }
+  }
+}
+
+/// message-order: no other message of the function on the same
+/// communicator with a tag the pattern's could be, which the rewrite
+/// could reorder against the pattern's.
+void Finder::checkOrder(const Region &R, const RegionEdits &Edits,
+                        ManualCollective &C) {
+  if (Edits.Calls.empty())
+    return;
+  CommKey Comm =
+      commKey(mpiArgAsWritten(Edits.Calls.front(), mpi::Role::Comm), Ctx);
+  llvm::SmallVector<const Expr *, 8> Tags;
+  for (const CallExpr *Call : Edits.Calls)
+    for (mpi::Role Role :
+         {mpi::Role::Tag, mpi::Role::SendTag, mpi::Role::RecvTag})
+      if (const Expr *T = mpiArg(Call, Role))
+        Tags.push_back(T);
+  auto MayBeSame = [&](const Expr *A) {
+    std::optional<llvm::APSInt> X =
+        A->isValueDependent() ? std::nullopt : A->getIntegerConstantExpr(Ctx);
+    for (const Expr *B : Tags) {
+      std::optional<llvm::APSInt> Y =
+          B->isValueDependent() ? std::nullopt : B->getIntegerConstantExpr(Ctx);
+      if (!X || !Y || X->getExtValue() == Y->getExtValue() ||
+          X->getExtValue() < 0)
+        return true;
+    }
+    return false;
+  };
+  const Stmt *Other = findFirst(F.getBody(), [&](const Stmt *S) {
+    const auto *Call = dyn_cast<CallExpr>(S);
+    if (!Call || !isPointToPointCall(Call) || R.contains(Call, SM))
+      return false;
+    CommKey Key = commKey(mpiArgAsWritten(Call, mpi::Role::Comm), Ctx);
+    if (Key.valid() && Comm.valid() && Key != Comm)
+      return false;
+    for (mpi::Role Role :
+         {mpi::Role::Tag, mpi::Role::SendTag, mpi::Role::RecvTag})
+      if (const Expr *T = mpiArg(Call, Role))
+        if (MayBeSame(T))
+          return true;
+    return false;
+  });
+  if (Other)
+    C.Refusals.push_back({SafetyCheck::MessageOrder,
+                          "another message on the same communicator and a "
+                          "tag the pattern's may be; the rewrite could change "
+                          "which receive it matches",
+                          Other->getBeginLoc()});
+}
+
+/// Whether what stays of \p S once the \p Removed statements are gone may
+/// touch the buffers.
+static bool keptMayTouch(const BufferAccess &Access, const Stmt *S,
+                         const llvm::SmallPtrSetImpl<const Stmt *> &Removed,
+                         ASTContext &Ctx) {
+  if (Removed.count(S))
+    return false;
+  bool HoldsRemoved = llvm::any_of(Removed, [&](const Stmt *R) {
+    for (const Stmt *P = parentStmt(*R, Ctx); P; P = parentStmt(*P, Ctx))
+      if (P == S)
+        return true;
+    return false;
+  });
+  if (!HoldsRemoved)
+    return Access.mayTouch(S).has_value();
+  for (const Stmt *Child : S->children())
+    if (Child && keptMayTouch(Access, Child, Removed, Ctx))
+      return true;
+  return false;
+}
+
+/// Where the nonblocking form completes: as late after the region as no
+/// statement touches the buffers; at once where a kept statement of the
+/// region after the call may touch them.
+void Finder::placeWaits(const Region &R, ManualCollective &C) {
+  SmallVector<const ValueDecl *, 3> Buffers;
+  for (const Expr *E :
+       {C.Region->Buffer, C.Region->SendBuffer, C.Region->RecvBuffer})
+    if (E)
+      Buffers.push_back(bufferBase(E));
+  if (Buffers.empty() || llvm::is_contained(Buffers, nullptr))
+    return;
+  BufferAccess Access(Buffers, TU.factsOf(F), Ctx);
+  C.Wait = Access.sinkAfter(R.last());
+  const llvm::SmallPtrSet<const Stmt *, 32> Removed(C.Region->Removed.begin(),
+                                                    C.Region->Removed.end());
+  for (CollectivePlacement &Pl : C.Region->Placements) {
+    // The statements after the call up to the region's end: the anchor
+    // itself when it stays (the call goes before it, or into its block).
+    const Stmt *Child = Pl.Anchor;
+    bool AtOnce = !Pl.Replace && keptMayTouch(Access, Pl.Anchor, Removed, Ctx);
+    while (Child && !AtOnce) {
+      const Stmt *Parent = parentStmt(*Child, Ctx);
+      if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Parent)) {
+        bool After = false;
+        unsigned Index = 0;
+        for (const Stmt *S : Block->body()) {
+          bool InRegion =
+              Block != R.Block || (Index >= R.First && Index <= R.Last);
+          ++Index;
+          if (S == Child) {
+            After = true;
+            continue;
+          }
+          if (!After || !InRegion || Removed.count(S))
+            continue;
+          if (keptMayTouch(Access, S, Removed, Ctx))
+            AtOnce = true;
+        }
+      }
+      if (Parent == R.Block || !Parent)
+        break;
+      Child = Parent;
+    }
+    Pl.WaitAtOnce = AtOnce;
+  }
+}
+
+} // namespace
+
+std::vector<ManualCollective> findEvaluatedCollectives(TranslationUnitFacts &TU,
+                                                       const FunctionDecl &F) {
+  return Finder(TU, F).run();
+}
+
+} // namespace analysis
+} // namespace mpilift

@@ -1,0 +1,236 @@
+//===- RegionRewrite.cpp - Proven regions to MPI collectives --------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The rewrite of a region the rank-space evaluation proved: the
+/// collective call goes where the proof placed it (instead of the anchor
+/// statement when the rewrite removes that, before it otherwise), the
+/// statements that exist only for the hand-written communication go, and
+/// everything else stays. The call's form follows the ranks that reach
+/// each place: the root keeps its own block with MPI_IN_PLACE.
+///
+//===----------------------------------------------------------------------===//
+
+#include "mpilift/Transform/CollectiveRewrite.h"
+
+#include "SourceEdits.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Tooling/Transformer/SourceCode.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace transform {
+
+namespace {
+
+using analysis::CollectivePlacement;
+using analysis::ManualCollective;
+using analysis::ManualKind;
+using analysis::ProvenRegion;
+using analysis::sourceText;
+
+/// The argument texts of the call.
+struct Texts {
+  std::string Root, Count, Type, Comm, Buffer, Send, Recv;
+};
+
+Texts textsOf(const ProvenRegion &R, const ASTContext &Context) {
+  auto Of = [&](const Expr *E) { return E ? sourceText(E, Context) : ""; };
+  Texts T;
+  T.Root = R.Root           ? Of(R.Root)
+           : R.RootConstant ? std::to_string(*R.RootConstant)
+                            : "";
+  T.Count = R.Count           ? Of(R.Count)
+            : R.CountConstant ? std::to_string(*R.CountConstant)
+                              : "";
+  T.Type = Of(R.Datatype);
+  T.Comm = Of(R.Comm);
+  T.Buffer = Of(R.Buffer);
+  T.Send = Of(R.SendBuffer);
+  T.Recv = Of(R.RecvBuffer);
+  return T;
+}
+
+/// The call at a place the root (\p Root) and/or the others reach.
+llvm::Expected<std::string> callAt(const ManualCollective &C, const Texts &T,
+                                   bool Root, bool Others) {
+  const ProvenRegion &R = *C.Region;
+  switch (C.Kind) {
+  case ManualKind::Bcast:
+    return llvm::formatv("MPI_Bcast({0}, {1}, {2}, {3}, {4})", T.Buffer,
+                         T.Count, T.Type, T.Root, T.Comm)
+        .str();
+  case ManualKind::Scatter:
+    if (Root && Others)
+      break;
+    if (Root)
+      return llvm::formatv("MPI_Scatter({0}, {1}, {2}, MPI_IN_PLACE, {1}, "
+                           "{2}, {3}, {4})",
+                           T.Send, T.Count, T.Type, T.Root, T.Comm)
+          .str();
+    return llvm::formatv("MPI_Scatter(NULL, 0, {2}, {0}, {1}, {2}, {3}, {4})",
+                         T.Recv, T.Count, T.Type, T.Root, T.Comm)
+        .str();
+  case ManualKind::Gather:
+    if (Root && Others)
+      break;
+    if (Root)
+      return llvm::formatv("MPI_Gather(MPI_IN_PLACE, {1}, {2}, {0}, {1}, "
+                           "{2}, {3}, {4})",
+                           T.Recv, T.Count, T.Type, T.Root, T.Comm)
+          .str();
+    return llvm::formatv("MPI_Gather({0}, {1}, {2}, NULL, 0, {2}, {3}, {4})",
+                         T.Send, T.Count, T.Type, T.Root, T.Comm)
+        .str();
+  case ManualKind::Allgather:
+  case ManualKind::Alltoall: {
+    const char *Name =
+        C.Kind == ManualKind::Allgather ? "MPI_Allgather" : "MPI_Alltoall";
+    if (R.InPlace)
+      return llvm::formatv("{0}(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, {1}, {2}, "
+                           "{3}, {4})",
+                           Name, T.Recv, T.Count, T.Type, T.Comm)
+          .str();
+    return llvm::formatv("{0}({1}, {2}, {3}, {4}, {2}, {3}, {5})", Name, T.Send,
+                         T.Count, T.Type, T.Recv, T.Comm)
+        .str();
+  }
+  }
+  return llvm::createStringError(
+      "the root and the other ranks reach the same place, where their calls "
+      "of the " +
+      analysis::collectiveNoun(C.Kind).str() + " would have to differ");
+}
+
+/// `MPI_Bcast(a, b)` as `MPI_Ibcast(a, b, &Request)`.
+std::string nonblocking(StringRef Call, StringRef Request) {
+  return ("MPI_I" + Call.drop_front(4).take_front(1).lower() +
+          Call.drop_front(5).drop_back() + ", &" + Request + ")")
+      .str();
+}
+
+bool isBranch(const Stmt &S, ASTContext &Context) {
+  DynTypedNodeList Parents = Context.getParents(S);
+  const auto *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+  return Parent && !isa<CompoundStmt>(Parent);
+}
+
+} // namespace
+
+llvm::Expected<tooling::AtomicChange>
+rewriteProvenRegion(const ManualCollective &C, ASTContext &Context,
+                    const RewriteOptions &Options) {
+  assert(C.Region && C.isSafe() && "rewriting an unproven region");
+  const ProvenRegion &R = *C.Region;
+  const SourceManager &SM = Context.getSourceManager();
+  const Stmt *First = R.Block->body_begin()[R.First];
+  tooling::AtomicChange Change(SM, First->getBeginLoc());
+  Texts T = textsOf(R, Context);
+  std::string Request;
+  if (Options.Nonblocking) {
+    if (!C.Wait)
+      return llvm::createStringError(
+          "the nonblocking form needs the pattern directly inside a block");
+    Request = freshName(
+        (C.Kind == ManualKind::Bcast ? std::string("bcast")
+                                     : analysis::collectiveNoun(C.Kind).str()) +
+            "_request",
+        SM.getBufferData(
+            SM.getFileID(SM.getExpansionLoc(First->getBeginLoc()))),
+        Options.TakenNames);
+    auto [Line, Indent] = lineStart(First->getBeginLoc(), SM);
+    if (llvm::Error E =
+            Change.insert(SM, Line, Indent + "MPI_Request " + Request + ";\n"))
+      return E;
+    bool WaitedEverywhere =
+        llvm::all_of(R.Placements,
+                     [](const CollectivePlacement &P) { return P.WaitAtOnce; });
+    SourceLocation WaitLoc = C.Wait->Before ? C.Wait->Before->getBeginLoc()
+                                            : C.Wait->Block->getRBracLoc();
+    auto [WaitLine, Unused] = lineStart(WaitLoc, SM);
+    if (!WaitedEverywhere)
+      if (llvm::Error E = Change.insert(SM, WaitLine,
+                                        Indent + "MPI_Wait(&" + Request +
+                                            ", MPI_STATUS_IGNORE);\n",
+                                        /*InsertAfter=*/false))
+        return E;
+  }
+  for (const CollectivePlacement &P : R.Placements) {
+    llvm::Expected<std::string> Call = callAt(C, T, P.Root, P.Others);
+    if (!Call)
+      return Call.takeError();
+    std::string Text = *Call + ";";
+    if (Options.Nonblocking) {
+      Text = nonblocking(*Call, Request) + ";";
+      if (P.WaitAtOnce)
+        Text += "\nMPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);";
+    }
+    if (P.Replace) {
+      if (isa<CompoundStmt>(P.Anchor))
+        Text = "{\n" + Text + "\n}";
+      CharSourceRange Range =
+          tooling::getExtendedRange(*P.Anchor, tok::semi, Context);
+      if (llvm::Error E = Change.replace(SM, Range, Text))
+        return E;
+      continue;
+    }
+    if (const auto *Block = dyn_cast<CompoundStmt>(P.Anchor)) {
+      // A block that stays: the call opens it.
+      SourceLocation After = Lexer::getLocForEndOfToken(
+          Block->getLBracLoc(), 0, SM, Context.getLangOpts());
+      if (llvm::Error E = Change.insert(SM, After, "\n" + Text))
+        return E;
+      continue;
+    }
+    if (isBranch(*P.Anchor, Context)) {
+      CharSourceRange Range = statementRange(*P.Anchor, Context);
+      if (Range.isInvalid())
+        return llvm::createStringError("the pattern is not plain source text");
+      if (llvm::Error E =
+              Change.insert(SM, Range.getBegin(), "{\n" + Text + "\n"))
+        return E;
+      if (llvm::Error E = Change.insert(SM, Range.getEnd(), "\n}"))
+        return E;
+      continue;
+    }
+    if (llvm::Error E = Change.insert(SM, P.Anchor->getBeginLoc(), Text + "\n"))
+      return E;
+  }
+  for (const Stmt *S : R.Removed) {
+    // An `else` with nothing left goes with its keyword.
+    DynTypedNodeList Parents = Context.getParents(*S);
+    const auto *If = Parents.empty() ? nullptr : Parents[0].get<IfStmt>();
+    if (If && If->getElse() == S) {
+      SourceLocation From = Lexer::getLocForEndOfToken(
+          If->getThen()->getEndLoc(), 0, SM, Context.getLangOpts());
+      CharSourceRange Range = CharSourceRange::getCharRange(
+          From, Lexer::getLocForEndOfToken(S->getEndLoc(), 0, SM,
+                                           Context.getLangOpts()));
+      if (llvm::Error E = Change.replace(SM, Range, ""))
+        return E;
+      continue;
+    }
+    if (isBranch(*S, Context)) {
+      CharSourceRange Range = tooling::getExtendedRange(*S, tok::semi, Context);
+      if (llvm::Error E =
+              Change.replace(SM, Range, isa<CompoundStmt>(S) ? "{}" : ";"))
+        return E;
+      continue;
+    }
+    if (llvm::Error E = Change.replace(SM, wholeLines(*S, Context), ""))
+      return E;
+  }
+  return Change;
+}
+
+} // namespace transform
+} // namespace mpilift
