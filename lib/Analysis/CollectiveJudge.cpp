@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CollectiveJudge.h"
+#include "RankUniformity.h"
 
 #include "RegionEdits.h"
 #include "StatementTree.h"
@@ -90,17 +91,14 @@ struct Candidate {
 /// Whether \p E names a variable declared inside the region (which does
 /// not exist where the collective goes) or has side effects.
 bool usable(const Expr *E, const Region &R, const ASTContext &Ctx) {
-  if (E->HasSideEffects(Ctx) || E->isValueDependent() || E->isTypeDependent())
+  // Calls count apart: a container's accessors are the only ones allowed.
+  if (E->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false) ||
+      E->isValueDependent() || E->isTypeDependent())
     return false;
   const SourceManager &SM = Ctx.getSourceManager();
   return !findFirst(E, [&](const Stmt *S) {
     if (isa<CallExpr>(S) || isa<CXXThisExpr>(S))
-      return isa<CallExpr>(S) &&
-             !(isa<CXXMemberCallExpr>(S) &&
-               cast<CXXMemberCallExpr>(S)->getMethodDecl() &&
-               cast<CXXMemberCallExpr>(S)->getMethodDecl()->getIdentifier() &&
-               cast<CXXMemberCallExpr>(S)->getMethodDecl()->getName() ==
-                   "data");
+      return isa<CallExpr>(S) && !isContainerAccessor(cast<Expr>(S));
     const auto *Ref = dyn_cast<DeclRefExpr>(S);
     const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     return V && R.contains(V, SM);
@@ -137,9 +135,12 @@ std::vector<Candidate> candidatesOf(const Region &R, ASTContext &Ctx,
       return;
     Add(E);
     for (const Stmt *Child : E->children())
-      if (const auto *CE = dyn_cast_or_null<Expr>(Child))
+      if (const auto *CE = dyn_cast_or_null<Expr>(Child)) {
         if (!isa<CallExpr>(CE))
           AddParts(CE);
+        else if (isContainerAccessor(CE))
+          Add(CE); // `v.data()` in `v.data() + k * n`.
+      }
   };
   for (unsigned I = R.First; I <= R.Last; ++I)
     findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
@@ -705,15 +706,35 @@ void Judge::filterCandidates(const Observation &O,
         AsRoot[I] = AsCount[I] = AsBuffer[I] = AsSend[I] = AsRecv[I] = false;
         break;
       }
-      const eval::Value &Val = Run.Probes[I];
+      // The candidate's values at the region's start and at each place
+      // the rank passes before its first message: one of them must be
+      // right (the placement then proves it right where the call goes).
+      SmallVector<const eval::Value *, 4> Vals = {&Run.Probes[I]};
+      for (const RankOp &Op : Run.Ops) {
+        if ((Op.K == RankOp::Kind::Send || Op.K == RankOp::Kind::Recv) &&
+            !Op.SelfCopy)
+          break;
+        if (Op.K == RankOp::Kind::Marker && I < Op.Values.size())
+          Vals.push_back(&Op.Values[I]);
+      }
+      auto Any = [&](auto Right) {
+        return llvm::any_of(Vals,
+                            [&](const eval::Value *V) { return Right(*V); });
+      };
       auto Is = [&](const std::optional<Where> &W) {
-        return W && Val.isPointer() && Val.Obj == W->Obj && Val.I == W->Off;
+        return Any([&](const eval::Value &Val) {
+          return W && Val.isPointer() && Val.Obj == W->Obj && Val.I == W->Off;
+        });
       };
       bool Rooted = isRooted(O.Kind);
-      if (AsRoot[I] && Rooted && !(Val.isInt() && Val.I == O.Root))
+      if (AsRoot[I] && Rooted && !Any([&](const eval::Value &Val) {
+            return Val.isInt() && Val.I == O.Root;
+          }))
         AsRoot[I] = false;
-      if (AsCount[I] && !(Val.isInt() && TypeSize &&
-                          static_cast<uint64_t>(Val.I) * *TypeSize == O.Block))
+      if (AsCount[I] && !Any([&](const eval::Value &Val) {
+            return Val.isInt() && TypeSize &&
+                   static_cast<uint64_t>(Val.I) * *TypeSize == O.Block;
+          }))
         AsCount[I] = false;
       if (AsBuffer[I] && O.Buffer[Rank] && !Is(O.Buffer[Rank]))
         AsBuffer[I] = false;
@@ -802,6 +823,9 @@ Verdict Judge::run() {
   for (const Candidate &C : Candidates)
     Probes.push_back(C.E);
   Eval.setProbes(Probes);
+  // The candidates are also evaluated where the call may go: a buffer the
+  // region allocates before its messages has its value only there.
+  Eval.setAnchors(planEdits(R, TU).Anchors, Probes);
   size_t N = Candidates.size();
   AsRoot.assign(N, false);
   AsCount.assign(N, false);
@@ -1009,8 +1033,10 @@ bool Judge::place(RegionProof &Proof) {
           const RankOp &Op = Run.Ops[I];
           if (Op.K == RankOp::Kind::Marker) {
             PR.Marks.push_back({Op.Site, uint32_t(2 * I + 1)});
-            bool Right = true;
-            for (size_t K = 0; K < Slots.size() && O; ++K) {
+            // A later pass of the same place has no values: a place a
+            // rank passes twice is no place for its call anyway.
+            bool Right = Op.Values.size() == Slots.size();
+            for (size_t K = 0; K < Slots.size() && O && Right; ++K) {
               const eval::Value &Val = Op.Values[K];
               auto Is = [&](const std::optional<Where> &W) {
                 return !W || (Val.isPointer() && Val.Obj == W->Obj &&
@@ -1040,7 +1066,7 @@ bool Judge::place(RegionProof &Proof) {
             // expression says.
             bool Root = PR.IsRoot;
             if (!O)
-              for (size_t K = 0; K < Slots.size(); ++K)
+              for (size_t K = 0; K < Op.Values.size(); ++K)
                 if (Slots[K] == RootSlot)
                   Root = Op.Values[K].isInt() && Op.Values[K].I == Rank;
             if (!O && Proof.RootConstant)
@@ -1285,14 +1311,19 @@ Verdict judgeRegion(TranslationUnitFacts &TU, const Region &R) {
   return J.run();
 }
 
-std::optional<bool> regionCloses(TranslationUnitFacts &TU, const Region &R) {
+Closure regionCloses(TranslationUnitFacts &TU, const Region &R) {
   RankEvaluator Eval(TU, R);
-  for (int64_t P : {3, 4}) {
-    cg::Graph G(static_cast<cg::Rank>(P));
+  Closure Result;
+  // One size's runs into a graph: nothing when a run stops, false when
+  // the operations make no valid graph.
+  auto Build = [&](int64_t P, ArrayRef<int64_t> Setting, cg::Graph &G,
+                   RankRun &Stopped) -> std::optional<bool> {
     for (int64_t Rank = 0; Rank < P; ++Rank) {
-      RankRun Run = Eval.run(Rank, P, {});
-      if (Run.Stopped)
+      RankRun Run = Eval.run(Rank, P, Setting);
+      if (Run.Stopped) {
+        Stopped = std::move(Run);
         return std::nullopt;
+      }
       cg::LocalGraph L(static_cast<cg::Rank>(Rank));
       std::vector<uint32_t> LocalId(Run.Ops.size(), UINT32_MAX);
       for (size_t I = 0; I < Run.Ops.size(); ++I) {
@@ -1311,12 +1342,35 @@ std::optional<bool> regionCloses(TranslationUnitFacts &TU, const Region &R) {
       if (!G.add(L).ok())
         return false;
     }
+    return true;
+  };
+  for (int64_t P : {3, 4}) {
+    cg::Graph G(static_cast<cg::Rank>(P));
+    RankRun Stopped;
+    std::optional<bool> Ran = Build(P, {}, G, Stopped);
+    // An input past the last rank (the default root at 3 processes) is
+    // no value the program gives it: the first rank instead.
+    if (!Ran &&
+        Stopped.Stopped->Text.find("which does not exist") !=
+            std::string::npos &&
+        (Stopped.DecidingInputs & Stopped.ReadInputs)) {
+      G = cg::Graph(static_cast<cg::Rank>(P));
+      Ran = Build(P, std::vector<int64_t>(Eval.inputs().size(), 0), G, Stopped);
+    }
+    if (!Ran) {
+      Result.S = Closure::State::Stopped;
+      Result.Why = *Stopped.Stopped;
+      return Result;
+    }
+    if (!*Ran)
+      return Result;
     cg::Matching M;
     cg::Status S = cg::match(G, M);
     if (!S.ok() && (!M.Unmatched.empty() || !M.NeverReady.empty()))
-      return false;
+      return Result;
   }
-  return true;
+  Result.S = Closure::State::Closes;
+  return Result;
 }
 
 } // namespace analysis

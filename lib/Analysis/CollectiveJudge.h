@@ -90,11 +90,21 @@ struct Verdict {
 /// Evaluates \p R at every size of the proof and judges it.
 Verdict judgeRegion(TranslationUnitFacts &TU, const Region &R);
 
+/// Whether the messages of a region match among themselves.
+struct Closure {
+  enum class State {
+    Closes,  ///< Every message has its partner in the region.
+    Open,    ///< Some message's partner lies outside it.
+    Stopped, ///< A run stopped before it could tell; Why says what stopped.
+  };
+  State S = State::Open;
+  eval::Reason Why;
+};
+
 /// Whether the messages of \p R match among themselves at a few small
 /// sizes (nothing sent that the region does not receive, and back); a
 /// range that does not close is part of a larger pattern, or none.
-/// Nothing when a run stops before it can tell.
-std::optional<bool> regionCloses(TranslationUnitFacts &TU, const Region &R);
+Closure regionCloses(TranslationUnitFacts &TU, const Region &R);
 
 /// The process counts the proof runs at.
 llvm::ArrayRef<int64_t> proofSizes();

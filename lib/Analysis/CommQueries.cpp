@@ -34,6 +34,35 @@ std::optional<CommQuery> queryOf(const CallExpr *Call) {
   return std::nullopt;
 }
 
+/// The variable a member access starts from (`s` in `s.comm`, `p` in
+/// `p->comm`, null for `this`); nothing for other expressions.
+std::optional<const ValueDecl *> memberBase(const Expr *E) {
+  E = E->IgnoreParenCasts();
+  if (const auto *Op = dyn_cast<UnaryOperator>(E))
+    if (Op->getOpcode() == UO_AddrOf)
+      E = Op->getSubExpr()->IgnoreParenCasts();
+  const auto *Member = dyn_cast<MemberExpr>(E);
+  if (!Member)
+    return std::nullopt;
+  const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
+  if (isa<CXXThisExpr>(Base))
+    return nullptr;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Base))
+    return Ref->getDecl();
+  return std::nullopt;
+}
+
+/// A query that writes a field of one object must ask about the
+/// communicator in a field of that same object (`MPI_Comm_rank(s.comm,
+/// &s.rank)`), so the field names the pair for every object.
+bool sameObject(const Expr *Comm, const Expr *Address) {
+  std::optional<const ValueDecl *> CommBase = memberBase(Comm);
+  std::optional<const ValueDecl *> OutBase = memberBase(Address);
+  if (!CommBase || !OutBase)
+    return true; // A handle or a variable: nothing to pair.
+  return *CommBase == *OutBase;
+}
+
 /// The query result \p Address (`&x`, `&this->f`) receives from the call
 /// it is an argument of, with the communicator.
 std::optional<QueryValue> queryWriting(const Expr *Address,
@@ -46,8 +75,9 @@ std::optional<QueryValue> queryWriting(const Expr *Address,
                                                       : mpi::Role::SizeOut);
   if (!Out || Out->IgnoreParenCasts() != Address->IgnoreParenCasts())
     return std::nullopt;
-  CommKey Key = commKey(mpiArg(Call, mpi::Role::Comm), Context);
-  if (!Key.valid())
+  const Expr *Comm = mpiArg(Call, mpi::Role::Comm);
+  CommKey Key = commKey(Comm, Context);
+  if (!Key.valid() || !sameObject(Comm, Address))
     return std::nullopt;
   return QueryValue{*Q, Key};
 }
@@ -115,13 +145,54 @@ FieldUse classifyFieldUse(const MemberExpr *Use, ASTContext &Context,
   return FieldUse::Other;
 }
 
+/// A field with a default value (`int rank_ = 0;`) still holds a query's
+/// result in every member function when each constructor that does not
+/// copy an object makes the query first thing in its body, before
+/// anything could read the field.
+bool everyConstructorQueries(const FieldDecl *Field, TranslationUnitFacts &TU) {
+  const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!Class || !Class->hasUserDeclaredConstructor() ||
+      Class->needsImplicitDefaultConstructor())
+    return false;
+  for (const CXXConstructorDecl *Ctor : Class->ctors()) {
+    if (Ctor->isCopyOrMoveConstructor() && !Ctor->isUserProvided())
+      continue;
+    if (Ctor->isDeleted())
+      continue;
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(Ctor->getBody());
+    if (!Body)
+      return false;
+    bool Queries = false;
+    for (const Stmt *S : Body->body()) {
+      const auto *Call = dyn_cast<CallExpr>(S);
+      if (!Call || !mpiCallee(Call))
+        break; // Anything else might read the field first.
+      for (const Expr *Arg : Call->arguments()) {
+        const auto *Op = dyn_cast<UnaryOperator>(Arg->IgnoreParenImpCasts());
+        const auto *Member =
+            Op && Op->getOpcode() == UO_AddrOf
+                ? dyn_cast<MemberExpr>(Op->getSubExpr()->IgnoreParens())
+                : nullptr;
+        if (Member && Member->getMemberDecl() == Field &&
+            queryWriting(Op, Call, TU.context()))
+          Queries = true;
+      }
+      if (Queries)
+        break;
+    }
+    if (!Queries)
+      return false;
+  }
+  return true;
+}
+
 std::optional<QueryValue> fieldQuery(const FieldDecl *Field,
                                      TranslationUnitFacts &TU) {
   if (const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent()))
     for (const CXXMethodDecl *Method : Class->methods())
       if (!Method->isImplicit() && !Method->isDefined() && !Method->isDeleted())
         return std::nullopt; // Another file may write it.
-  if (Field->hasInClassInitializer())
+  if (Field->hasInClassInitializer() && !everyConstructorQueries(Field, TU))
     return std::nullopt;
   std::optional<QueryValue> Found;
   bool Any = false;
@@ -186,8 +257,7 @@ CommKey commKey(const Expr *E, const ASTContext &Context) {
     return Key;
   }
   if (const auto *Member = dyn_cast<MemberExpr>(E))
-    if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
-      Key.Decl = Member->getMemberDecl();
+    Key.Decl = Member->getMemberDecl();
   return Key;
 }
 

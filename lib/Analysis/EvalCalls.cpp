@@ -48,6 +48,25 @@ SpecialRanks specialRanks(const ASTContext &Ctx) {
   return {-2, -1, -1}; // MPICH and its derivatives.
 }
 
+/// What an iterator points to: a pointer's pointee, or the element of a
+/// standard library's pointer wrapper (libstdc++'s __normal_iterator,
+/// libc++'s __wrap_iter).
+QualType iteratorElement(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  if (T->isPointerType())
+    return T->getPointeeType();
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T->getAsCXXRecordDecl());
+  if (!Spec || !Spec->getIdentifier() ||
+      (Spec->getName() != "__normal_iterator" &&
+       Spec->getName() != "__wrap_iter") ||
+      Spec->getTemplateArgs().size() < 1 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return QualType();
+  QualType Wrapped = Spec->getTemplateArgs()[0].getAsType();
+  return Wrapped->isPointerType() ? Wrapped->getPointeeType() : QualType();
+}
+
 /// Output and other calls that change nothing a pattern depends on.
 bool isHarmless(StringRef Name) {
   return llvm::StringSwitch<bool>(Name)
@@ -251,14 +270,14 @@ Value RankEvaluator::Impl::libraryCall(const CallExpr *Call,
     if (Name == "copy") {
       Value Last = Arg(1);
       if (First.isPointer() && Last.isPointer() && First.Obj == Last.Obj) {
-        Elem = Call->getArg(0)->getType()->getPointeeType();
+        Elem = iteratorElement(Call->getArg(0)->getType());
         Count = (Last.I - First.I) / std::max<int64_t>(sizeOf(Elem), 1);
       }
     } else {
       std::optional<int64_t> N = needInt(Arg(1), Call->getArg(1), "the count");
       if (!N)
         return Value::unknown(0);
-      Elem = Call->getArg(0)->getType()->getPointeeType();
+      Elem = iteratorElement(Call->getArg(0)->getType());
       Count = *N;
     }
     if (Elem.isNull() || !First.isPointer() || !Out2.isPointer()) {
@@ -449,6 +468,16 @@ Value RankEvaluator::Impl::vectorCall(const CXXMemberCallExpr *Call,
   StringRef Name = Method->getName();
   if (Name == "data")
     return Elements;
+  // Iterators are followed as the pointers they wrap.
+  if (Name == "begin" || Name == "cbegin")
+    return Elements;
+  if ((Name == "end" || Name == "cend") && Elements.isPointer()) {
+    if (!Count.isInt()) {
+      stopWith(Count, "the size of", ObjectExpr);
+      return Value::unknown(0);
+    }
+    return Value::pointer(Elements.Obj, Elements.I + Count.I * ElemSize);
+  }
   if (Name == "size")
     return Count;
   if (Name == "empty")

@@ -248,15 +248,17 @@ void RankEvaluator::Impl::findInputs() {
     Read.insert(V);
   std::vector<const ValueDecl *> Candidates;
   for (const VarDecl *V : Read) {
-    if (R.contains(V, SM) || V->getType()->isReferenceType())
+    if (R.contains(V, SM))
       continue;
     bool Local = V->getParentFunctionOrMethod() == R.Function;
-    if (isStdVector(V->getType())) {
-      if (Local && !isa<ParmVarDecl>(V) &&
-          !Uniformity.containerDivergence(V, *R.Function))
+    if (isStdVector(V->getType().getNonReferenceType())) {
+      bool Followed = !isa<ParmVarDecl>(V) || V->getType()->isReferenceType();
+      if (Local && Followed && !Uniformity.containerDivergence(V, *R.Function))
         Candidates.push_back(V);
       continue;
     }
+    if (V->getType()->isReferenceType())
+      continue;
     if (!V->getType()->isIntegralOrEnumerationType())
       continue;
     if (queryValueOf(V, *R.Function, TU))
@@ -285,7 +287,7 @@ void RankEvaluator::Impl::findInputs() {
     if (Inputs.size() >= 30)
       break;
     InputBit[D] = static_cast<unsigned>(Inputs.size());
-    std::string Name = isStdVector(D->getType())
+    std::string Name = isStdVector(D->getType().getNonReferenceType())
                            ? "the size of '" + D->getNameAsString() + "'"
                            : "'" + D->getNameAsString() + "'";
     Inputs.push_back({Name, D, D->getLocation()});
@@ -352,10 +354,12 @@ Value RankEvaluator::Impl::entryValue(const ValueDecl *D, QualType T,
     Out.ReadInputs |= V.Taint;
     return V;
   }
-  case EntryValue::Kind::Object:
-    return Value::pointer(
-        newObject("what '" + D->getNameAsString() + "' points to", D, false),
-        0);
+  case EntryValue::Kind::Object: {
+    ObjectId Obj =
+        newObject("what '" + D->getNameAsString() + "' points to", D, false);
+    Objects[Obj].AtEntry = true;
+    return Value::pointer(Obj, 0);
+  }
   case EntryValue::Kind::Unknown:
     return unknown(E.Why.Text, E.Why.Loc.isValid() ? E.Why.Loc : Use);
   case EntryValue::Kind::Run:

@@ -150,6 +150,10 @@ struct Object {
   /// Created by the region itself (a local or a heap block that dies
   /// with it): transfers into it are scratch, not results.
   bool Temporary = false;
+  /// What a parameter of the region's function points or refers to: its
+  /// fields hold, until the run writes them, what they held at the
+  /// region's entry.
+  bool AtEntry = false;
   int64_t Bytes = -1; ///< Its size when known.
   struct Cell {
     Value V;

@@ -144,6 +144,9 @@ private:
         Writes[V].push_back({WriteKind::Escape, Parent});
       return;
     }
+    if (const auto *Cast = dyn_cast<CastExpr>(Parent))
+      if (Cast->getCastKind() == CK_ToVoid)
+        return; // `(void)ierr;`: not even a read.
     if (Ref->isLValue() && !isa<DeclStmt>(Parent))
       Writes[V].push_back({WriteKind::Escape, Parent});
   }

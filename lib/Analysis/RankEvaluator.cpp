@@ -90,6 +90,7 @@ RankRun RankEvaluator::Impl::run(int64_t TheRank, int64_t TheSize,
     Setting.push_back(RankEvaluator::DefaultInput);
   M = Mode::Prefix;
   Out = RankRun();
+  AnchorsPassed.clear();
   Reasons.clear();
   Reasons.push_back({"", SourceLocation()}); // Reason 0: none.
   Objects.clear();
@@ -203,10 +204,19 @@ ObjectId RankEvaluator::Impl::objectOfVar(const VarDecl *V,
   Top.Vars[V] = Id;
   // A parameter of the region's function, or a variable the run did not
   // declare (static locals): its value at the region's entry.
-  if (Frames.size() == 1 && !V->getType()->isArrayType() &&
-      !V->getType()->isRecordType())
+  if (Frames.size() == 1 && V->getType()->isReferenceType() &&
+      isa<ParmVarDecl>(V)) {
+    // A reference parameter is bound to an object of the caller's.
+    ObjectId Referent =
+        newObject("what '" + V->getNameAsString() + "' refers to", V, false);
+    Objects[Referent].AtEntry = true;
+    store(Place{Id, 0}, Ctx.getPointerType(V->getType().getNonReferenceType()),
+          Value::pointer(Referent, 0), nullptr);
+  } else if (Frames.size() == 1 && !V->getType()->isArrayType() &&
+             !V->getType()->isRecordType()) {
     store(Place{Id, 0}, V->getType(), entryValue(V, V->getType(), Use),
           nullptr);
+  }
   return Id;
 }
 
@@ -246,9 +256,10 @@ Value RankEvaluator::Impl::load(Place P, QualType T, const Expr *Where) {
     }
     return V;
   }
-  // A field of the object a member function runs on, read before the run
-  // wrote it: its value at the region's entry.
-  if (P.Obj == Frames.front().This && It == O.Cells.end())
+  // A field of the object a member function runs on, or of what a
+  // parameter points to, read before the run wrote it: its value at the
+  // region's entry.
+  if ((P.Obj == Frames.front().This || O.AtEntry) && It == O.Cells.end())
     if (const auto *Member = dyn_cast<MemberExpr>(Where->IgnoreParenImpCasts()))
       if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl())) {
         Value V = entryValue(Field, T, Where->getBeginLoc());
@@ -381,7 +392,8 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
     RankOp Marker;
     Marker.K = RankOp::Kind::Marker;
     Marker.Site = S;
-    Marker.Values = probeValues(AnchorProbes);
+    if (AnchorsPassed.insert(S).second)
+      Marker.Values = probeValues(AnchorProbes);
     Out.Ops.push_back(std::move(Marker));
   }
   if (!isa<Expr>(S))

@@ -73,7 +73,7 @@ struct RegionInput {
 /// One operation of one rank.
 struct RankOp {
   /// Marker: the run passed an anchor (Site), with the values of the
-  /// anchor probes there (Values).
+  /// anchor probes there (Values; at the first pass of each anchor only).
   enum class Kind : uint8_t { Send, Recv, Local, Marker };
   Kind K = Kind::Local;
   eval::ObjectId Object = eval::NullObject;

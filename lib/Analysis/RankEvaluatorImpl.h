@@ -49,6 +49,9 @@ public:
   std::vector<const clang::Expr *> AnchorProbes;
 
 private:
+  /// The anchors this run has passed (their probes are evaluated at the
+  /// first pass only).
+  llvm::SmallPtrSet<const clang::Stmt *, 8> AnchorsPassed;
   /// How a statement ended.
   enum class Flow { Normal, Break, Continue, Return, Stop };
   /// Before the region only the slice runs; in it everything runs; after

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RankUniformity.h"
+#include "CommQueries.h"
 
 #include "StatementTree.h"
 
@@ -106,6 +107,14 @@ bool isSizeQuery(const CXXMemberCallExpr *Call) {
 
 } // namespace
 
+bool isContainerAccessor(const Expr *E) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(E->IgnoreParenImpCasts());
+  const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+  return Method && Method->getIdentifier() &&
+         Method->getParent()->isInStdNamespace() &&
+         (Method->getName() == "data" || Method->getName() == "size");
+}
+
 bool isPureArithmeticCall(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee || !Callee->getIdentifier())
@@ -144,6 +153,8 @@ RankUniformity::containerDivergence(const ValueDecl *D,
   if (const auto *V = dyn_cast<VarDecl>(D))
     if (V->hasLocalStorage() && !isa<ParmVarDecl>(V))
       return localContainerSize(V, Where, 0);
+  if (const auto *P = dyn_cast<ParmVarDecl>(D))
+    return parameterContainerSize(P, Where, 0);
   return Divergence{"cannot follow the size of " + named(D), D->getLocation()};
 }
 
@@ -222,6 +233,16 @@ std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
       if (auto Why = valueOf(Arg, Where, Depth))
         return Why;
     return std::nullopt;
+  }
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    // A field only MPI_Comm_size writes: a communicator's size is the same
+    // on each of its processes.
+    if (std::optional<QueryValue> Q =
+            queryValueOf(Member->getMemberDecl(), Where, TU))
+      if (Q->Query == CommQuery::Size)
+        return std::nullopt;
+    return Fail("cannot prove that " + spelled(E, Context) +
+                " is the same on every rank");
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     if (isa<EnumConstantDecl>(Ref->getDecl()) ||
@@ -373,6 +394,15 @@ bool keepsSize(const Expr *Use, ASTContext &Context) {
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent))
     return Op->getOperator() == OO_Subscript && Op->getNumArgs() > 0 &&
            Op->getArg(0)->IgnoreParenImpCasts() == Use;
+  // Passed to a function that takes it by value or by const reference.
+  if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    for (unsigned I = 0; Callee && I < Call->getNumArgs(); ++I)
+      if (Call->getArg(I) == Child && I < Callee->getNumParams()) {
+        QualType T = Callee->getParamDecl(I)->getType();
+        return !T->isReferenceType() || T->getPointeeType().isConstQualified();
+      }
+  }
   return false;
 }
 
@@ -397,19 +427,66 @@ const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Context) {
 std::optional<Divergence>
 RankUniformity::containerSize(const CXXMemberCallExpr *Call,
                               const FunctionDecl &Where, unsigned Depth) {
-  const Expr *Object = Call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  return namedContainerSize(Call->getImplicitObjectArgument(), Where, Depth);
+}
+
+std::optional<Divergence>
+RankUniformity::namedContainerSize(const Expr *E, const FunctionDecl &Where,
+                                   unsigned Depth) {
+  const Expr *Object = E->IgnoreParenImpCasts();
   if (const auto *Member = dyn_cast<MemberExpr>(Object))
     if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
       if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
         return memberContainerSize(Field, Depth);
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(Object))
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Object)) {
+    if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl()))
+      return parameterContainerSize(P, Where, Depth);
     if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
-      if (V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
-          !V->getType()->isReferenceType())
+      if (V->hasLocalStorage() && !V->getType()->isReferenceType())
         return localContainerSize(V, Where, Depth);
+  }
   return Divergence{"cannot follow the size of " +
                         spelled(Object, TU.context()),
-                    Call->getBeginLoc()};
+                    E->getBeginLoc()};
+}
+
+std::optional<Divergence> RankUniformity::parameterContainerSize(
+    const ParmVarDecl *P, const FunctionDecl &Where, unsigned Depth) {
+  QualType T = P->getType();
+  if (!T->isReferenceType() || !T->getPointeeType().isConstQualified())
+    return Divergence{"cannot follow the size of " + named(P) +
+                          ", which the function may change",
+                      P->getLocation()};
+  if (Depth >= MaxDepth)
+    return Divergence{"gave up following " + named(P) + " through callers",
+                      P->getLocation()};
+  ArrayRef<CallSite> Callers = TU.callersOf(&Where);
+  if (Callers.empty() || TU.mayBeCalledIndirectly(&Where))
+    return Divergence{named(P) + " is a parameter of " + named(&Where) +
+                          " whose callers are not all visible",
+                      P->getLocation()};
+  unsigned Index = P->getFunctionScopeIndex();
+  for (const CallSite &Site : Callers) {
+    if (!Site.Caller || Index >= Site.Call->getNumArgs())
+      return Divergence{"a call of " + named(&Where) + " cannot be followed",
+                        Site.Call->getBeginLoc()};
+    llvm::SmallPtrSet<const VarDecl *, 16> Saved = InProgress;
+    InProgress.clear();
+    std::optional<Divergence> Why =
+        namedContainerSize(Site.Call->getArg(Index), *Site.Caller, Depth + 1);
+    // Containers of different callers may differ in size: each call must
+    // then run on every rank.
+    if (!Why && Callers.size() > 1)
+      Why = controlOf(Site.Call, *Site.Caller, Depth + 1);
+    InProgress = std::move(Saved);
+    if (Why)
+      return Divergence{named(P) +
+                            " is given a container here whose size "
+                            "may differ between ranks: " +
+                            Why->Reason,
+                        Site.Call->getBeginLoc()};
+  }
+  return std::nullopt;
 }
 
 std::optional<Divergence>
@@ -421,7 +498,8 @@ RankUniformity::localContainerSize(const VarDecl *V, const FunctionDecl &Where,
       return Divergence{named(V) + " is used here in a way that may change "
                                    "its size",
                         Ref->getBeginLoc()};
-  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(V->getInit()))
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(
+          V->getInit() ? V->getInit()->IgnoreImplicit() : nullptr))
     return constructionArguments(Construct, Where, Depth);
   if (V->getInit())
     return Divergence{"cannot follow the size " + named(V) + " starts with",

@@ -110,6 +110,15 @@ private:
                                                unsigned Depth);
   std::optional<Divergence> memberContainerSize(const clang::FieldDecl *Field,
                                                 unsigned Depth);
+  /// A `const std::vector<T> &` parameter: every caller passes a container
+  /// of such a size.
+  std::optional<Divergence>
+  parameterContainerSize(const clang::ParmVarDecl *P,
+                         const clang::FunctionDecl &Where, unsigned Depth);
+  /// The size of the container \p E names in \p Where.
+  std::optional<Divergence> namedContainerSize(const clang::Expr *E,
+                                               const clang::FunctionDecl &Where,
+                                               unsigned Depth);
   std::optional<Divergence>
   constructionArguments(const clang::CXXConstructExpr *Construct,
                         const clang::FunctionDecl &Where, unsigned Depth);
@@ -140,6 +149,10 @@ private:
 /// Whether \p Call only computes with its arguments (abs, min, max, ...):
 /// it reads no other state and writes nothing.
 bool isPureArithmeticCall(const clang::CallExpr *Call);
+
+/// `v.data()` or `v.size()` of a standard container: a call that only
+/// reads.
+bool isContainerAccessor(const clang::Expr *E);
 
 } // namespace analysis
 } // namespace mpilift

@@ -10,6 +10,7 @@
 #include "StatementTree.h"
 
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 
 using namespace clang;
 
@@ -80,6 +81,10 @@ private:
   bool isSupportVar(const Expr *E) const;
   void collectSupport();
   bool keptReference(const VarDecl *V, const RegionEdits &E);
+  const VarDecl *findErrorVar() const;
+  bool onlyErrorCodes(const VarDecl *V) const;
+  bool isErrorCheck(const IfStmt *If) const;
+  void findErrorChecks(RegionEdits &E);
 
   const Region &R;
   TranslationUnitFacts &TU;
@@ -89,7 +94,143 @@ private:
   llvm::SmallPtrSet<const VarDecl *, 16> Support;
   llvm::SmallPtrSet<const CallExpr *, 16> Calls;
   llvm::DenseMap<const Stmt *, bool> Memo;
+  const VarDecl *ErrorVar = nullptr;
+  llvm::SmallPtrSet<const IfStmt *, 4> ErrorChecks;
 };
+
+/// `V = Call` as a statement: the variable, if \p Call's result goes to
+/// one.
+const VarDecl *assignedResultOf(const CallExpr *Call, ASTContext &Ctx) {
+  const Stmt *Child = Call;
+  const Stmt *Parent = parentStmt(*Call, Ctx);
+  while (Parent && (isa<ParenExpr>(Parent) || isa<ImplicitCastExpr>(Parent) ||
+                    isa<FullExpr>(Parent))) {
+    Child = Parent;
+    Parent = parentStmt(*Parent, Ctx);
+  }
+  const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent);
+  if (!Op || Op->getOpcode() != BO_Assign || Op->getRHS() != Child)
+    return nullptr;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens());
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  // The assignment must be a statement of its own.
+  const Stmt *Holder = parentStmt(*Op, Ctx);
+  while (Holder && isa<FullExpr>(Holder))
+    Holder = parentStmt(*Holder, Ctx);
+  bool Statement =
+      Holder && (isa<CompoundStmt>(Holder) || isa<IfStmt>(Holder) ||
+                 isLoop(Holder) || isa<SwitchCase>(Holder));
+  if (const auto *If = dyn_cast_or_null<IfStmt>(Holder))
+    Statement = If->getCond() != Op;
+  if (isLoop(Holder))
+    Statement = loopBody(Holder) == Op;
+  return Statement ? V : nullptr;
+}
+
+/// The one local variable the pattern's calls assign their error codes
+/// to, if they keep them.
+const VarDecl *Planner::findErrorVar() const {
+  const VarDecl *Found = nullptr;
+  for (const CallExpr *Call : Calls) {
+    const VarDecl *V = assignedResultOf(Call, Ctx);
+    if (!V)
+      continue;
+    if (Found && Found != V)
+      return nullptr;
+    Found = V;
+  }
+  if (!Found || !Found->hasLocalStorage() || isa<ParmVarDecl>(Found) ||
+      !Found->getType()->isIntegerType() || R.contains(Found, SM) ||
+      Found->getParentFunctionOrMethod() != R.Function)
+    return nullptr;
+  return onlyErrorCodes(Found) ? Found : nullptr;
+}
+
+/// Whether \p V only ever holds MPI error codes: every write of it is
+/// the result of an MPI call or MPI_SUCCESS, so on every rank where the
+/// pattern made no call it already held what the collective returns (with
+/// MPI's default error handler, which aborts on errors, MPI_SUCCESS).
+bool Planner::onlyErrorCodes(const VarDecl *V) const {
+  for (const Write &W : Facts.writesOf(V)) {
+    if (W.Kind != WriteKind::Init && W.Kind != WriteKind::Assign)
+      return false;
+    if (!W.Value)
+      continue; // Declared without a value.
+    const Expr *Value = bare(W.Value);
+    if (const auto *Call = dyn_cast<CallExpr>(Value))
+      if (mpiCallee(Call))
+        continue;
+    std::optional<llvm::APSInt> Constant =
+        Value->isValueDependent() ? std::nullopt
+                                  : Value->getIntegerConstantExpr(Ctx);
+    if (!Constant || *Constant != 0)
+      return false;
+  }
+  return true;
+}
+
+/// `if (ierr != MPI_SUCCESS) return ierr;`: an `if` without `else` whose
+/// condition reads only the error variable and constants, and whose
+/// branch names no local variable but that one and does not leave a
+/// loop, so the same text can follow the collective call.
+bool Planner::isErrorCheck(const IfStmt *If) const {
+  if (!ErrorVar || If->getElse() || If->getInit() || If->getConditionVariable())
+    return false;
+  bool ReadsVar = false;
+  auto OnlyVar = [&](const Stmt *S) {
+    return !findFirst(S, [&](const Stmt *X) {
+      if (isa<BreakStmt>(X) || isa<ContinueStmt>(X) || isa<GotoStmt>(X) ||
+          isa<LabelStmt>(X) || isa<DeclStmt>(X))
+        return true;
+      if (const auto *Op = dyn_cast<BinaryOperator>(X))
+        if (Op->isAssignmentOp())
+          return true;
+      if (const auto *Op = dyn_cast<UnaryOperator>(X))
+        if (Op->isIncrementDecrementOp())
+          return true;
+      const auto *Ref = dyn_cast<DeclRefExpr>(X);
+      if (!Ref)
+        return false;
+      if (Ref->getDecl() == ErrorVar) {
+        ReadsVar = true;
+        return false;
+      }
+      const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+      return V && V->hasLocalStorage();
+    });
+  };
+  if (!OnlyVar(If->getCond()) || !ReadsVar)
+    return false;
+  if (findFirst(If->getCond(), [](const Stmt *X) { return isa<CallExpr>(X); }))
+    return false;
+  return OnlyVar(If->getThen());
+}
+
+/// The error checks in the region, when they are all the same text.
+void Planner::findErrorChecks(RegionEdits &E) {
+  std::string Text;
+  llvm::SmallVector<const IfStmt *, 4> Found;
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
+      if (const auto *If = dyn_cast<IfStmt>(S))
+        if (isErrorCheck(If))
+          Found.push_back(If);
+      return false;
+    });
+  for (const IfStmt *If : Found) {
+    std::string This =
+        Lexer::getSourceText(SM.getExpansionRange(If->getSourceRange()), SM,
+                             Ctx.getLangOpts())
+            .str();
+    This.erase(llvm::remove_if(This, [](char C) { return isspace(C); }),
+               This.end());
+    if (!Text.empty() && This != Text)
+      return;
+    Text = This;
+  }
+  ErrorChecks.insert(Found.begin(), Found.end());
+  E.ErrorCheck = Found.empty() ? nullptr : Found.front();
+}
 
 bool Planner::isSupportVar(const Expr *E) const {
   const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
@@ -101,7 +242,8 @@ bool Planner::isSupportVar(const Expr *E) const {
 bool Planner::onlyWritesSupport(const Expr *E) {
   return !findFirst(E, [&](const Stmt *S) {
     if (const auto *Call = dyn_cast<CallExpr>(S))
-      return !isPureArithmeticCall(Call) && !Calls.count(Call);
+      return !isPureArithmeticCall(Call) && !isContainerAccessor(Call) &&
+             !Calls.count(Call);
     if (const auto *Op = dyn_cast<BinaryOperator>(S))
       return Op->isAssignmentOp() && !isSupportVar(Op->getLHS());
     if (const auto *Op = dyn_cast<UnaryOperator>(S))
@@ -128,9 +270,14 @@ bool Planner::leafDeletable(const Stmt *S) {
     if (const auto *Call = dyn_cast<CallExpr>(Plain))
       if (Calls.count(Call))
         return true;
-    // `ierr = MPI_Send(...)` with an error code only the region reads.
+    // `ierr = MPI_Send(...)` with an error code only the region reads, or
+    // one the collective's takes the place of.
     if (const auto *Op = dyn_cast<BinaryOperator>(Plain))
-      if (Op->getOpcode() == BO_Assign && isSupportVar(Op->getLHS()))
+      if (Op->getOpcode() == BO_Assign &&
+          (isSupportVar(Op->getLHS()) ||
+           (ErrorVar && isa<DeclRefExpr>(Op->getLHS()->IgnoreParens()) &&
+            cast<DeclRefExpr>(Op->getLHS()->IgnoreParens())->getDecl() ==
+                ErrorVar)))
         if (const auto *Call = dyn_cast<CallExpr>(bare(Op->getRHS())))
           if (Calls.count(Call))
             return true;
@@ -150,6 +297,9 @@ bool Planner::deletable(const Stmt *S) {
   if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
     Result = llvm::all_of(Block->body(),
                           [&](const Stmt *C) { return deletable(C); });
+  } else if (const auto *If = dyn_cast<IfStmt>(S);
+             If && ErrorChecks.count(If)) {
+    Result = true; // It follows the collective call instead.
   } else if (const auto *If = dyn_cast<IfStmt>(S)) {
     Result = !If->getInit() && !If->getConditionVariable() &&
              Clean(If->getCond()) && deletable(If->getThen()) &&
@@ -203,8 +353,16 @@ void Planner::collectSupport() {
                                                    V->getInit()->getEndLoc()));
         });
     // A variable whose address anything gets (a message buffer `&x` of the
-    // pattern's own calls included) holds data, not a helper value.
+    // pattern's own calls included) holds data, not a helper value; the
+    // requests and statuses of the pattern's calls are helpers.
     bool AddressTaken = llvm::any_of(Facts.writesOf(V), [&](const Write &W) {
+      if (W.Kind == WriteKind::AddressPass && Calls.count(W.Call))
+        for (mpi::Role Role : {mpi::Role::Request, mpi::Role::RequestArray,
+                               mpi::Role::Status, mpi::Role::StatusArray})
+          if (const Expr *Arg = mpiArg(W.Call, Role))
+            if (Arg->IgnoreParenImpCasts() ==
+                cast<Expr>(W.Where)->IgnoreParenImpCasts())
+              return false;
       return W.Kind == WriteKind::Escape || W.Kind == WriteKind::AddressPass;
     });
     if (Inside && !AddressTaken)
@@ -241,6 +399,12 @@ RegionEdits Planner::plan() {
       return false;
     });
   collectSupport();
+  ErrorVar = findErrorVar();
+  if (ErrorVar) {
+    Support.erase(ErrorVar);
+    E.ErrorVar = ErrorVar;
+    findErrorChecks(E);
+  }
   // Dropping a support variable whose value a kept statement reads would
   // change what it reads: such variables are not support, until nothing
   // changes.
@@ -272,10 +436,19 @@ RegionEdits Planner::plan() {
         Changed = true;
       }
   }
+  // The declarations before the region of variables only it used go too.
+  for (unsigned I = 0; I < R.First; ++I) {
+    const auto *Decl = dyn_cast<DeclStmt>(R.Block->body_begin()[I]);
+    if (Decl && leafDeletable(Decl))
+      findFirst(Decl, [&](const Stmt *X) {
+        E.Deleted.insert(X);
+        return false;
+      });
+  }
   // Statements that only compute (an expression without effect) are not
   // worth removing on their own.
   for (const Stmt *S : E.Deleted) {
-    const Stmt *Parent = parentStmt(*S, Ctx);
+    const Stmt *Parent = enclosingStmt(*S, Ctx);
     if (Parent && E.Deleted.count(Parent))
       continue;
     bool HasCall = findFirst(S, [&](const Stmt *X) {
@@ -328,12 +501,12 @@ RegionEdits::removalsFor(ArrayRef<const Stmt *> Places, ASTContext &Ctx) const {
   // What holds a place stays (an `if` whose branches get the calls).
   llvm::SmallPtrSet<const Stmt *, 32> Gone(Deleted.begin(), Deleted.end());
   for (const Stmt *P : Places)
-    for (const Stmt *S = parentStmt(*P, Ctx); S; S = parentStmt(*S, Ctx))
+    for (const Stmt *S = enclosingStmt(*P, Ctx); S; S = enclosingStmt(*S, Ctx))
       Gone.erase(S);
   const SourceManager &SM = Ctx.getSourceManager();
   std::vector<const Stmt *> Out;
   for (const Stmt *S : Gone) {
-    const Stmt *Parent = parentStmt(*S, Ctx);
+    const Stmt *Parent = enclosingStmt(*S, Ctx);
     if ((Parent && Gone.count(Parent)) || llvm::is_contained(Places, S))
       continue;
     // A part of a statement that stays (a condition) is no statement.
@@ -359,7 +532,7 @@ RegionEdits::removalsFor(ArrayRef<const Stmt *> Places, ASTContext &Ctx) const {
 }
 
 bool RegionEdits::removedWith(const Stmt *S, ASTContext &Ctx) const {
-  for (const Stmt *X = S; X; X = parentStmt(*X, Ctx))
+  for (const Stmt *X = S; X; X = enclosingStmt(*X, Ctx))
     if (Deleted.count(X))
       return true;
   return false;

@@ -48,6 +48,11 @@ struct RegionEdits {
   std::vector<const clang::Stmt *> Removed;
   /// Where a collective call may go, in source order.
   std::vector<const clang::Stmt *> Anchors;
+  /// The variable every removed call that keeps its error code assigns it
+  /// to, and the one check of it that follows such calls (see
+  /// ProvenRegion).
+  const clang::VarDecl *ErrorVar = nullptr;
+  const clang::IfStmt *ErrorCheck = nullptr;
   /// Why the region cannot be rewritten this way, if it cannot.
   std::optional<Refusal> Problem;
 

@@ -120,10 +120,10 @@ void Finder::scan(const CompoundStmt *B) {
     bool Done = false;
     for (size_t End = Start; End < Idx.size() && !Done; ++End) {
       Region R{&F, B, Idx[Start], Idx[End]};
-      std::optional<bool> Closes = regionCloses(TU, R);
-      if (!Closes)
+      Closure Closes = regionCloses(TU, R);
+      if (Closes.S == Closure::State::Stopped)
         break; // A run stops: the old recogniser or a larger region says.
-      if (!*Closes)
+      if (Closes.S == Closure::State::Open)
         continue;
       Verdict V = judgeRegion(TU, R);
       // A copy of the rank's own block right before or after the region
@@ -178,9 +178,16 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   C.Calls = Edits.Calls;
   C.RootCall = C.Calls.empty() ? nullptr : C.Calls.front();
   // The finding points at the statement (a loop, an `if`) holding the
-  // first call, as a reader looks for it.
+  // first call, as a reader looks for it: the innermost loop around it in
+  // the region, else the statement of a block that holds it.
   const Stmt *At = C.RootCall;
-  while (At) {
+  for (const Stmt *S = At ? enclosingStmt(*At, Ctx) : nullptr;
+       S && R.contains(S, SM); S = enclosingStmt(*S, Ctx))
+    if (isLoop(S)) {
+      At = S;
+      break;
+    }
+  while (At && !isLoop(At)) {
     const Stmt *Parent = parentStmt(*At, Ctx);
     if (!Parent)
       break;
@@ -235,6 +242,9 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   PR.SendBuffer = P.SendBuffer;
   PR.RecvBuffer = P.RecvBuffer;
   PR.InPlace = P.InPlace;
+  PR.ErrorVar = Edits.ErrorVar;
+  if (Edits.ErrorCheck && Edits.deleted(Edits.ErrorCheck))
+    PR.ErrorCheck = Edits.ErrorCheck;
   PR.Sizes = P.Sizes;
   PR.Skipped = P.Skipped;
   C.Region = std::move(PR);

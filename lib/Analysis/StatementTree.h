@@ -45,6 +45,22 @@ inline const clang::Stmt *parentStmt(const clang::Stmt &S,
   return Parents.empty() ? nullptr : Parents[0].get<clang::Stmt>();
 }
 
+/// Like parentStmt, but the initializer of a local variable has the
+/// declaration statement as its parent.
+inline const clang::Stmt *enclosingStmt(const clang::Stmt &S,
+                                        clang::ASTContext &Context) {
+  clang::DynTypedNodeList Parents = Context.getParents(S);
+  if (Parents.empty())
+    return nullptr;
+  if (const auto *Parent = Parents[0].get<clang::Stmt>())
+    return Parent;
+  if (const auto *Var = Parents[0].get<clang::VarDecl>()) {
+    clang::DynTypedNodeList Up = Context.getParents(*Var);
+    return Up.empty() ? nullptr : Up[0].get<clang::DeclStmt>();
+  }
+  return nullptr;
+}
+
 /// `for`, `while`, `do` or range-based `for`.
 inline bool isLoop(const clang::Stmt *S) {
   return S &&

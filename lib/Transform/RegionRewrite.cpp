@@ -111,6 +111,22 @@ llvm::Expected<std::string> callAt(const ManualCollective &C, const Texts &T,
       analysis::collectiveNoun(C.Kind).str() + " would have to differ");
 }
 
+/// `ierr = ` when the removed calls kept their error codes.
+std::string errorCodeTo(const ProvenRegion &R) {
+  return R.ErrorVar ? R.ErrorVar->getNameAsString() + " = " : "";
+}
+
+/// The check of the error code that followed the removed calls, on a
+/// line of its own.
+std::string errorCheck(const ProvenRegion &R, ASTContext &Context) {
+  if (!R.ErrorCheck)
+    return "";
+  const SourceManager &SM = Context.getSourceManager();
+  CharSourceRange Range = SM.getExpansionRange(
+      tooling::getExtendedRange(*R.ErrorCheck, tok::semi, Context));
+  return "\n" + Lexer::getSourceText(Range, SM, Context.getLangOpts()).str();
+}
+
 /// `MPI_Bcast(a, b)` as `MPI_Ibcast(a, b, &Request)`.
 std::string nonblocking(StringRef Call, StringRef Request) {
   return ("MPI_I" + Call.drop_front(4).take_front(1).lower() +
@@ -168,12 +184,11 @@ rewriteProvenRegion(const ManualCollective &C, ASTContext &Context,
     llvm::Expected<std::string> Call = callAt(C, T, P.Root, P.Others);
     if (!Call)
       return Call.takeError();
-    std::string Text = *Call + ";";
-    if (Options.Nonblocking) {
-      Text = nonblocking(*Call, Request) + ";";
-      if (P.WaitAtOnce)
-        Text += "\nMPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);";
-    }
+    std::string Code =
+        Options.Nonblocking ? nonblocking(*Call, Request) : *Call;
+    std::string Text = errorCodeTo(R) + Code + ";" + errorCheck(R, Context);
+    if (Options.Nonblocking && P.WaitAtOnce)
+      Text += "\nMPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);";
     if (P.Replace) {
       if (isa<CompoundStmt>(P.Anchor))
         Text = "{\n" + Text + "\n}";

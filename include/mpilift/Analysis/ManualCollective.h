@@ -147,6 +147,13 @@ struct ProvenRegion {
   const clang::Expr *Buffer = nullptr, *SendBuffer = nullptr,
                     *RecvBuffer = nullptr;
   bool InPlace = false;
+  /// The variable the removed calls' error codes went to (`ierr =
+  /// MPI_Send(...)`): the collective's goes there too. Null if none.
+  const clang::VarDecl *ErrorVar = nullptr;
+  /// The check of that code that followed each removed call (`if (ierr
+  /// != MPI_SUCCESS) return ierr;`), as written; it follows the
+  /// collective call instead. Null if none.
+  const clang::Stmt *ErrorCheck = nullptr;
   /// How many process counts the proof ran, and the large ones it left
   /// out because they would take too many operations.
   unsigned Sizes = 0;
