@@ -105,6 +105,28 @@ bool usable(const Expr *E, const Region &R, const ASTContext &Ctx) {
   });
 }
 
+/// Whether \p V is a local declared before the region by a statement of
+/// a block that holds the region (not in a `for` header or a nested
+/// block, which end before the region starts).
+bool declaredInBlockAround(const VarDecl &V, const Region &R, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (V.getParentFunctionOrMethod() != R.Function ||
+      !SM.isBeforeInTranslationUnit(V.getLocation(), R.first()->getBeginLoc()))
+    return false;
+  DynTypedNodeList Parents = Ctx.getParents(V);
+  const auto *Decl = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+  const Stmt *Holder = Decl ? parentStmt(*Decl, Ctx) : nullptr;
+  if (!Holder || !isa<CompoundStmt>(Holder))
+    return false;
+  for (const Stmt *B = R.Block; B; B = parentStmt(*B, Ctx)) {
+    if (B == Holder)
+      return true;
+    if (B == R.Function->getBody())
+      break;
+  }
+  return false;
+}
+
 /// The expressions of the region a rewrite could use: the arguments of
 /// its MPI calls and their parts, the operands of its conditions, and the
 /// variables of the function that are in scope at its start.
@@ -126,7 +148,8 @@ std::vector<Candidate> candidatesOf(const Region &R, ASTContext &Ctx,
       if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
         if (!SeenVars.insert(V).second)
           return;
-    if (!usable(E, R, Ctx) || !Seen.insert(Plain).second)
+    if (!usable(E, R, Ctx) || !writtenAsItself(E, Ctx) ||
+        !Seen.insert(Plain).second)
       return;
     Out.push_back({E, Int, Pointer});
   };
@@ -160,26 +183,24 @@ std::vector<Candidate> candidatesOf(const Region &R, ASTContext &Ctx,
   // the region does not name, the size for `size - 1`), named wherever the
   // function names them.
   const SourceManager &SM = Ctx.getSourceManager();
+  std::set<std::string> Constants;
   findFirst(R.Function->getBody(), [&](const Stmt *S) {
+    // A named constant (`TOTAL` of `#define TOTAL 24`) means the same
+    // wherever it is written.
+    if (const auto *E = dyn_cast<Expr>(S);
+        E && E->getBeginLoc().isMacroID() && !E->isValueDependent() &&
+        E->getType()->isIntegralOrEnumerationType() &&
+        E->isIntegerConstantExpr(Ctx) && writtenAsItself(E, Ctx) &&
+        Constants.insert(sourceText(E, Ctx)).second) {
+      Add(E);
+      return false;
+    }
     const auto *Ref = dyn_cast<DeclRefExpr>(S);
     const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (!V || R.contains(V, SM) || SeenVars.count(V))
       return false;
-    bool InScope = isa<ParmVarDecl>(V) || V->hasGlobalStorage();
-    if (!InScope && V->getParentFunctionOrMethod() == R.Function &&
-        SM.isBeforeInTranslationUnit(V->getLocation(),
-                                     R.first()->getBeginLoc())) {
-      // Declared in a block that holds the region.
-      for (const Stmt *B = R.Block; B; B = parentStmt(*B, Ctx)) {
-        if (const auto *Block = dyn_cast<CompoundStmt>(B))
-          if (SM.isPointWithin(V->getLocation(), Block->getBeginLoc(),
-                               Block->getEndLoc()))
-            InScope = true;
-        if (B == R.Function->getBody())
-          break;
-      }
-    }
-    if (InScope)
+    if (isa<ParmVarDecl>(V) || V->hasGlobalStorage() ||
+        declaredInBlockAround(*V, R, Ctx))
       Add(Ref);
     return false;
   });
@@ -243,6 +264,10 @@ private:
   bool shape(int64_t P, const cg::Collective &C,
              const std::vector<cg::Transfer> &Self, Observation &O);
   void filterCandidates(const Observation &O, const std::vector<RankRun> &Runs);
+  /// After a refusal at \p Failed processes, before any size showed a
+  /// collective: whether some other size shows one (a pattern correct
+  /// only for powers of two), so the finding can say what it looks like.
+  void lookElsewhere(int64_t Failed);
   std::vector<std::vector<int64_t>> settingsAt(int64_t P);
   void choose(RegionProof &Proof);
   bool place(RegionProof &Proof);
@@ -754,6 +779,26 @@ void Judge::filterCandidates(const Observation &O,
   }
 }
 
+void Judge::lookElsewhere(int64_t Failed) {
+  if (V.Looks || V.Refusals.empty() ||
+      V.Refusals.front().Check != SafetyCheck::ScaleIndependence)
+    return;
+  std::vector<Refusal> Saved = std::move(V.Refusals);
+  for (int64_t P : {4, 8, 16}) {
+    if (P == Failed)
+      continue;
+    V.Refusals.clear();
+    std::vector<RankRun> Runs;
+    bool Skip = false;
+    if (!evaluate(P, {}, Runs, Skip))
+      continue;
+    observeBuffering(P, {}, Runs, Skip);
+    if (V.Looks)
+      break;
+  }
+  V.Refusals = std::move(Saved);
+}
+
 std::vector<std::vector<int64_t>> Judge::settingsAt(int64_t P) {
   std::vector<int64_t> Base(Eval.inputs().size(), RankEvaluator::DefaultInput);
   std::vector<std::vector<int64_t>> Out = {Base};
@@ -872,6 +917,7 @@ Verdict Judge::run() {
       if (!evaluate(P, Setting, RankRuns, Skip)) {
         if (Skip)
           continue;
+        lookElsewhere(P);
         return std::move(V);
       }
       uint64_t Ops = 0, Steps = 0;
@@ -892,8 +938,10 @@ Verdict Judge::run() {
       }
       std::optional<Observation> O =
           observeBuffering(P, Setting, RankRuns, Skip);
-      if (!V.Refusals.empty())
+      if (!V.Refusals.empty()) {
+        lookElsewhere(P);
         return std::move(V);
+      }
       if (!O)
         continue;
       filterCandidates(*O, RankRuns);
@@ -1357,6 +1405,11 @@ Closure regionCloses(TranslationUnitFacts &TU, const Region &R) {
       G = cg::Graph(static_cast<cg::Rank>(P));
       Ran = Build(P, std::vector<int64_t>(Eval.inputs().size(), 0), G, Stopped);
     }
+    // A peer past the last rank at 3 processes only (recursive doubling):
+    // the judge tells which sizes the pattern is wrong for.
+    if (!Ran && P == 3 &&
+        Stopped.Stopped->Text.find("which does not exist") != std::string::npos)
+      continue;
     if (!Ran) {
       Result.S = Closure::State::Stopped;
       Result.Why = *Stopped.Stopped;

@@ -114,6 +114,16 @@ std::string sourceText(const Expr *E, const ASTContext &Context) {
   return Lexer::getSourceText(Range, SM, Context.getLangOpts()).str();
 }
 
+bool writtenAsItself(const Expr *E, const ASTContext &Context) {
+  SourceRange Range = E->getSourceRange();
+  if (!Range.getBegin().isMacroID() && !Range.getEnd().isMacroID())
+    return true;
+  return Lexer::makeFileCharRange(CharSourceRange::getTokenRange(Range),
+                                  Context.getSourceManager(),
+                                  Context.getLangOpts())
+      .isValid();
+}
+
 namespace {
 
 /// \p Text without white space, so `i*n` and `i * n` compare equal.
@@ -125,9 +135,30 @@ std::string squeezed(StringRef Text) {
   return Out;
 }
 
+/// The text \p E is spelled with, for a part of a macro's body the text
+/// in the macro's definition.
+std::string spellingText(const Expr *E, const ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  SourceLocation Begin = SM.getSpellingLoc(E->getBeginLoc());
+  SourceLocation End = SM.getSpellingLoc(E->getEndLoc());
+  if (SM.getFileID(Begin) != SM.getFileID(End))
+    return "";
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(Begin, End), SM,
+                              Context.getLangOpts())
+      .str();
+}
+
+/// Whether \p A and \p B are written alike: the same text, and for parts
+/// of macro bodies the same part (`TOTAL` in `NSEG` is not `NSEG`).
 bool sameSpelling(const Expr *A, const Expr *B, const ASTContext &Context) {
-  return A && B &&
-         squeezed(sourceText(A, Context)) == squeezed(sourceText(B, Context));
+  if (!A || !B ||
+      squeezed(sourceText(A, Context)) != squeezed(sourceText(B, Context)))
+    return false;
+  bool WholeA = writtenAsItself(A, Context);
+  if (WholeA != writtenAsItself(B, Context))
+    return false;
+  return WholeA || squeezed(spellingText(A, Context)) ==
+                       squeezed(spellingText(B, Context));
 }
 
 /// Whether \p A and \p B are the same expression over the same
@@ -708,7 +739,11 @@ void CandidateBuilder::checkExecutedOnce(const Stmt *S, const Stmt *Branch,
     const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
     if (!Parent)
       return;
-    bool Transparent = isa<CompoundStmt>(Parent) ||
+    // `ierr = MPI_Recv(...)` runs the call once as well.
+    const auto *Assign = dyn_cast<BinaryOperator>(Parent);
+    bool KeepsErrorCode = Assign && Assign->isAssignmentOp() &&
+                          Assign->getRHS()->IgnoreParenImpCasts() == Child;
+    bool Transparent = isa<CompoundStmt>(Parent) || KeepsErrorCode ||
                        (isa<Expr>(Parent) && Parent != Branch &&
                         (isa<ParenExpr>(Parent) || isa<CastExpr>(Parent)));
     if (!Transparent && Parent != Branch) {
@@ -2321,6 +2356,12 @@ ManualCollectiveFinder::ManualCollectiveFinder(ASTContext &Context)
 
 ManualCollectiveFinder::~ManualCollectiveFinder() = default;
 
+std::vector<UnjudgedCalls>
+ManualCollectiveFinder::unjudged(const FunctionDecl &Function) const {
+  auto It = Unjudged.find(&Function);
+  return It == Unjudged.end() ? std::vector<UnjudgedCalls>() : It->second;
+}
+
 std::vector<ManualCollective>
 ManualCollectiveFinder::find(const FunctionDecl &Function) {
   TranslationUnitFacts &TU = *Facts;
@@ -2371,8 +2412,9 @@ ManualCollectiveFinder::find(const FunctionDecl &Function) {
   const SourceManager &SM = Function.getASTContext().getSourceManager();
   // The rank-space evaluation decides wherever it found a pattern; the
   // template recogniser speaks only where it did not.
+  std::vector<UnjudgedCalls> &Stops = Unjudged[&Function];
   std::vector<ManualCollective> Evaluated =
-      findEvaluatedCollectives(TU, Function);
+      findEvaluatedCollectives(TU, Function, &Stops);
   auto Overlapping = [&](const ManualCollective &Old) -> ManualCollective * {
     SourceRange OldRange = Old.PatternStmt->getSourceRange();
     for (ManualCollective &New : Evaluated)
@@ -2411,6 +2453,15 @@ ManualCollectiveFinder::find(const FunctionDecl &Function) {
                       return SM.isBeforeInTranslationUnit(
                           A.RootStmt->getBeginLoc(), B.RootStmt->getBeginLoc());
                     });
+  // Calls a finding speaks for are judged.
+  for (UnjudgedCalls &U : Stops)
+    llvm::erase_if(U.Calls, [&](const CallExpr *Call) {
+      return llvm::any_of(Found, [&](const ManualCollective &C) {
+        return SM.isPointWithin(Call->getBeginLoc(), C.Range.getBegin(),
+                                C.Range.getEnd());
+      });
+    });
+  llvm::erase_if(Stops, [](const UnjudgedCalls &U) { return U.Calls.empty(); });
   return Found;
 }
 

@@ -371,9 +371,29 @@ bool isRangeOfLoop(const Stmt &E, ASTContext &Context) {
   return Loop && Loop->getRangeStmt() == Decl;
 }
 
+bool keepsSize(const Expr *Use, ASTContext &Context, unsigned Depth = 0);
+
+/// Whether parameter \p Index of \p Callee, a reference to a container,
+/// leaves the container's size alone in the body the translation unit
+/// has for it (a helper in another file may do anything).
+bool parameterKeepsSize(const FunctionDecl *Callee, unsigned Index,
+                        ASTContext &Context, unsigned Depth) {
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || !Callee->getBody(Definition) || Depth >= 3 ||
+      Index >= Definition->getNumParams())
+    return false;
+  const ParmVarDecl *Param = Definition->getParamDecl(Index);
+  return !findFirst(Definition->getBody(), [&](const Stmt *S) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(S);
+    return Ref && Ref->getDecl() == Param &&
+           !keepsSize(Ref, Context, Depth + 1);
+  });
+}
+
 /// Whether \p Use of a standard container leaves its size alone: a call of
-/// an accessor, an element access, or the range of a range-based loop.
-bool keepsSize(const Expr *Use, ASTContext &Context) {
+/// an accessor, an element access, the range of a range-based loop, or
+/// passing it to a function that does one of those with it.
+bool keepsSize(const Expr *Use, ASTContext &Context, unsigned Depth) {
   const Stmt *Child = Use;
   const Stmt *Parent = parentStmt(*Use, Context);
   while (Parent && (isa<ImplicitCastExpr>(Parent) || isa<ParenExpr>(Parent))) {
@@ -400,7 +420,9 @@ bool keepsSize(const Expr *Use, ASTContext &Context) {
     for (unsigned I = 0; Callee && I < Call->getNumArgs(); ++I)
       if (Call->getArg(I) == Child && I < Callee->getNumParams()) {
         QualType T = Callee->getParamDecl(I)->getType();
-        return !T->isReferenceType() || T->getPointeeType().isConstQualified();
+        return !T->isReferenceType() ||
+               T->getPointeeType().isConstQualified() ||
+               parameterKeepsSize(Callee, I, Context, Depth);
       }
   }
   return false;
@@ -453,7 +475,11 @@ RankUniformity::namedContainerSize(const Expr *E, const FunctionDecl &Where,
 std::optional<Divergence> RankUniformity::parameterContainerSize(
     const ParmVarDecl *P, const FunctionDecl &Where, unsigned Depth) {
   QualType T = P->getType();
-  if (!T->isReferenceType() || !T->getPointeeType().isConstQualified())
+  bool Constant =
+      T->isReferenceType() && T->getPointeeType().isConstQualified();
+  if (!T->isReferenceType() ||
+      (!Constant && !parameterKeepsSize(&Where, P->getFunctionScopeIndex(),
+                                        TU.context(), 0)))
     return Divergence{"cannot follow the size of " + named(P) +
                           ", which the function may change",
                       P->getLocation()};

@@ -63,8 +63,11 @@ public:
       : TU(TU), F(F), Ctx(TU.context()), SM(Ctx.getSourceManager()) {}
 
   std::vector<ManualCollective> run();
+  /// After run(): the calls no region judged, with why evaluation stopped.
+  std::vector<UnjudgedCalls> unjudged() const;
 
 private:
+  void recordStop(const Region &R, const eval::Reason &Why);
   bool holdsUnclaimed(const Stmt *S) const;
   void scan(const CompoundStmt *B);
   void claim(const Region &R);
@@ -82,6 +85,9 @@ private:
   const SourceManager &SM;
   llvm::SmallPtrSet<const CallExpr *, 16> Claimed;
   std::vector<ManualCollective> Found;
+  /// What stopped the smallest region around each call whose run stopped.
+  std::vector<UnjudgedCalls> Stops;
+  llvm::SmallPtrSet<const CallExpr *, 16> Stopped;
 };
 
 bool Finder::holdsUnclaimed(const Stmt *S) const {
@@ -121,8 +127,10 @@ void Finder::scan(const CompoundStmt *B) {
     for (size_t End = Start; End < Idx.size() && !Done; ++End) {
       Region R{&F, B, Idx[Start], Idx[End]};
       Closure Closes = regionCloses(TU, R);
-      if (Closes.S == Closure::State::Stopped)
+      if (Closes.S == Closure::State::Stopped) {
+        recordStop(R, Closes.Why);
         break; // A run stops: the old recogniser or a larger region says.
+      }
       if (Closes.S == Closure::State::Open)
         continue;
       Verdict V = judgeRegion(TU, R);
@@ -156,7 +164,10 @@ void Finder::scan(const CompoundStmt *B) {
 }
 
 std::vector<ManualCollective> Finder::run() {
-  if (!F.doesThisDeclarationHaveABody() || F.isDependentContext())
+  // A library's headers (Open MPI's C++ bindings) are not the user's to
+  // rewrite.
+  if (!F.doesThisDeclarationHaveABody() || F.isDependentContext() ||
+      SM.isInSystemHeader(F.getLocation()))
     return {};
   std::vector<const CompoundStmt *> Blocks;
   blocksInnerFirst(F.getBody(), Blocks);
@@ -435,9 +446,53 @@ void Finder::placeWaits(const Region &R, ManualCollective &C) {
 
 } // namespace
 
-std::vector<ManualCollective> findEvaluatedCollectives(TranslationUnitFacts &TU,
-                                                       const FunctionDecl &F) {
-  return Finder(TU, F).run();
+void Finder::recordStop(const Region &R, const eval::Reason &Why) {
+  UnjudgedCalls U;
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    findFirst(R.Block->body_begin()[I], [&](const Stmt *X) {
+      const auto *Call = dyn_cast<CallExpr>(X);
+      if (Call && isPointToPointCall(Call) && !Claimed.count(Call) &&
+          Stopped.insert(Call).second)
+        U.Calls.push_back(Call);
+      return false;
+    });
+  if (U.Calls.empty())
+    return;
+  bool OutOfRange = Why.Text.find("which does not exist") != std::string::npos;
+  U.Why = {OutOfRange ? SafetyCheck::ScaleIndependence
+                      : SafetyCheck::InputIndependence,
+           Why.Text, Why.Loc.isValid() ? Why.Loc : R.first()->getBeginLoc()};
+  // One reason, one entry: the runs of neighbouring regions stop at the
+  // same statement.
+  for (UnjudgedCalls &Old : Stops)
+    if (Old.Why.Reason == U.Why.Reason && Old.Why.Loc == U.Why.Loc) {
+      llvm::append_range(Old.Calls, U.Calls);
+      return;
+    }
+  Stops.push_back(std::move(U));
+}
+
+std::vector<UnjudgedCalls> Finder::unjudged() const {
+  std::vector<UnjudgedCalls> Out;
+  for (const UnjudgedCalls &U : Stops) {
+    UnjudgedCalls Left{{}, U.Why};
+    for (const CallExpr *Call : U.Calls)
+      if (!Claimed.count(Call))
+        Left.Calls.push_back(Call);
+    if (!Left.Calls.empty())
+      Out.push_back(std::move(Left));
+  }
+  return Out;
+}
+
+std::vector<ManualCollective>
+findEvaluatedCollectives(TranslationUnitFacts &TU, const FunctionDecl &F,
+                         std::vector<UnjudgedCalls> *Unjudged) {
+  Finder Find(TU, F);
+  std::vector<ManualCollective> Found = Find.run();
+  if (Unjudged)
+    *Unjudged = Find.unjudged();
+  return Found;
 }
 
 } // namespace analysis

@@ -29,9 +29,11 @@ namespace analysis {
 
 /// The hand-written collectives of \p F that the rank-space evaluation
 /// finds, in source order.
+/// When \p Unjudged is given, it receives the point-to-point calls that
+/// no finding covers and whose evaluation stopped, with the reason.
 std::vector<ManualCollective>
-findEvaluatedCollectives(TranslationUnitFacts &TU,
-                         const clang::FunctionDecl &F);
+findEvaluatedCollectives(TranslationUnitFacts &TU, const clang::FunctionDecl &F,
+                         std::vector<UnjudgedCalls> *Unjudged = nullptr);
 
 } // namespace analysis
 } // namespace mpilift

@@ -10,7 +10,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < 4; i++)
       MPI_Send(data, 4, MPI_INT, i, 0, MPI_COMM_WORLD);
     // CHECK: :[[@LINE-2]]:5: warning: {{.*}}not rewritten: scale-independence refused [mpilift-manual-bcast]
-    // CHECK: :[[@LINE-3]]:25: note: scale-independence: the loop bound '4' is not the size of 'MPI_COMM_WORLD'
+    // CHECK: :[[@LINE-2]]:34: note: scale-independence: at 3 processes, rank 0 sends to rank 3, which does not exist
   } else if (rank < 4) {
     MPI_Recv(data, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }

@@ -39,6 +39,7 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -73,19 +74,29 @@ constexpr const char *DefaultChecks = "mpilift-manual-*";
 /// Call sites of the patterns a trace shows, as (real path, line), and as
 /// (file name, line, function) for sources checked somewhere else than
 /// where the traced binary was built (a copy, another checkout).
+/// Each site keeps the collective the trace names there ("bcast").
 struct TraceEvidence {
   bool Present = false;
-  std::set<std::pair<std::string, unsigned>> Sites;
-  std::set<std::tuple<std::string, unsigned, std::string>> Named;
+  std::map<std::pair<std::string, unsigned>, std::string> Sites;
+  std::map<std::tuple<std::string, unsigned, std::string>, std::string> Named;
 
-  bool covers(StringRef File, unsigned Line, StringRef Function) const {
+  /// The collective the trace shows with a call at \p Line of \p File.
+  std::optional<std::string> kindAt(StringRef File, unsigned Line,
+                                    StringRef Function) const {
     llvm::SmallString<256> Real;
     if (llvm::sys::fs::real_path(File, Real))
       Real = File;
-    if (Sites.count({std::string(Real), Line}))
-      return true;
-    return Named.count({llvm::sys::path::filename(File).str(), Line,
-                        Function.str()}) != 0;
+    auto Site = Sites.find({std::string(Real), Line});
+    if (Site != Sites.end())
+      return Site->second;
+    auto Name = Named.find(
+        {llvm::sys::path::filename(File).str(), Line, Function.str()});
+    if (Name != Named.end())
+      return Name->second;
+    return std::nullopt;
+  }
+  bool covers(StringRef File, unsigned Line, StringRef Function) const {
+    return kindAt(File, Line, Function).has_value();
   }
 };
 
@@ -208,10 +219,12 @@ llvm::Error addPatternSites(const llvm::json::Value &Doc, StringRef Origin,
       llvm::SmallString<256> Real;
       if (llvm::sys::fs::real_path(*File, Real))
         Real = *File;
-      Evidence.Sites.insert({std::string(Real), unsigned(*Line)});
+      std::string Kind = PO->getString("collective").value_or("unknown").str();
+      Evidence.Sites.try_emplace({std::string(Real), unsigned(*Line)}, Kind);
       if (std::optional<StringRef> Function = SO->getString("function"))
-        Evidence.Named.insert({llvm::sys::path::filename(*File).str(),
-                               unsigned(*Line), Function->str()});
+        Evidence.Named.try_emplace({llvm::sys::path::filename(*File).str(),
+                                    unsigned(*Line), Function->str()},
+                                   Kind);
     }
   }
   return llvm::Error::success();
@@ -394,6 +407,25 @@ const char *supportText(Support S) {
   llvm_unreachable("unknown support");
 }
 
+/// The rule of a collective `mpilift detect` names: a v form goes with
+/// its regular one; "unknown" and the reductions have none.
+std::optional<analysis::ManualKind> manualKindNamed(StringRef Name) {
+  Name.consume_back("v");
+  return llvm::StringSwitch<std::optional<analysis::ManualKind>>(Name)
+      .Case("bcast", analysis::ManualKind::Bcast)
+      .Case("scatter", analysis::ManualKind::Scatter)
+      .Case("gather", analysis::ManualKind::Gather)
+      .Case("allgather", analysis::ManualKind::Allgather)
+      .Case("alltoall", analysis::ManualKind::Alltoall)
+      .Default(std::nullopt);
+}
+
+/// "a bcast", "an allgather".
+std::string withArticle(StringRef Name) {
+  bool Vowel = !Name.empty() && StringRef("aeiou").contains(Name.front());
+  return (Vowel ? "an " : "a ") + Name.str();
+}
+
 /// "loop of point-to-point sends implements a broadcast", ...
 std::string patternPhrase(const analysis::ManualCollective &C) {
   std::string Shape;
@@ -477,6 +509,10 @@ private:
                   .getAsRange());
         report(Context, C);
       }
+    if (State.Evidence.Present)
+      for (const FunctionDecl *F : Functions)
+        for (const analysis::UnjudgedCalls &U : Finder.unjudged(*F))
+          reportUnjudged(Context, *F, U);
     if (!anyOverlapRule(Settings.Checks))
       return;
     analysis::OverlapFinder Overlaps(Context, State.OverlapAggressive);
@@ -668,8 +704,12 @@ private:
       if (SM.isInSystemHeader(Loc))
         return false;
       PresumedLoc P = SM.getPresumedLoc(Loc);
-      if (!P.isValid() || (!MPIDir.empty() && llvm::sys::path::parent_path(
-                                                  P.getFilename()) == MPIDir))
+      // The MPI library's headers and those under them (Open MPI's C++
+      // bindings live in openmpi/ompi/mpi/cxx below mpi.h).
+      if (!P.isValid() ||
+          (!MPIDir.empty() &&
+           (llvm::sys::path::parent_path(P.getFilename()) == MPIDir ||
+            StringRef(P.getFilename()).starts_with(MPIDir + "/"))))
         return false;
       return !Settings.HeaderFilter ||
              Settings.HeaderFilter->match(P.getFilename());
@@ -733,6 +773,46 @@ private:
     else
       Change = refused(Context, C, Head, Evidence, F);
     finishFinding(std::move(F), std::move(Change), Loc, Head);
+  }
+
+  /// Calls the trace shows as a collective that no finding covers: the
+  /// evaluation stopped before it could judge them. A warning says so
+  /// rather than nothing, with the reason as a refusal's note.
+  void reportUnjudged(ASTContext &Context, const FunctionDecl &Function,
+                      const analysis::UnjudgedCalls &U) {
+    const SourceManager &SM = Context.getSourceManager();
+    for (const CallExpr *Call : U.Calls) {
+      SourceLocation Loc = SM.getExpansionLoc(Call->getBeginLoc());
+      PresumedLoc P = SM.getPresumedLoc(Loc);
+      std::optional<std::string> Kind =
+          P.isValid() ? State.Evidence.kindAt(P.getFilename(), P.getLine(),
+                                              Function.getName())
+                      : std::nullopt;
+      std::optional<analysis::ManualKind> Manual =
+          Kind ? manualKindNamed(*Kind) : std::nullopt;
+      if (!Manual)
+        continue;
+      std::string Rule = analysis::ruleId(*Manual).str();
+      std::optional<check::Finding> Started = startFinding(SM, Rule, Loc);
+      if (!Started)
+        return;
+      check::Finding &F = *Started;
+      F.Fingerprint = fingerprintOf(Rule, Function, Call, Context);
+      std::string Check = analysis::checkName(U.Why.Check).str();
+      std::string Noun = StringRef(*Kind).ends_with("v")
+                             ? *Kind
+                             : analysis::collectiveNoun(*Manual).str();
+      std::string Head = "point-to-point messages the trace shows as " +
+                         withArticle(Noun) +
+                         " (the trace; static analysis could not judge "
+                         "them)";
+      F.Message =
+          Head + "; not rewritten: " + Check + " refused [" + Rule + "]";
+      F.Notes.push_back({placeOf(SM, SM.getExpansionLoc(U.Why.Loc)),
+                         Check + ": " + U.Why.Reason});
+      finishFinding(std::move(F), std::nullopt, Loc, Head);
+      return; // One finding for the calls one reason stopped.
+    }
   }
 
   /// An overlap site: what the wait can cross, the rewrite, and what the
@@ -813,6 +893,16 @@ private:
     finishFinding(std::move(F), std::move(Change), Loc, std::move(Base));
   }
 
+  /// What a proof by evaluation covered when it left large sizes out.
+  static std::string provenSizes(const analysis::ProvenRegion &R) {
+    std::string Left;
+    for (int64_t P : R.Skipped)
+      Left += (Left.empty() ? "" : ", ") + std::to_string(P);
+    return "evaluated at " + std::to_string(R.Sizes) +
+           " process counts; not at " + Left +
+           ", whose runs would take too many operations";
+  }
+
   /// A proven pattern: its rewrite, and the message and notes that say so.
   std::optional<tooling::AtomicChange>
   proven(ASTContext &Context, const analysis::ManualCollective &C,
@@ -836,6 +926,8 @@ private:
                                  C.Kind, Settings.Options.Nonblocking)
                                  .str()) +
                 " [" + F.Rule + "]";
+    if (C.Region && !C.Region->Skipped.empty())
+      F.Notes.push_back({placeOf(SM, Loc), provenSizes(*C.Region)});
     if (Settings.Options.Nonblocking && C.Wait && !C.Polling) {
       SourceLocation WaitLoc = C.Wait->Before ? C.Wait->Before->getBeginLoc()
                                               : C.Wait->Block->getRBracLoc();
@@ -1100,7 +1192,8 @@ std::vector<std::string> unitsWithSites(const std::vector<std::string> &Files,
                                         const TraceEvidence &Evidence,
                                         const BlockedTime &Blocked) {
   std::set<std::string> SiteFiles, SiteNames;
-  for (const auto &[File, Line] : Evidence.Sites) {
+  for (const auto &[Site, Kind] : Evidence.Sites) {
+    const std::string &File = Site.first;
     SiteFiles.insert(File);
     SiteNames.insert(llvm::sys::path::filename(File).str());
   }

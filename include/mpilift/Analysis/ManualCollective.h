@@ -27,6 +27,7 @@
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,15 @@ struct Refusal {
   SafetyCheck Check;
   std::string Reason;        ///< Lower case, no final period.
   clang::SourceLocation Loc; ///< The statement that made the check fail.
+};
+
+/// Point-to-point calls that no finding covers because evaluating the
+/// code around them stopped: what stopped it. A trace that shows a
+/// collective on these calls' lines needs this, or mpilift would be
+/// silent about a pattern the user can see.
+struct UnjudgedCalls {
+  std::vector<const clang::CallExpr *> Calls;
+  Refusal Why;
 };
 
 /// Where the nonblocking form of a collective must complete: before
@@ -232,12 +242,23 @@ public:
   /// checks run on each; in source order.
   std::vector<ManualCollective> find(const clang::FunctionDecl &Function);
 
+  /// After find(\p Function): its point-to-point calls that no finding
+  /// covers and that the evaluation could not judge, with the reason.
+  std::vector<UnjudgedCalls>
+  unjudged(const clang::FunctionDecl &Function) const;
+
 private:
   std::unique_ptr<TranslationUnitFacts> Facts;
+  std::map<const clang::FunctionDecl *, std::vector<UnjudgedCalls>> Unjudged;
 };
 
 /// The source text of \p E as written (macro uses stay unexpanded).
 std::string sourceText(const clang::Expr *E, const clang::ASTContext &Context);
+
+/// Whether the source text of \p E is \p E and nothing else: false for a
+/// part of a macro's body (`TOTAL` inside `#define NSEG (TOTAL / SEG)`),
+/// whose text as written is the whole use of the macro.
+bool writtenAsItself(const clang::Expr *E, const clang::ASTContext &Context);
 
 } // namespace analysis
 } // namespace mpilift
