@@ -10,10 +10,14 @@ compile_commands.json whose compiler is mpicc. Then, alternating, R times:
   baseline   clang -fsyntax-only on every unit, one process per unit, with
              the flags mpicc --showme:compile gives (what a build's front
              end costs)
+  tidy       clang-tidy-19 -p DIR --checks=-*,mpi-* on every unit, one
+             process (the MPI checks clang-tidy ships; what a CI job that
+             lints MPI code costs today)
   static     mpilift check -p DIR (every unit, one job)
   guided     mpilift check -p DIR --patterns P (only units with sites)
 
-and prints the medians and the ratios against the baseline.
+and prints the medians and the ratios against the baseline and against
+clang-tidy (skipped, with a line saying so, when clang-tidy-19 is missing).
 
   python3 bench/check-speed/check_speed.py BUILD_DIR [N] [R]
 """
@@ -195,14 +199,24 @@ def main():
     baseline = [[clang, "-fsyntax-only", "-O2", "-g", *flags, u] for u in units]
     static = [[mpilift, "check", "-p", root]]
     guided = [[mpilift, "check", "-p", root, "--patterns", patterns]]
-    times = {"baseline": [], "static": [], "guided": []}
+    # The database names mpicc, which clang-tidy does not ask for its
+    # flags: they go in as extra arguments.
+    tidy_exe = shutil.which("clang-tidy-19")
+    tidy = [[tidy_exe, "-p", root, "--checks=-*,mpi-*", "--quiet",
+             *[f"--extra-arg={f}" for f in flags], *units]] if tidy_exe else None
+    modes = ["baseline", "tidy", "static", "guided"] if tidy else \
+        ["baseline", "static", "guided"]
+    if not tidy:
+        print("clang-tidy-19 not found: no tidy mode")
+    times = {k: [] for k in modes}
+    commands = {"baseline": baseline, "tidy": tidy, "static": static,
+                "guided": guided}
     for _ in range(reps):
-        times["baseline"].append(timed(baseline))
-        times["static"].append(timed(static))
-        times["guided"].append(timed(guided))
+        for k in modes:
+            times[k].append(timed(commands[k]))
     med = {k: statistics.median(v) for k, v in times.items()}
     print(f"units: {len(units)} ({n} generated + main.c), runs: {reps}")
-    for k in ("baseline", "static", "guided"):
+    for k in modes:
         print(f"{k:9s} median {med[k]:.3f} s  ({med[k] / len(units) * 1000:.1f} "
               f"ms/unit)  runs: " + " ".join(f"{t:.2f}" for t in times[k]))
     ratios_s = [s / b for s, b in zip(times["static"], times["baseline"])]
@@ -210,6 +224,10 @@ def main():
     print(f"ratio static/baseline: {statistics.median(ratios_s):.2f} "
           f"(target <= 1.3)")
     print(f"ratio guided/baseline: {statistics.median(ratios_g):.2f}")
+    if tidy:
+        ratios_t = [s / t for s, t in zip(times["static"], times["tidy"])]
+        print(f"ratio static/clang-tidy: {statistics.median(ratios_t):.2f} "
+              f"(target <= 1.3)")
     shutil.rmtree(root)
 
 
