@@ -1,0 +1,237 @@
+//===- JudgeCandidates.cpp - The expressions a rewrite can use ------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "JudgeImpl.h"
+#include "RankUniformity.h"
+#include "StatementTree.h"
+
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <functional>
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+namespace judge {
+
+bool usable(const Expr *E, const Region &R, const ASTContext &Ctx) {
+  // Calls count apart: a container's accessors are the only ones allowed.
+  if (E->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false) ||
+      E->isValueDependent() || E->isTypeDependent())
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  return !findFirst(E, [&](const Stmt *S) {
+    if (isa<CallExpr>(S) || isa<CXXThisExpr>(S))
+      return isa<CallExpr>(S) && !isContainerAccessor(cast<Expr>(S));
+    const auto *Ref = dyn_cast<DeclRefExpr>(S);
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    return V && R.contains(V, SM);
+  });
+}
+
+namespace {
+
+/// Whether \p V is a local declared before the region by a statement of
+/// a block that holds the region (not in a `for` header or a nested
+/// block, which end before the region starts).
+bool declaredInBlockAround(const VarDecl &V, const Region &R, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (V.getParentFunctionOrMethod() != R.Function ||
+      !SM.isBeforeInTranslationUnit(V.getLocation(), R.first()->getBeginLoc()))
+    return false;
+  DynTypedNodeList Parents = Ctx.getParents(V);
+  const auto *Decl = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+  const Stmt *Holder = Decl ? parentStmt(*Decl, Ctx) : nullptr;
+  if (!Holder || !isa<CompoundStmt>(Holder))
+    return false;
+  for (const Stmt *B = R.Block; B; B = parentStmt(*B, Ctx)) {
+    if (B == Holder)
+      return true;
+    if (B == R.Function->getBody())
+      break;
+  }
+  return false;
+}
+
+} // namespace
+
+std::vector<Candidate> candidatesOf(const Region &R, ASTContext &Ctx) {
+  std::vector<Candidate> Out;
+  llvm::SmallPtrSet<const Expr *, 32> Seen;
+  llvm::SmallPtrSet<const VarDecl *, 16> SeenVars;
+  auto Add = [&](const Expr *E) {
+    if (!E)
+      return;
+    const Expr *Plain = E->IgnoreParenImpCasts();
+    QualType T = Plain->getType();
+    bool Int = T->isIntegralOrEnumerationType();
+    bool Pointer = T->isPointerType() || T->isArrayType();
+    if (!Int && !Pointer)
+      return;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Plain))
+      if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
+        if (!SeenVars.insert(V).second)
+          return;
+    if (!usable(E, R, Ctx) || !writtenAsItself(E, Ctx) ||
+        !Seen.insert(Plain).second)
+      return;
+    Out.push_back({E, Int, Pointer});
+  };
+  std::function<void(const Expr *)> AddParts = [&](const Expr *E) {
+    if (!E)
+      return;
+    Add(E);
+    for (const Stmt *Child : E->children())
+      if (const auto *CE = dyn_cast_or_null<Expr>(Child)) {
+        if (!isa<CallExpr>(CE))
+          AddParts(CE);
+        else if (isContainerAccessor(CE))
+          Add(CE); // `v.data()` in `v.data() + k * n`.
+      }
+  };
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
+      if (const auto *Call = dyn_cast<CallExpr>(S)) {
+        if (const mpi::FunctionInfo *Info = mpiCallee(Call))
+          if (Info->TheFamily != mpi::Family::CommQuery)
+            for (const Expr *Arg : Call->arguments())
+              AddParts(Arg);
+      } else if (const auto *If = dyn_cast<IfStmt>(S)) {
+        AddParts(If->getCond());
+      } else if (isLoop(S)) {
+        AddParts(loopCondition(S));
+      }
+      return false;
+    });
+  // Variables in scope at the region's start (a root kept in a variable
+  // the region does not name, the size for `size - 1`), named wherever the
+  // function names them.
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::set<std::string> Constants;
+  findFirst(R.Function->getBody(), [&](const Stmt *S) {
+    // A named constant (`TOTAL` of `#define TOTAL 24`) means the same
+    // wherever it is written.
+    if (const auto *E = dyn_cast<Expr>(S);
+        E && E->getBeginLoc().isMacroID() && !E->isValueDependent() &&
+        E->getType()->isIntegralOrEnumerationType() &&
+        E->isIntegerConstantExpr(Ctx) && writtenAsItself(E, Ctx) &&
+        Constants.insert(sourceText(E, Ctx)).second) {
+      Add(E);
+      return false;
+    }
+    const auto *Ref = dyn_cast<DeclRefExpr>(S);
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!V || R.contains(V, SM) || SeenVars.count(V))
+      return false;
+    if (isa<ParmVarDecl>(V) || V->hasGlobalStorage() ||
+        declaredInBlockAround(*V, R, Ctx))
+      Add(Ref);
+    return false;
+  });
+  return Out;
+}
+
+void Judge::filterCandidates(const Observation &O,
+                             const std::vector<RankRun> &Runs) {
+  int64_t P = static_cast<int64_t>(Runs.size());
+  for (size_t I = 0; I < Candidates.size(); ++I) {
+    for (int64_t Rank = 0; Rank < P; ++Rank) {
+      const RankRun &Run = Runs[Rank];
+      if (I >= Run.Probes.size()) {
+        AsRoot[I] = AsCount[I] = AsBuffer[I] = AsSend[I] = AsRecv[I] = false;
+        break;
+      }
+      // The candidate's values at the region's start and at each place
+      // the rank passes before its first message: one of them must be
+      // right (the placement then proves it right where the call goes).
+      SmallVector<const eval::Value *, 4> Vals = {&Run.Probes[I]};
+      for (const RankOp &Op : Run.Ops) {
+        if ((Op.K == RankOp::Kind::Send || Op.K == RankOp::Kind::Recv) &&
+            !Op.SelfCopy)
+          break;
+        if (Op.K == RankOp::Kind::Marker && I < Op.Values.size())
+          Vals.push_back(&Op.Values[I]);
+      }
+      auto Any = [&](auto Right) {
+        return llvm::any_of(Vals,
+                            [&](const eval::Value *V) { return Right(*V); });
+      };
+      auto Is = [&](const std::optional<Where> &W) {
+        return Any([&](const eval::Value &Val) {
+          return W && Val.isPointer() && Val.Obj == W->Obj && Val.I == W->Off;
+        });
+      };
+      bool Rooted = isRooted(O.Kind);
+      if (AsRoot[I] && Rooted && !Any([&](const eval::Value &Val) {
+            return Val.isInt() && Val.I == O.Root;
+          }))
+        AsRoot[I] = false;
+      if (AsCount[I] && !Any([&](const eval::Value &Val) {
+            return Val.isInt() && TypeSize &&
+                   static_cast<uint64_t>(Val.I) * *TypeSize == O.Block;
+          }))
+        AsCount[I] = false;
+      if (AsBuffer[I] && O.Buffer[Rank] && !Is(O.Buffer[Rank]))
+        AsBuffer[I] = false;
+      if (AsSend[I] && O.Send[Rank] && !Is(O.Send[Rank]))
+        AsSend[I] = false;
+      if (AsRecv[I] && O.Recv[Rank] && !Is(O.Recv[Rank]))
+        AsRecv[I] = false;
+    }
+  }
+  if (isRooted(O.Kind))
+    RootValues.insert(O.Root);
+  if (TypeSize && *TypeSize)
+    CountValues.insert(O.Block / *TypeSize);
+  for (bool In : O.InPlace) {
+    AllInPlace &= In;
+    NoneInPlace &= !In;
+  }
+}
+
+void Judge::choose(RegionProof &Proof) {
+  auto First = [&](const std::vector<bool> &Alive,
+                   auto Prefer) -> const Expr * {
+    const Expr *Best = nullptr;
+    for (size_t I = 0; I < Candidates.size(); ++I)
+      if (Alive[I] && (!Best || Prefer(Candidates[I].E, Best)))
+        Best = Candidates[I].E;
+    return Best;
+  };
+  // Prefer what the calls spell over variables found elsewhere, and
+  // simpler expressions over compound ones.
+  auto Simpler = [](const Expr *A, const Expr *B) {
+    bool RefA = isa<DeclRefExpr>(A->IgnoreParenImpCasts()) ||
+                isa<IntegerLiteral>(A->IgnoreParenImpCasts());
+    bool RefB = isa<DeclRefExpr>(B->IgnoreParenImpCasts()) ||
+                isa<IntegerLiteral>(B->IgnoreParenImpCasts());
+    return RefA && !RefB;
+  };
+  Proof.Count = First(AsCount, Simpler);
+  switch (Proof.Kind) {
+  case ManualKind::Bcast:
+    Proof.Root = First(AsRoot, Simpler);
+    Proof.Buffer = First(AsBuffer, Simpler);
+    break;
+  case ManualKind::Scatter:
+  case ManualKind::Gather:
+    Proof.Root = First(AsRoot, Simpler);
+    Proof.SendBuffer = First(AsSend, Simpler);
+    Proof.RecvBuffer = First(AsRecv, Simpler);
+    break;
+  case ManualKind::Allgather:
+  case ManualKind::Alltoall:
+    Proof.SendBuffer = First(AsSend, Simpler);
+    Proof.RecvBuffer = First(AsRecv, Simpler);
+    break;
+  }
+}
+
+} // namespace judge
+} // namespace analysis
+} // namespace mpilift

@@ -1,0 +1,208 @@
+//===- JudgeImpl.h - The judge of a region, shared by its parts -*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The judge behind judgeRegion (CollectiveJudge.h) in three parts: the
+/// evaluation at every size and the detection (CollectiveJudge.cpp), the
+/// rewrite's arguments found among the region's expressions
+/// (JudgeCandidates.cpp), and where the collective call goes
+/// (JudgePlacement.cpp).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_JUDGEIMPL_H
+#define MPILIFT_LIB_ANALYSIS_JUDGEIMPL_H
+
+#include "CollectiveJudge.h"
+
+#include "mpilift/CommGraph/CommGraph.h"
+
+#include <map>
+#include <set>
+
+namespace mpilift {
+namespace analysis {
+namespace judge {
+
+namespace cg = mpilift::commgraph;
+using clang::ASTContext;
+using clang::CallExpr;
+using clang::Expr;
+using clang::SourceLocation;
+using llvm::ArrayRef;
+
+/// Addresses for CommGraph: the object in the high bits.
+constexpr unsigned ObjectShift = 40;
+constexpr uint64_t OffsetMask = (uint64_t(1) << ObjectShift) - 1;
+
+inline cg::Address addressOf(eval::ObjectId Obj, int64_t Off) {
+  return (uint64_t(Obj) << ObjectShift) + static_cast<uint64_t>(Off);
+}
+
+/// A place as an (object, offset) pair.
+struct Where {
+  eval::ObjectId Obj = eval::NullObject;
+  int64_t Off = 0;
+  bool operator==(const Where &O) const { return Obj == O.Obj && Off == O.Off; }
+};
+
+inline Where whereOf(cg::Address A) {
+  return {static_cast<eval::ObjectId>(A >> ObjectShift),
+          static_cast<int64_t>(A & OffsetMask)};
+}
+
+/// `Where` moved back by \p Bytes; nothing if that leaves the object.
+inline std::optional<Where> before(Where W, uint64_t Bytes) {
+  if (static_cast<uint64_t>(W.Off) < Bytes)
+    return std::nullopt;
+  return Where{W.Obj, W.Off - static_cast<int64_t>(Bytes)};
+}
+
+inline std::optional<ManualKind> manualKind(cg::CollectiveKind K) {
+  switch (K) {
+  case cg::CollectiveKind::Bcast:
+    return ManualKind::Bcast;
+  case cg::CollectiveKind::Scatter:
+    return ManualKind::Scatter;
+  case cg::CollectiveKind::Gather:
+    return ManualKind::Gather;
+  case cg::CollectiveKind::Allgather:
+    return ManualKind::Allgather;
+  case cg::CollectiveKind::Alltoall:
+    return ManualKind::Alltoall;
+  default:
+    return std::nullopt;
+  }
+}
+
+inline bool isRooted(ManualKind K) {
+  return K == ManualKind::Bcast || K == ManualKind::Scatter ||
+         K == ManualKind::Gather;
+}
+
+inline std::string processes(int64_t P) {
+  return std::to_string(P) + (P == 1 ? " process" : " processes");
+}
+
+/// An expression a rewrite may use, and the roles it may play.
+struct Candidate {
+  const Expr *E;
+  bool Int, Pointer;
+};
+
+/// Whether \p E names a variable declared inside the region (which does
+/// not exist where the collective goes) or has side effects.
+bool usable(const Expr *E, const Region &R, const ASTContext &Ctx);
+
+/// The expressions of the region a rewrite could use: the arguments of
+/// its MPI calls and their parts, the operands of its conditions, the
+/// variables of the function in scope at its start and its named integer
+/// constants.
+std::vector<Candidate> candidatesOf(const Region &R, ASTContext &Ctx);
+
+/// The collective one size and setting formed, as the rewrite needs it.
+struct Observation {
+  ManualKind Kind;
+  int64_t Root = -1;
+  uint64_t Block = 0;
+  /// Per rank: where its part of the collective is (see RegionProof).
+  std::vector<std::optional<Where>> Buffer, Send, Recv;
+  std::vector<bool> InPlace;
+};
+
+class Judge {
+public:
+  Judge(TranslationUnitFacts &TU, const Region &R)
+      : TU(TU), Ctx(TU.context()), R(R), Eval(TU, R) {}
+
+  Verdict run();
+
+private:
+  void refuse(SafetyCheck Check, std::string Reason, SourceLocation Loc) {
+    if (V.Refusals.empty())
+      V.Refusals.push_back({Check, std::move(Reason), Loc});
+  }
+  SourceLocation regionLoc() const { return R.first()->getBeginLoc(); }
+
+  /// Runs every rank at \p P with \p Setting; false when it refused (or
+  /// the setting is one for which the original program is erroneous:
+  /// \p Skip is set then).
+  bool evaluate(int64_t P, ArrayRef<int64_t> Setting,
+                std::vector<RankRun> &Runs, bool &Skip);
+  std::optional<Observation> observe(int64_t P,
+                                     const std::vector<RankRun> &Runs);
+  bool tooLarge(int64_t P);
+  bool changesMessage(int64_t P, const std::vector<RankRun> &Runs);
+  /// observe(), and if the messages match only when MPI buffers the
+  /// blocking sends, the runs again with buffered sends (in \p Runs).
+  std::optional<Observation> observeBuffering(int64_t P,
+                                              ArrayRef<int64_t> Setting,
+                                              std::vector<RankRun> &Runs,
+                                              bool &Skip) {
+    RetryBuffered = false;
+    std::optional<Observation> O = observe(P, Runs);
+    if (!RetryBuffered)
+      return O;
+    Buffered = true;
+    Eval.setBufferedSends(true);
+    if (evaluate(P, Setting, Runs, Skip))
+      O = observe(P, Runs);
+    Eval.setBufferedSends(false);
+    Buffered = false;
+    return O;
+  }
+  ManualTopology topologyOf(const Observation &O,
+                            const std::vector<RankRun> &Runs);
+  bool shape(int64_t P, const cg::Collective &C,
+             const std::vector<cg::Transfer> &Self, Observation &O);
+  void filterCandidates(const Observation &O, const std::vector<RankRun> &Runs);
+  /// After a refusal at \p Failed processes, before any size showed a
+  /// collective: whether some other size shows one (a pattern correct
+  /// only for powers of two), so the finding can say what it looks like.
+  void lookElsewhere(int64_t Failed);
+  std::vector<std::vector<int64_t>> settingsAt(int64_t P);
+  void choose(RegionProof &Proof);
+  bool place(RegionProof &Proof);
+
+  TranslationUnitFacts &TU;
+  ASTContext &Ctx;
+  Region R;
+  RankEvaluator Eval;
+  Verdict V;
+  std::vector<Candidate> Candidates;
+  /// Per candidate: still right as root, count, buffer, send, receive.
+  std::vector<bool> AsRoot, AsCount, AsBuffer, AsSend, AsRecv;
+  std::optional<ManualKind> Reference;
+  int64_t ReferenceSize = 0;
+  uint32_t Deciding = 0;
+  std::optional<uint64_t> TypeSize;
+  const CallExpr *FirstCall = nullptr;
+  std::set<int64_t> RootValues, CountValues;
+  bool AllInPlace = true, NoneInPlace = true;
+  uint64_t Runs = 0;
+  /// Operations and steps of all ranks at a size (the largest over its
+  /// settings), and steps so far.
+  std::map<int64_t, uint64_t> OpsAt, StepsAt;
+  /// The runs being observed model buffered sends; the last observation
+  /// asks for that.
+  bool Buffered = false, RetryBuffered = false;
+  uint64_t TotalSteps = 0;
+
+public:
+  /// Sizes beyond 64 whose runs would take more operations than this are
+  /// not evaluated (an allgather of 4099 processes is 16.8 M messages).
+  static constexpr uint64_t OperationBudget = 400'000;
+  /// The same for the evaluation's steps, per size and in all.
+  static constexpr uint64_t SizeStepBudget = 8'000'000;
+  static constexpr uint64_t StepBudget = 60'000'000;
+  std::vector<int64_t> Skipped;
+};
+
+} // namespace judge
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_JUDGEIMPL_H
