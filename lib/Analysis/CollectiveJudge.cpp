@@ -64,6 +64,46 @@ bool Judge::evaluate(int64_t P, ArrayRef<int64_t> Setting,
       refuse(SafetyCheck::InputIndependence, Why, Run.Stopped->Loc);
     return false;
   }
+  return sameCommunicator(P, Out);
+}
+
+/// The communicator a run's messages use, as a name that means the same
+/// in every rank's run (object ids are per run).
+static std::string communicatorOf(const RankRun &Run) {
+  if (!Run.Comm)
+    return "";
+  const eval::Value &C = *Run.Comm;
+  if (C.isPointer())
+    return (C.Obj < Run.Objects.size() ? Run.Objects[C.Obj].Name
+                                       : std::string("?")) +
+           "+" + std::to_string(C.I);
+  if (C.isInt())
+    return std::to_string(C.I);
+  return "";
+}
+
+bool Judge::sameCommunicator(int64_t P, const std::vector<RankRun> &Runs) {
+  std::string First;
+  int64_t FirstRank = -1;
+  for (int64_t Rank = 0; Rank < P; ++Rank) {
+    std::string This = communicatorOf(Runs[Rank]);
+    if (This.empty())
+      continue;
+    if (FirstRank < 0) {
+      First = This;
+      FirstRank = Rank;
+      continue;
+    }
+    if (This != First) {
+      refuse(SafetyCheck::MatchingArguments,
+             "at " + processes(P) + ", rank " + std::to_string(FirstRank) +
+                 " communicates on another communicator than rank " +
+                 std::to_string(Rank) +
+                 "; one collective call has one communicator",
+             regionLoc());
+      return false;
+    }
+  }
   return true;
 }
 

@@ -796,6 +796,25 @@ Value RankEvaluator::Impl::mpiCall(const CallExpr *Call,
           Call);
     return Ok;
   }
+  if (Info.TheFamily == Family::CommCreate) {
+    // A new communicator (MPI_Comm_split, MPI_Cart_sub): a handle of its
+    // own. The region runs on some communicator of each size; its rank and
+    // size are what MPI_Comm_rank and MPI_Comm_size on it give.
+    const Expr *OutE = mpiArgAsWritten(Call, Role::NewComm);
+    Value Where = OutE ? eval(OutE) : Value::unknown(0);
+    if (!Where.isPointer() || Where.Obj == eval::NullObject) {
+      havocArguments(Call, "written by " + Name);
+      return Ok;
+    }
+    // Named by its call, so that every rank's run calls it the same.
+    unsigned Line = SM.getExpansionLineNumber(Call->getBeginLoc());
+    ObjectId Handle = newObject("the communicator " + Name + " made at line " +
+                                    std::to_string(Line),
+                                nullptr, /*Temporary=*/false, 1);
+    store(Place{Where.Obj, Where.I}, OutE->getType()->getPointeeType(),
+          Value::pointer(Handle, 0), Call);
+    return Ok;
+  }
   if (M != Mode::Region) {
     // Before the region: what MPI writes is not followed, except that a
     // broadcast or an all-reduction leaves one value on every rank (the

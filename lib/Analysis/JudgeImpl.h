@@ -132,6 +132,8 @@ private:
   /// \p Skip is set then).
   bool evaluate(int64_t P, ArrayRef<int64_t> Setting,
                 std::vector<RankRun> &Runs, bool &Skip);
+  /// Whether every rank's messages use one communicator (refused if not).
+  bool sameCommunicator(int64_t P, const std::vector<RankRun> &Runs);
   std::optional<Observation> observe(int64_t P,
                                      const std::vector<RankRun> &Runs);
   bool tooLarge(int64_t P);
