@@ -47,6 +47,7 @@ bool Judge::evaluate(int64_t P, ArrayRef<int64_t> Setting,
     ++Runs;
     const RankRun &Run = Out.back();
     Deciding |= Run.DecidingInputs;
+    Sizing |= Run.CountInputs;
     if (!Run.Stopped)
       continue;
     const std::string &Why = Run.Stopped->Text;
@@ -500,11 +501,17 @@ std::vector<std::vector<int64_t>> Judge::settingsAt(int64_t P) {
   std::vector<int64_t> Base(Eval.inputs().size(), RankEvaluator::DefaultInput);
   std::vector<std::vector<int64_t>> Out = {Base};
   for (unsigned Bit = 0; Bit < Eval.inputs().size(); ++Bit) {
-    if (!(Deciding & (1u << Bit)))
+    if (!((Deciding | Sizing) & (1u << Bit)))
       continue;
-    // Every value at small sizes; the edges and the middle beyond.
+    // Every value at small sizes; the edges and the middle beyond. A
+    // count only needs a second value, so that no expression that merely
+    // equals the first passes for it.
     std::vector<int64_t> Values;
-    if (P <= 16)
+    if (!(Deciding & (1u << Bit)) && P > 64)
+      continue; // The sizes up to 64 told the count's expression apart.
+    if (!(Deciding & (1u << Bit)))
+      Values = {RankEvaluator::DefaultInput, RankEvaluator::DefaultInput + 4};
+    else if (P <= 16)
       for (int64_t X = 0; X < P; ++X)
         Values.push_back(X);
     else

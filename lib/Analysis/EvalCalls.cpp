@@ -687,7 +687,13 @@ RankEvaluator::Impl::message(const CallExpr *Call, bool Send, mpi::Role Buffer,
   }
   SpecialRanks Special = specialRanks(Ctx);
   Value Comm = eval(CommE);
-  std::optional<int64_t> N = needInt(eval(CountE), CountE, "the count");
+  // An input that only sizes the message decides nothing else: the judge
+  // tries it with two values, not with every rank.
+  Value CountValue = eval(CountE);
+  uint32_t Deciding = Out.DecidingInputs;
+  std::optional<int64_t> N = needInt(CountValue, CountE, "the count");
+  Out.DecidingInputs = Deciding;
+  Out.CountInputs |= CountValue.Taint;
   std::optional<Value> DT = datatypeOf(TypeE);
   std::optional<int64_t> PeerRank =
       needInt(eval(PeerE), PeerE, Send ? "the destination" : "the source");

@@ -180,6 +180,8 @@ private:
   std::optional<ManualKind> Reference;
   int64_t ReferenceSize = 0;
   uint32_t Deciding = 0;
+  /// Inputs that gave a message's count (and nothing in Deciding).
+  uint32_t Sizing = 0;
   std::optional<uint64_t> TypeSize;
   const CallExpr *FirstCall = nullptr;
   std::set<int64_t> RootValues, CountValues;

@@ -115,6 +115,8 @@ struct RankRun {
   std::optional<eval::Reason> Stopped;
   /// Inputs whose value decided control flow, a peer, a tag or a size.
   uint32_t DecidingInputs = 0;
+  /// Inputs whose value gave a message's count.
+  uint32_t CountInputs = 0;
   /// Every input the run read.
   uint32_t ReadInputs = 0;
   /// The objects the ops use, by id (names, declarations, temporaries).
