@@ -611,6 +611,12 @@ Verdict Judge::run() {
       if (!O)
         continue;
       filterCandidates(*O, RankRuns);
+      // A candidate wrong in every role need not be evaluated again.
+      std::vector<bool> Live(Candidates.size());
+      for (size_t I = 0; I < Candidates.size(); ++I)
+        Live[I] =
+            AsRoot[I] || AsCount[I] || AsBuffer[I] || AsSend[I] || AsRecv[I];
+      Eval.setLiveProbes(std::move(Live));
     }
   }
   if (!Reference) {

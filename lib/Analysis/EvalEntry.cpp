@@ -379,7 +379,12 @@ RankEvaluator::Impl::probeValues(ArrayRef<const Expr *> Exprs) {
   std::vector<Value> Values;
   Mode Saved = M;
   M = Mode::Prefix; // Probes record no operations.
-  for (const Expr *E : Exprs) {
+  for (size_t I = 0; I < Exprs.size(); ++I) {
+    const Expr *E = Exprs[I];
+    if (I < LiveProbes.size() && !LiveProbes[I]) {
+      Values.push_back(Value::unknown(0));
+      continue;
+    }
     Probing = true;
     ProbeFailed = false;
     // A variable named as an lvalue gives its value (an array its

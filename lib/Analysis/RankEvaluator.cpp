@@ -59,6 +59,11 @@ ArrayRef<RegionInput> RankEvaluator::inputs() const { return P->Inputs; }
 
 void RankEvaluator::setProbes(ArrayRef<const Expr *> Probes) {
   P->Probes.assign(Probes.begin(), Probes.end());
+  P->LiveProbes.clear();
+}
+
+void RankEvaluator::setLiveProbes(std::vector<bool> Live) {
+  P->LiveProbes = std::move(Live);
 }
 
 void RankEvaluator::setBufferedSends(bool Buffered) {
@@ -70,6 +75,7 @@ void RankEvaluator::setAnchors(ArrayRef<const Stmt *> Anchors,
   P->Anchors.clear();
   P->Anchors.insert(Anchors.begin(), Anchors.end());
   P->AnchorProbes.assign(Probes.begin(), Probes.end());
+  P->LiveProbes.clear();
 }
 
 RankEvaluator::Impl::Impl(TranslationUnitFacts &TU, const Region &R)

@@ -158,6 +158,11 @@ public:
   /// buffers the message): it copies the data and sends the copy.
   void setBufferedSends(bool Buffered);
 
+  /// Which probes (of setProbes, and the anchors' when they are the same
+  /// list) still matter: the others read as Unknown without being
+  /// evaluated. setProbes and setAnchors make every probe live again.
+  void setLiveProbes(std::vector<bool> Live);
+
   /// The region's inputs, in the order of their bits.
   llvm::ArrayRef<RegionInput> inputs() const;
 

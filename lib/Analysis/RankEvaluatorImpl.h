@@ -47,6 +47,8 @@ public:
   llvm::SmallPtrSet<const clang::Stmt *, 8> Anchors;
   bool BufferedSends = false;
   std::vector<const clang::Expr *> AnchorProbes;
+  /// Per probe: still evaluated (empty: all are).
+  std::vector<bool> LiveProbes;
 
 private:
   /// The anchors this run has passed (their probes are evaluated at the
