@@ -50,52 +50,48 @@ bool Judge::evaluate(int64_t P, ArrayRef<int64_t> Setting,
     Sizing |= Run.CountInputs;
     if (!Run.Stopped)
       continue;
-    const std::string &Why = Run.Stopped->Text;
-    bool OutOfRange = Why.find("which does not exist") != std::string::npos;
+    const eval::Reason &Why = *Run.Stopped;
     // An input taking a value the program never gives it (a root past the
     // last rank) is no counter-example.
-    if (OutOfRange && (Run.DecidingInputs & Run.ReadInputs)) {
+    if (Why.MissingPeer && (Run.DecidingInputs & Run.ReadInputs)) {
       Skip = true;
       return false;
     }
-    if (OutOfRange)
-      refuse(SafetyCheck::ScaleIndependence, "at " + processes(P) + ", " + Why,
-             Run.Stopped->Loc);
-    else
-      refuse(SafetyCheck::InputIndependence, Why, Run.Stopped->Loc);
+    refuse(checkOfStop(Why),
+           Why.MissingPeer ? "at " + processes(P) + ", " + Why.Text : Why.Text,
+           Why.Loc);
     return false;
   }
   return sameCommunicator(P, Out);
 }
 
-/// The communicator a run's messages use, as a name that means the same
-/// in every rank's run (object ids are per run).
-static std::string communicatorOf(const RankRun &Run) {
-  if (!Run.Comm)
-    return "";
-  const eval::Value &C = *Run.Comm;
-  if (C.isPointer())
-    return (C.Obj < Run.Objects.size() ? Run.Objects[C.Obj].Name
-                                       : std::string("?")) +
-           "+" + std::to_string(C.I);
-  if (C.isInt())
-    return std::to_string(C.I);
-  return "";
+/// Whether the run's messages use a communicator that can be compared
+/// with another run's: a handle (an object) or an integer.
+static bool comparableCommunicator(const RankRun &Run) {
+  return Run.Comm &&
+         (Run.Comm->isInt() ||
+          (Run.Comm->isPointer() && Run.Comm->Obj < Run.Objects.size()));
+}
+
+/// Whether two ranks' runs use the same communicator. Object ids are per
+/// run: a handle is compared by the name of its object.
+static bool sameHandle(const RankRun &A, const RankRun &B) {
+  const eval::Value &X = *A.Comm, &Y = *B.Comm;
+  if (X.isInt() || Y.isInt())
+    return X.isInt() && Y.isInt() && X.I == Y.I;
+  return X.I == Y.I && A.Objects[X.Obj].Name == B.Objects[Y.Obj].Name;
 }
 
 bool Judge::sameCommunicator(int64_t P, const std::vector<RankRun> &Runs) {
-  std::string First;
   int64_t FirstRank = -1;
   for (int64_t Rank = 0; Rank < P; ++Rank) {
-    std::string This = communicatorOf(Runs[Rank]);
-    if (This.empty())
+    if (!comparableCommunicator(Runs[Rank]))
       continue;
     if (FirstRank < 0) {
-      First = This;
       FirstRank = Rank;
       continue;
     }
-    if (This != First) {
+    if (!sameHandle(Runs[FirstRank], Runs[Rank])) {
       refuse(SafetyCheck::MatchingArguments,
              "at " + processes(P) + ", rank " + std::to_string(FirstRank) +
                  " communicates on another communicator than rank " +
@@ -700,6 +696,11 @@ llvm::ArrayRef<int64_t> proofSizes() {
   return Sizes;
 }
 
+SafetyCheck checkOfStop(const eval::Reason &Why) {
+  return Why.MissingPeer ? SafetyCheck::ScaleIndependence
+                         : SafetyCheck::InputIndependence;
+}
+
 Verdict judgeRegion(TranslationUnitFacts &TU, const Region &R) {
   judge::Judge J(TU, R);
   return J.run();
@@ -745,17 +746,14 @@ Closure regionCloses(TranslationUnitFacts &TU, const Region &R) {
     std::optional<bool> Ran = Build(P, {}, G, Stopped);
     // An input past the last rank (the default root at 3 processes) is
     // no value the program gives it: the first rank instead.
-    if (!Ran &&
-        Stopped.Stopped->Text.find("which does not exist") !=
-            std::string::npos &&
+    if (!Ran && Stopped.Stopped->MissingPeer &&
         (Stopped.DecidingInputs & Stopped.ReadInputs)) {
       G = cg::Graph(static_cast<cg::Rank>(P));
       Ran = Build(P, std::vector<int64_t>(Eval.inputs().size(), 0), G, Stopped);
     }
     // A peer past the last rank at 3 processes only (recursive doubling):
     // the judge tells which sizes the pattern is wrong for.
-    if (!Ran && P == 3 &&
-        Stopped.Stopped->Text.find("which does not exist") != std::string::npos)
+    if (!Ran && P == 3 && Stopped.Stopped->MissingPeer)
       continue;
     if (!Ran) {
       Result.S = Closure::State::Stopped;

@@ -106,6 +106,11 @@ struct Closure {
 /// range that does not close is part of a larger pattern, or none.
 Closure regionCloses(TranslationUnitFacts &TU, const Region &R);
 
+/// The check a run that stopped for \p Why fails: scale-independence for
+/// a message to a rank that does not exist at that size, else
+/// input-independence (a value the evaluation cannot follow).
+SafetyCheck checkOfStop(const eval::Reason &Why);
+
 /// The process counts the proof runs at.
 llvm::ArrayRef<int64_t> proofSizes();
 

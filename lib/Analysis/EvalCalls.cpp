@@ -729,7 +729,7 @@ RankEvaluator::Impl::message(const CallExpr *Call, bool Send, mpi::Role Buffer,
     stop("rank " + std::to_string(Rank) +
              (Send ? " sends to" : " receives from") + " rank " +
              std::to_string(*PeerRank) + ", which does not exist",
-         PeerE->getBeginLoc());
+         PeerE->getBeginLoc(), /*MissingPeer=*/true);
     return std::nullopt;
   }
   if (*N < 0) {

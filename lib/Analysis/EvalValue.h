@@ -38,6 +38,8 @@ constexpr ObjectId NullObject = 0;
 struct Reason {
   std::string Text; ///< Lower case, no final period.
   clang::SourceLocation Loc;
+  /// A message to or from a rank that does not exist at this size.
+  bool MissingPeer = false;
 };
 
 /// One value of the evaluation.

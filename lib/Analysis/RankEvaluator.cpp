@@ -129,13 +129,14 @@ uint32_t RankEvaluator::Impl::reason(std::string Text, SourceLocation Loc) {
   return static_cast<uint32_t>(Reasons.size() - 1);
 }
 
-void RankEvaluator::Impl::stop(std::string Text, SourceLocation Loc) {
+void RankEvaluator::Impl::stop(std::string Text, SourceLocation Loc,
+                               bool MissingPeer) {
   if (Probing || Tolerant) {
     ProbeFailed = true;
     return;
   }
   if (!Out.Stopped)
-    Out.Stopped = eval::Reason{std::move(Text), Loc};
+    Out.Stopped = eval::Reason{std::move(Text), Loc, MissingPeer};
 }
 
 void RankEvaluator::Impl::stopWith(const Value &Why, StringRef What,

@@ -131,7 +131,8 @@ private:
     return Value::unknown(reason(std::move(Text), Loc));
   }
   /// Stops the run: what the slice needs cannot be followed.
-  void stop(std::string Text, clang::SourceLocation Loc);
+  void stop(std::string Text, clang::SourceLocation Loc,
+            bool MissingPeer = false);
   void stopWith(const Value &Why, llvm::StringRef What, const clang::Expr *E);
   bool stopped() const {
     return Out.Stopped.has_value() || M == Mode::Done || ProbeFailed;

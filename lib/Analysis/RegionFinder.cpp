@@ -164,10 +164,7 @@ void Finder::scan(const CompoundStmt *B) {
 }
 
 std::vector<ManualCollective> Finder::run() {
-  // A library's headers (Open MPI's C++ bindings) are not the user's to
-  // rewrite.
-  if (!F.doesThisDeclarationHaveABody() || F.isDependentContext() ||
-      SM.isInSystemHeader(F.getLocation()))
+  if (!F.doesThisDeclarationHaveABody() || F.isDependentContext())
     return {};
   std::vector<const CompoundStmt *> Blocks;
   blocksInnerFirst(F.getBody(), Blocks);
@@ -458,10 +455,8 @@ void Finder::recordStop(const Region &R, const eval::Reason &Why) {
     });
   if (U.Calls.empty())
     return;
-  bool OutOfRange = Why.Text.find("which does not exist") != std::string::npos;
-  U.Why = {OutOfRange ? SafetyCheck::ScaleIndependence
-                      : SafetyCheck::InputIndependence,
-           Why.Text, Why.Loc.isValid() ? Why.Loc : R.first()->getBeginLoc()};
+  U.Why = {checkOfStop(Why), Why.Text,
+           Why.Loc.isValid() ? Why.Loc : R.first()->getBeginLoc()};
   // One reason, one entry: the runs of neighbouring regions stop at the
   // same statement.
   for (UnjudgedCalls &Old : Stops)

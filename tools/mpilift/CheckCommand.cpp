@@ -39,7 +39,6 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -407,17 +406,18 @@ const char *supportText(Support S) {
   llvm_unreachable("unknown support");
 }
 
-/// The rule of a collective `mpilift detect` names: a v form goes with
-/// its regular one; "unknown" and the reductions have none.
+/// The collective `mpilift detect` names, as the kind whose rule id ends
+/// in that name: a v form goes with its regular one; "unknown" and the
+/// reductions have none.
 std::optional<analysis::ManualKind> manualKindNamed(StringRef Name) {
   Name.consume_back("v");
-  return llvm::StringSwitch<std::optional<analysis::ManualKind>>(Name)
-      .Case("bcast", analysis::ManualKind::Bcast)
-      .Case("scatter", analysis::ManualKind::Scatter)
-      .Case("gather", analysis::ManualKind::Gather)
-      .Case("allgather", analysis::ManualKind::Allgather)
-      .Case("alltoall", analysis::ManualKind::Alltoall)
-      .Default(std::nullopt);
+  using analysis::ManualKind;
+  for (ManualKind K :
+       {ManualKind::Bcast, ManualKind::Scatter, ManualKind::Gather,
+        ManualKind::Allgather, ManualKind::Alltoall})
+    if (analysis::ruleId(K) == ("mpilift-manual-" + Name).str())
+      return K;
+  return std::nullopt;
 }
 
 /// "a bcast", "an allgather".
