@@ -532,7 +532,8 @@ Verdict Judge::run() {
   Eval.setProbes(Probes);
   // The candidates are also evaluated where the call may go: a buffer the
   // region allocates before its messages has its value only there.
-  Eval.setAnchors(planEdits(R, TU).Anchors, Probes);
+  Eval.setAnchors(planEdits(R, TU).Anchors, Probes,
+                  /*UntilFirstMessage=*/true);
   size_t N = Candidates.size();
   AsRoot.assign(N, false);
   AsCount.assign(N, false);

@@ -35,12 +35,7 @@ namespace {
 /// Calls are followed this deep.
 constexpr unsigned MaxCallDepth = 12;
 
-/// The values Open MPI and MPICH give the special ranks and tags.
-struct SpecialRanks {
-  int64_t AnySource, ProcNull, AnyTag;
-};
-
-SpecialRanks specialRanks(const ASTContext &Ctx) {
+eval::SpecialRanks specialRanks(const ASTContext &Ctx) {
   // Open MPI declares its handles as globals named ompi_mpi_*.
   const IdentifierInfo &World = Ctx.Idents.get("ompi_mpi_comm_world");
   if (!Ctx.getTranslationUnitDecl()->lookup(&World).empty())
@@ -589,12 +584,17 @@ Value RankEvaluator::Impl::construct(const CXXConstructExpr *Construct,
 //===-- MPI ---------------------------------------------------------------===//
 
 std::optional<Value> RankEvaluator::Impl::datatypeOf(const Expr *Type) {
-  std::string Text = spelled(Type);
-  Text = Text.substr(1, Text.size() - 2);
-  if (const PredefinedDatatype *D = predefinedDatatype(Text)) {
-    int64_t Bytes = Ctx.getTypeSizeInChars(Ctx.*(D->Type)).getQuantity();
-    return Value::datatype(Bytes, Bytes);
+  // Whether the argument is spelled as a predefined datatype does not
+  // change from one run to the next.
+  auto [Known, New] = PredefinedBytes.try_emplace(Type, -1);
+  if (New) {
+    std::string Text = spelled(Type);
+    Text = Text.substr(1, Text.size() - 2);
+    if (const PredefinedDatatype *D = predefinedDatatype(Text))
+      Known->second = Ctx.getTypeSizeInChars(Ctx.*(D->Type)).getQuantity();
   }
+  if (Known->second >= 0)
+    return Value::datatype(Known->second, Known->second);
   Value V = eval(Type);
   if (V.K == Value::Kind::Datatype)
     return V;
@@ -603,6 +603,9 @@ std::optional<Value> RankEvaluator::Impl::datatypeOf(const Expr *Type) {
 }
 
 void RankEvaluator::Impl::addOp(RankOp Op, bool Blocking) {
+  if ((Op.K == RankOp::Kind::Send || Op.K == RankOp::Kind::Recv) &&
+      !Op.SelfCopy)
+    MessageSeen = true;
   Op.After = Frontier;
   Op.Origin = Outer;
   if (Op.K == RankOp::Kind::Send) {
@@ -685,7 +688,9 @@ RankEvaluator::Impl::message(const CallExpr *Call, bool Send, mpi::Role Buffer,
          Call->getBeginLoc());
     return std::nullopt;
   }
-  SpecialRanks Special = specialRanks(Ctx);
+  if (!Specials)
+    Specials = specialRanks(Ctx);
+  const eval::SpecialRanks &Special = *Specials;
   Value Comm = eval(CommE);
   // An input that only sizes the message decides nothing else: the judge
   // tries it with two values, not with every rank.

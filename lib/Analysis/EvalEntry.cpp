@@ -377,6 +377,7 @@ void RankEvaluator::Impl::evaluateProbes() {
 std::vector<Value>
 RankEvaluator::Impl::probeValues(ArrayRef<const Expr *> Exprs) {
   std::vector<Value> Values;
+  Values.reserve(Exprs.size());
   Mode Saved = M;
   M = Mode::Prefix; // Probes record no operations.
   for (size_t I = 0; I < Exprs.size(); ++I) {

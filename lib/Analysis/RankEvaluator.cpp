@@ -59,6 +59,7 @@ ArrayRef<RegionInput> RankEvaluator::inputs() const { return P->Inputs; }
 
 void RankEvaluator::setProbes(ArrayRef<const Expr *> Probes) {
   P->Probes.assign(Probes.begin(), Probes.end());
+  P->AnchorProbesAreEntryProbes = P->AnchorProbes == P->Probes;
   P->LiveProbes.clear();
 }
 
@@ -71,10 +72,13 @@ void RankEvaluator::setBufferedSends(bool Buffered) {
 }
 
 void RankEvaluator::setAnchors(ArrayRef<const Stmt *> Anchors,
-                               ArrayRef<const Expr *> Probes) {
+                               ArrayRef<const Expr *> Probes,
+                               bool UntilFirstMessage) {
   P->Anchors.clear();
   P->Anchors.insert(Anchors.begin(), Anchors.end());
   P->AnchorProbes.assign(Probes.begin(), Probes.end());
+  P->AnchorProbesAreEntryProbes = P->AnchorProbes == P->Probes;
+  P->AnchorsUntilFirstMessage = UntilFirstMessage;
   P->LiveProbes.clear();
 }
 
@@ -96,6 +100,7 @@ RankRun RankEvaluator::Impl::run(int64_t TheRank, int64_t TheSize,
   M = Mode::Prefix;
   Out = RankRun();
   AnchorsPassed.clear();
+  MessageSeen = false;
   Reasons.clear();
   Reasons.push_back({"", SourceLocation()}); // Reason 0: none.
   Objects.clear();
@@ -174,12 +179,20 @@ ObjectId RankEvaluator::Impl::newObject(std::string Name, const ValueDecl *Decl,
 }
 
 int64_t RankEvaluator::Impl::sizeOf(QualType T) const {
-  if (T.isNull() || T->isIncompleteType() || T->isDependentType() ||
-      T->isVoidType() || T->isFunctionType())
+  if (T.isNull())
     return 1;
-  if (T->isVariableArrayType())
-    return -1;
-  return Ctx.getTypeSizeInChars(T).getQuantity();
+  auto [It, New] = TypeSizes.try_emplace(
+      T.getCanonicalType().getAsOpaquePtr(), int64_t(1));
+  if (!New)
+    return It->second;
+  if (T->isIncompleteType() || T->isDependentType() || T->isVoidType() ||
+      T->isFunctionType())
+    It->second = 1;
+  else if (T->isVariableArrayType())
+    It->second = -1;
+  else
+    It->second = Ctx.getTypeSizeInChars(T).getQuantity();
+  return It->second;
 }
 
 ObjectId RankEvaluator::Impl::objectOfVar(const VarDecl *V,
@@ -398,8 +411,13 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
     RankOp Marker;
     Marker.K = RankOp::Kind::Marker;
     Marker.Site = S;
-    if (AnchorsPassed.insert(S).second)
-      Marker.Values = probeValues(AnchorProbes);
+    if (AnchorsPassed.insert(S).second &&
+        !(AnchorsUntilFirstMessage && MessageSeen)) {
+      // The region's first statement runs right after its entry, where
+      // the same probes were just evaluated.
+      bool AtEntry = S == R.first() && AnchorProbesAreEntryProbes;
+      Marker.Values = AtEntry ? Out.Probes : probeValues(AnchorProbes);
+    }
     Out.Ops.push_back(std::move(Marker));
   }
   if (!isa<Expr>(S))

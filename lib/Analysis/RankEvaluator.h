@@ -150,9 +150,12 @@ public:
   void setProbes(llvm::ArrayRef<const clang::Expr *> Probes);
 
   /// Statements whose passing the runs record as markers, with the
-  /// values of \p Probes there.
+  /// values of \p Probes there. With \p UntilFirstMessage, only the
+  /// markers a rank passes before its first message carry values (what
+  /// a candidate for an argument needs); the others carry none.
   void setAnchors(llvm::ArrayRef<const clang::Stmt *> Anchors,
-                  llvm::ArrayRef<const clang::Expr *> Probes);
+                  llvm::ArrayRef<const clang::Expr *> Probes,
+                  bool UntilFirstMessage = false);
 
   /// Whether a blocking send returns before its receive is posted (MPI
   /// buffers the message): it copies the data and sends the copy.

@@ -36,6 +36,13 @@ namespace analysis {
 using eval::ObjectId;
 using eval::Value;
 
+namespace eval {
+/// The values the MPI library gives the special ranks and tags.
+struct SpecialRanks {
+  int64_t AnySource, ProcNull, AnyTag;
+};
+} // namespace eval
+
 class RankEvaluator::Impl {
 public:
   Impl(TranslationUnitFacts &TU, const Region &R);
@@ -47,6 +54,10 @@ public:
   llvm::SmallPtrSet<const clang::Stmt *, 8> Anchors;
   bool BufferedSends = false;
   std::vector<const clang::Expr *> AnchorProbes;
+  /// The anchors' probes are the probes of the region's entry.
+  bool AnchorProbesAreEntryProbes = false;
+  /// Anchors passed after the run's first message get no values.
+  bool AnchorsUntilFirstMessage = false;
   /// Per probe: still evaluated (empty: all are).
   std::vector<bool> LiveProbes;
 
@@ -54,6 +65,8 @@ private:
   /// The anchors this run has passed (their probes are evaluated at the
   /// first pass only).
   llvm::SmallPtrSet<const clang::Stmt *, 8> AnchorsPassed;
+  /// Whether the run has sent or received a message (not a local copy).
+  bool MessageSeen = false;
   /// How a statement ended.
   enum class Flow { Normal, Break, Continue, Return, Stop };
   /// Before the region only the slice runs; in it everything runs; after
@@ -163,6 +176,12 @@ private:
   void finishOps();
 
   // --- Per evaluator.
+  std::optional<eval::SpecialRanks> Specials;
+  /// Datatype arguments spelled as a predefined datatype: its size in
+  /// bytes (-1: spelled otherwise).
+  llvm::DenseMap<const clang::Expr *, int64_t> PredefinedBytes;
+  /// Sizes of types, by canonical type.
+  mutable llvm::DenseMap<const void *, int64_t> TypeSizes;
   TranslationUnitFacts &TU;
   clang::ASTContext &Ctx;
   const clang::SourceManager &SM;
