@@ -40,16 +40,17 @@ bool Judge::tooLarge(int64_t P) {
 bool Judge::evaluate(int64_t P, ArrayRef<int64_t> Setting,
                      std::vector<RankRun> &Out, bool &Skip) {
   Skip = false;
-  Out.clear();
-  Out.reserve(P);
+  // The runs of the last evaluation lend their memory to this one's.
+  Out.resize(P);
   for (int64_t Rank = 0; Rank < P; ++Rank) {
-    Out.push_back(Eval.run(Rank, P, Setting));
+    Eval.run(Rank, P, Setting, Out[Rank]);
     ++Runs;
-    const RankRun &Run = Out.back();
+    const RankRun &Run = Out[Rank];
     Deciding |= Run.DecidingInputs;
     Sizing |= Run.CountInputs;
     if (!Run.Stopped)
       continue;
+    Out.resize(Rank + 1); // No stale run of another size stays behind.
     const eval::Reason &Why = *Run.Stopped;
     // An input taking a value the program never gives it (a root past the
     // last rank) is no counter-example.

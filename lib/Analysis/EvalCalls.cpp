@@ -168,7 +168,7 @@ Value RankEvaluator::Impl::callFunction(const FunctionDecl *F,
   Frames.back().This = This;
   for (unsigned I = 0; I < F->getNumParams(); ++I) {
     const ParmVarDecl *Param = F->getParamDecl(I);
-    ObjectId Id = newObject("'" + Param->getNameAsString() + "'", Param,
+    ObjectId Id = newObject(eval::quoted(*Param), Param,
                             M == Mode::Region, sizeOf(Param->getType()));
     Frames.back().Vars[Param] = Id;
     Value Arg = I < Args.size()
@@ -542,7 +542,7 @@ Value RankEvaluator::Impl::construct(const CXXConstructExpr *Construct,
     Frames.back().This = Into.Obj;
     for (unsigned I = 0; I < Def->getNumParams() && I < Args.size(); ++I) {
       const ParmVarDecl *Param = Def->getParamDecl(I);
-      ObjectId Id = newObject("'" + Param->getNameAsString() + "'", Param,
+      ObjectId Id = newObject(eval::quoted(*Param), Param,
                               M == Mode::Region, sizeOf(Param->getType()));
       Frames.back().Vars[Param] = Id;
       if (!Param->getType()->isRecordType() &&
@@ -942,14 +942,13 @@ void RankEvaluator::Impl::finishOps() {
   // that touch a message buffer, and let what waited for a dropped one
   // wait for what it waited for.
   std::vector<RankOp> &Ops = Out.Ops;
-  llvm::DenseMap<ObjectId, std::vector<std::pair<int64_t, int64_t>>> Messages;
+  // By object: a copy into a rank's own block of a message array touches
+  // none of its messages' bytes, but the collective's result all the same.
+  llvm::SmallDenseSet<ObjectId, 8> Messages;
   for (const RankOp &Op : Ops)
     if ((Op.K == RankOp::Kind::Send || Op.K == RankOp::Kind::Recv) &&
         !Op.SelfCopy)
-      Messages[Op.Object].push_back(
-          {Op.Offset, Op.Offset + static_cast<int64_t>(Op.Bytes)});
-  // By object: a copy into a rank's own block of a message array touches
-  // none of its messages' bytes, but the collective's result all the same.
+      Messages.insert(Op.Object);
   auto Touches = [&](const RankOp &Op) { return Messages.count(Op.Object); };
   // Copies join the message buffers they touch, until nothing changes (a
   // chain of copies from a receive buffer to a send buffer).
@@ -966,24 +965,17 @@ void RankEvaluator::Impl::finishOps() {
         continue;
       const RankOp &Into = Ops[I + 1];
       bool Both = Touches(Op) || Touches(Into);
-      if (Both && !(Keep[I] && Keep[I + 1] && Touches(Op) && Touches(Into))) {
-        for (const RankOp *Half : {&Op, &Into}) {
-          auto &Ranges = Messages[Half->Object];
-          std::pair<int64_t, int64_t> Range = {
-              Half->Offset, Half->Offset + static_cast<int64_t>(Half->Bytes)};
-          if (!llvm::is_contained(Ranges, Range)) {
-            Ranges.push_back(Range);
-            Changed = true;
-          }
-        }
-      }
+      if (Both)
+        for (const RankOp *Half : {&Op, &Into})
+          Changed |= Messages.insert(Half->Object).second;
       Keep[I] = Keep[I + 1] = Both;
       ++I;
     }
   }
   std::vector<uint32_t> NewIndex(Ops.size(), UINT32_MAX);
   std::vector<std::vector<uint32_t>> Resolved(Ops.size());
-  std::vector<RankOp> Kept;
+  std::vector<RankOp> &Kept = KeptOps;
+  Kept.clear();
   for (size_t I = 0; I < Ops.size(); ++I) {
     std::vector<uint32_t> After;
     for (uint32_t A : Ops[I].After) {
@@ -1010,7 +1002,7 @@ void RankEvaluator::Impl::finishOps() {
     KeptBefore[I + 1] = KeptBefore[I] + (Keep[I] ? 1 : 0);
   for (RankRead &Read : Out.Reads)
     Read.At = KeptBefore[std::min<size_t>(Read.At, Ops.size())];
-  Ops = std::move(Kept);
+  Ops.swap(Kept);
 }
 
 } // namespace analysis

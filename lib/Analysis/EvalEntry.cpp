@@ -289,7 +289,7 @@ void RankEvaluator::Impl::findInputs() {
     InputBit[D] = static_cast<unsigned>(Inputs.size());
     std::string Name = isStdVector(D->getType().getNonReferenceType())
                            ? "the size of '" + D->getNameAsString() + "'"
-                           : "'" + D->getNameAsString() + "'";
+                           : eval::quoted(*D);
     Inputs.push_back({Name, D, D->getLocation()});
   }
 }
@@ -356,7 +356,7 @@ Value RankEvaluator::Impl::entryValue(const ValueDecl *D, QualType T,
   }
   case EntryValue::Kind::Object: {
     ObjectId Obj =
-        newObject("what '" + D->getNameAsString() + "' points to", D, false);
+        newObject("what " + eval::quoted(*D) + " points to", D, false);
     Objects[Obj].AtEntry = true;
     return Value::pointer(Obj, 0);
   }

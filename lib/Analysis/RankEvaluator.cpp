@@ -52,7 +52,14 @@ RankEvaluator::~RankEvaluator() = default;
 
 RankRun RankEvaluator::run(int64_t Rank, int64_t Size,
                            ArrayRef<int64_t> Setting) {
-  return P->run(Rank, Size, Setting);
+  RankRun Run;
+  P->run(Rank, Size, Setting, Run);
+  return Run;
+}
+
+void RankEvaluator::run(int64_t Rank, int64_t Size, ArrayRef<int64_t> Setting,
+                        RankRun &Into) {
+  P->run(Rank, Size, Setting, Into);
 }
 
 ArrayRef<RegionInput> RankEvaluator::inputs() const { return P->Inputs; }
@@ -90,19 +97,34 @@ RankEvaluator::Impl::Impl(TranslationUnitFacts &TU, const Region &R)
   findInputs();
 }
 
-RankRun RankEvaluator::Impl::run(int64_t TheRank, int64_t TheSize,
-                                 ArrayRef<int64_t> TheSetting) {
+/// Empties \p Run for another run, keeping the memory of its arrays.
+static void recycle(RankRun &Run) {
+  Run.Ops.clear();
+  Run.Stopped.reset();
+  Run.DecidingInputs = Run.CountInputs = Run.ReadInputs = 0;
+  Run.Objects.clear();
+  Run.Comm.reset();
+  Run.Probes.clear();
+  Run.Reached = false;
+  Run.Steps = 0;
+  Run.Reads.clear();
+}
+
+void RankEvaluator::Impl::run(int64_t TheRank, int64_t TheSize,
+                              ArrayRef<int64_t> TheSetting, RankRun &Into) {
   Rank = TheRank;
   Size = TheSize;
   Setting.assign(TheSetting.begin(), TheSetting.end());
   while (Setting.size() < Inputs.size())
     Setting.push_back(RankEvaluator::DefaultInput);
   M = Mode::Prefix;
-  Out = RankRun();
+  Out = std::move(Into);
+  recycle(Out);
   AnchorsPassed.clear();
   MessageSeen = false;
   Reasons.clear();
   Reasons.push_back({"", SourceLocation()}); // Reason 0: none.
+  Objects.swap(Out.Objects);
   Objects.clear();
   Objects.emplace_back(); // The null object.
   Objects.back().Name = "null";
@@ -123,8 +145,8 @@ RankRun RankEvaluator::Impl::run(int64_t TheRank, int64_t TheSize,
   exec(F.getBody());
   finishOps();
   Out.Steps = Steps;
-  Out.Objects = std::move(Objects);
-  return std::move(Out);
+  Out.Objects.swap(Objects);
+  Into = std::move(Out);
 }
 
 //===-- Bookkeeping -------------------------------------------------------===//
@@ -200,7 +222,7 @@ ObjectId RankEvaluator::Impl::objectOfVar(const VarDecl *V,
   if (V->hasGlobalStorage() && !V->isStaticLocal()) {
     auto [It, New] = Globals.try_emplace(V, eval::NullObject);
     if (New) {
-      It->second = newObject("'" + V->getNameAsString() + "'", V, false,
+      It->second = newObject(eval::quoted(*V), V, false,
                              sizeOf(V->getType()));
       Place P{It->second, 0};
       if (!V->getType()->isArrayType() && !V->getType()->isRecordType())
@@ -218,7 +240,7 @@ ObjectId RankEvaluator::Impl::objectOfVar(const VarDecl *V,
       break;
   }
   Frame &Top = Frames.back();
-  ObjectId Id = newObject("'" + V->getNameAsString() + "'", V,
+  ObjectId Id = newObject(eval::quoted(*V), V,
                           M == Mode::Region, sizeOf(V->getType()));
   Top.Vars[V] = Id;
   // A parameter of the region's function, or a variable the run did not
@@ -227,7 +249,7 @@ ObjectId RankEvaluator::Impl::objectOfVar(const VarDecl *V,
       isa<ParmVarDecl>(V)) {
     // A reference parameter is bound to an object of the caller's.
     ObjectId Referent =
-        newObject("what '" + V->getNameAsString() + "' refers to", V, false);
+        newObject("what " + eval::quoted(*V) + " refers to", V, false);
     Objects[Referent].AtEntry = true;
     store(Place{Id, 0}, Ctx.getPointerType(V->getType().getNonReferenceType()),
           Value::pointer(Referent, 0), nullptr);
@@ -597,7 +619,7 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::execDecl(const VarDecl *V) {
   if (V->isStaticLocal() || V->hasExternalStorage())
     return Flow::Normal; // Resolved like a global when read.
   Frame &Top = Frames.back();
-  ObjectId Id = newObject("'" + V->getNameAsString() + "'", V,
+  ObjectId Id = newObject(eval::quoted(*V), V,
                           M == Mode::Region, sizeOf(V->getType()));
   Top.Vars[V] = Id;
   initialize(Place{Id, 0}, V->getType(), V->getInit());

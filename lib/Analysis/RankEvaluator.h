@@ -144,6 +144,10 @@ public:
   /// Runs the region as rank \p Rank of \p Size with the inputs set to
   /// \p Setting (missing ones take their default value).
   RankRun run(int64_t Rank, int64_t Size, llvm::ArrayRef<int64_t> Setting);
+  /// The same into \p Into, reusing the memory of the run it held (the
+  /// judge evaluates thousands of ranks a size).
+  void run(int64_t Rank, int64_t Size, llvm::ArrayRef<int64_t> Setting,
+           RankRun &Into);
 
   /// Expressions to evaluate at the region's entry in every run (the
   /// candidates for a rewrite's arguments); they must not write anything.

@@ -37,6 +37,21 @@ using eval::ObjectId;
 using eval::Value;
 
 namespace eval {
+/// The name of \p D in quotes, as messages write it ("'buf'"). Plain
+/// identifiers are taken as they are: printing a name builds a printing
+/// policy, which costs more than a run of a small region.
+inline std::string quoted(const clang::NamedDecl &D) {
+  if (!D.getDeclName().isIdentifier())
+    return "'" + D.getNameAsString() + "'";
+  llvm::StringRef Name = D.getName();
+  std::string Out;
+  Out.reserve(Name.size() + 2);
+  Out += '\'';
+  Out.append(Name.data(), Name.size());
+  Out += '\'';
+  return Out;
+}
+
 /// The values the MPI library gives the special ranks and tags.
 struct SpecialRanks {
   int64_t AnySource, ProcNull, AnyTag;
@@ -47,7 +62,9 @@ class RankEvaluator::Impl {
 public:
   Impl(TranslationUnitFacts &TU, const Region &R);
 
-  RankRun run(int64_t Rank, int64_t Size, llvm::ArrayRef<int64_t> Setting);
+  /// Runs into \p Into, whose arrays' memory it reuses.
+  void run(int64_t Rank, int64_t Size, llvm::ArrayRef<int64_t> Setting,
+           RankRun &Into);
 
   std::vector<RegionInput> Inputs;
   std::vector<const clang::Expr *> Probes;
@@ -177,6 +194,8 @@ private:
 
   // --- Per evaluator.
   std::optional<eval::SpecialRanks> Specials;
+  /// The operations finishOps keeps, built here to reuse the memory.
+  std::vector<RankOp> KeptOps;
   /// Datatype arguments spelled as a predefined datatype: its size in
   /// bytes (-1: spelled otherwise).
   llvm::DenseMap<const clang::Expr *, int64_t> PredefinedBytes;

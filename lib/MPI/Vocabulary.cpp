@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <string_view>
+#include <unordered_map>
 
 namespace mpilift {
 namespace mpi {
@@ -125,6 +127,8 @@ SendMode sendModeOf(std::string_view Name, Family F) {
 
 struct Table {
   std::array<FunctionInfo, NumFunctions> Functions;
+  /// The functions by name: the analyses look up every call they meet.
+  std::unordered_map<std::string_view, const FunctionInfo *> ByName;
 
   Table() {
     unsigned NextArg = 0;
@@ -143,6 +147,7 @@ struct Table {
       while (NextArg < TotalArgs && ArgumentOwners[NextArg] == F.Id)
         ++NextArg;
       F.NumArgs = NextArg - First;
+      ByName.emplace(F.Name, &F);
     }
     assert(NextArg == TotalArgs && "arguments out of function order");
   }
@@ -171,10 +176,9 @@ const FunctionInfo &info(FunctionId Id) {
 const FunctionInfo *lookup(std::string_view Name) {
   if (Name.substr(0, 5) == "PMPI_")
     Name.remove_prefix(1);
-  for (const FunctionInfo &F : table().Functions)
-    if (Name == F.Name)
-      return &F;
-  return nullptr;
+  const auto &ByName = table().ByName;
+  auto It = ByName.find(Name);
+  return It == ByName.end() ? nullptr : It->second;
 }
 
 const FunctionInfo *begin() { return table().Functions.data(); }
