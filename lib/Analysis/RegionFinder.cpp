@@ -71,6 +71,10 @@ private:
   bool holdsUnclaimed(const Stmt *S) const;
   void scan(const CompoundStmt *B);
   void claim(const Region &R);
+  /// Forgets the refusals of smaller regions inside \p R, which is proven:
+  /// its rewrite replaces their calls too (the inner loop of a recursive
+  /// doubling is no collective alone; the whole exchange is).
+  void dropRefusalsInside(const Region &R);
   ManualCollective finding(const Region &R, const Verdict &V);
   void checkSourceForm(const RegionEdits &Edits, ManualCollective &C);
   void checkStatus(const Region &R, const RegionEdits &Edits,
@@ -105,6 +109,15 @@ void Finder::claim(const Region &R) {
           Claimed.insert(Call);
       return false;
     });
+}
+
+void Finder::dropRefusalsInside(const Region &R) {
+  SourceRange Outer = R.range();
+  llvm::erase_if(Found, [&](const ManualCollective &C) {
+    return !C.Region && !SM.isBeforeInTranslationUnit(C.Range.getBegin(),
+                                                      Outer.getBegin()) &&
+           !SM.isBeforeInTranslationUnit(Outer.getEnd(), C.Range.getEnd());
+  });
 }
 
 /// Whether \p V refused because a rank's own block is left alone: the
@@ -152,6 +165,8 @@ void Finder::scan(const CompoundStmt *B) {
           }
         }
       }
+      if (V.Proof)
+        dropRefusalsInside(R);
       if (V.Proof || V.Looks)
         Found.push_back(finding(R, V));
       claim(R);

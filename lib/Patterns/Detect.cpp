@@ -1327,6 +1327,7 @@ private:
         Steps.insert(OpStep[*Writer]);
         Steps.insert(OpStep[M.PeerOf[*Writer]]);
       }
+      addEmptyStepsBetween(Streams, Used, Steps);
       Candidate Cand;
       uint64_t Runs = 0;
       if (!compact(Streams, Steps, Cand, Runs))
@@ -1344,6 +1345,27 @@ private:
       addSites(P, Cand, Streams);
       Found.push_back(std::move(P));
     }
+  }
+
+  /// Adds to \p Steps the messages of no bytes that lie, on each rank,
+  /// between the first and the last of its steps: they move no data, so
+  /// the dataflow names no writer for them, but they are calls of the same
+  /// exchange (a recursive doubling that sends the blocks a partner group
+  /// lacks, none at a power of two).
+  static void addEmptyStepsBetween(const std::vector<Stream> &Streams,
+                                   const std::vector<std::vector<size_t>> &Used,
+                                   std::set<std::pair<int, size_t>> &Steps) {
+    std::map<int, std::pair<size_t, size_t>> Span;
+    for (const auto &[R, K] : Steps) { // Ordered by rank, then position.
+      auto [It, New] = Span.try_emplace(R, K, K);
+      if (!New)
+        It->second.second = K;
+    }
+    for (const auto &[R, FirstLast] : Span)
+      for (size_t K : Used[R])
+        if (K > FirstLast.first && K < FirstLast.second &&
+            Streams[R][K].Bytes == 0)
+          Steps.insert({R, K});
   }
 
   /// Whether the occurrence \p Steps (one per rank: the last, which the
