@@ -386,16 +386,9 @@ Value RankEvaluator::Impl::libraryCall(const CallExpr *Call,
                            AintT, Call->getArg(2));
         Value Type = load(Place{Types.Obj, Types.I + I * sizeOf(TypeT)}, TypeT,
                           Call->getArg(3));
-        if (Type.isPointer() && Type.Obj != eval::NullObject) {
-          // A predefined handle stored in the array: its C type's size.
-          const eval::Object &O = Objects[Type.Obj];
-          if (const auto *V = dyn_cast_or_null<VarDecl>(O.Decl))
-            if (const PredefinedDatatype *D = predefinedDatatype(
-                    "MPI_" + StringRef(V->getName()).drop_front(8).upper()))
-              Type = Value::datatype(
-                  Ctx.getTypeSizeInChars(Ctx.*(D->Type)).getQuantity(),
-                  Ctx.getTypeSizeInChars(Ctx.*(D->Type)).getQuantity());
-        }
+        // A predefined handle stored in the array: its C type's size.
+        if (std::optional<Value> Predefined = predefinedHandle(Type))
+          Type = *Predefined;
         if (!Len.isInt() || !Displ.isInt() || Type.K != Value::Kind::Datatype) {
           stop("the blocks of MPI_Type_create_struct cannot be followed",
                Call->getBeginLoc());
@@ -598,8 +591,29 @@ std::optional<Value> RankEvaluator::Impl::datatypeOf(const Expr *Type) {
   Value V = eval(Type);
   if (V.K == Value::Kind::Datatype)
     return V;
+  // A predefined datatype that reached the call through a variable or a
+  // function (`MpiType<T>::get()` returning MPI_DOUBLE).
+  if (std::optional<Value> Predefined = predefinedHandle(V))
+    return Predefined;
   stopWith(V, "the datatype", Type);
   return std::nullopt;
+}
+
+std::optional<Value> RankEvaluator::Impl::predefinedHandle(const Value &V) {
+  // Open MPI's MPI_DOUBLE is the address of its global ompi_mpi_double.
+  if (!V.isPointer() || V.Obj == eval::NullObject || V.I != 0)
+    return std::nullopt;
+  const auto *Var = dyn_cast_or_null<VarDecl>(Objects[V.Obj].Decl);
+  if (!Var || !Var->hasGlobalStorage() || !Var->getDeclName().isIdentifier())
+    return std::nullopt;
+  StringRef Name = Var->getName();
+  if (!Name.consume_front("ompi_mpi_"))
+    return std::nullopt;
+  const PredefinedDatatype *D = predefinedDatatype("MPI_" + Name.upper());
+  if (!D)
+    return std::nullopt;
+  int64_t Bytes = Ctx.getTypeSizeInChars(Ctx.*(D->Type)).getQuantity();
+  return Value::datatype(Bytes, Bytes);
 }
 
 void RankEvaluator::Impl::addOp(RankOp Op, bool Blocking) {

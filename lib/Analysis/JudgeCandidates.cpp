@@ -20,14 +20,16 @@ namespace analysis {
 namespace judge {
 
 bool usable(const Expr *E, const Region &R, const ASTContext &Ctx) {
-  // Calls count apart: a container's accessors are the only ones allowed.
+  // Calls count apart: a container's accessors and functions that only
+  // return a value without side effects are the only ones allowed.
   if (E->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false) ||
       E->isValueDependent() || E->isTypeDependent())
     return false;
   const SourceManager &SM = Ctx.getSourceManager();
   return !findFirst(E, [&](const Stmt *S) {
     if (isa<CallExpr>(S) || isa<CXXThisExpr>(S))
-      return isa<CallExpr>(S) && !isContainerAccessor(cast<Expr>(S));
+      return isa<CallExpr>(S) && !isContainerAccessor(cast<Expr>(S)) &&
+             !isPureAccessor(cast<CallExpr>(S));
     const auto *Ref = dyn_cast<DeclRefExpr>(S);
     const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     return V && R.contains(V, SM);

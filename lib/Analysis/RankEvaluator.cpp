@@ -427,7 +427,9 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
   if (!tick(S))
     return Flow::Stop;
   // Before the region only what leads to it or what the region needs runs.
-  if (M == Mode::Prefix && !onPath(S) && !writesNeeded(S))
+  // A function called from there runs whole: its call is needed, and so is
+  // what it returns (`int src = source(rank, size);`).
+  if (M == Mode::Prefix && Depth == 0 && !onPath(S) && !writesNeeded(S))
     return Flow::Normal;
   if (M == Mode::Region && Anchors.count(S)) {
     RankOp Marker;

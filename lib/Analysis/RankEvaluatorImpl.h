@@ -189,6 +189,8 @@ private:
                    const clang::Stmt *Site);
   void completeRequest(const Value &Request, const clang::Expr *Where);
   std::optional<Value> datatypeOf(const clang::Expr *Type);
+  /// The datatype a predefined handle's value stands for, if it is one.
+  std::optional<Value> predefinedHandle(const Value &V);
   void addOp(RankOp Op, bool Blocking);
   void finishOps();
 

@@ -154,6 +154,12 @@ bool isPureArithmeticCall(const clang::CallExpr *Call);
 /// reads.
 bool isContainerAccessor(const clang::Expr *E);
 
+/// Whether \p Call's callee is a function whose body is `return E;` with
+/// no side effects in E nor in the call's arguments (a traits class's
+/// `static MPI_Datatype get() { return MPI_DOUBLE; }`, a getter): calling
+/// it once or many times is the same.
+bool isPureAccessor(const clang::CallExpr *Call);
+
 } // namespace analysis
 } // namespace mpilift
 

@@ -498,6 +498,8 @@ std::vector<UnjudgedCalls> Finder::unjudged() const {
 std::vector<ManualCollective>
 findEvaluatedCollectives(TranslationUnitFacts &TU, const FunctionDecl &F,
                          std::vector<UnjudgedCalls> *Unjudged) {
+  if (F.isDependentContext())
+    return findEvaluatedInTemplate(TU, F, Unjudged);
   Finder Find(TU, F);
   std::vector<ManualCollective> Found = Find.run();
   if (Unjudged)

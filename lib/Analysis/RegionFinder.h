@@ -35,6 +35,15 @@ std::vector<ManualCollective>
 findEvaluatedCollectives(TranslationUnitFacts &TU, const clang::FunctionDecl &F,
                          std::vector<UnjudgedCalls> *Unjudged = nullptr);
 
+/// The same for a function template \p F (TemplateInstances.cpp): its
+/// instantiations in this unit, each evaluated; a finding proven in every
+/// one of them alike is proven for the template's text, any other is
+/// refused. Nothing for templates defined outside the main file, or never
+/// instantiated.
+std::vector<ManualCollective>
+findEvaluatedInTemplate(TranslationUnitFacts &TU, const clang::FunctionDecl &F,
+                        std::vector<UnjudgedCalls> *Unjudged = nullptr);
+
 } // namespace analysis
 } // namespace mpilift
 

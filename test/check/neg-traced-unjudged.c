@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
     ierr = MPI_Recv(buf, LEN, MPI_DOUBLE, c.order[pos - 1], 9, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE);
   // CHECK: :[[@LINE-2]]:12: warning: point-to-point messages the trace shows as a broadcast (the trace; static analysis could not judge them); not rewritten: input-independence refused [mpilift-manual-bcast]
-  // CHECK: note: input-independence: the condition 'c.order[pos] != c.rank' cannot be evaluated: the content of 'c' is not followed here
+  // CHECK: :27:3: note: input-independence: the condition 'c.order[pos] != c.rank' cannot be evaluated: 'all' is written by a call of 'qsort'
   if (pos < c.size - 1)
     ierr = MPI_Send(buf, LEN, MPI_DOUBLE, c.order[pos + 1], 9, MPI_COMM_WORLD);
   printf("%d: %g %g\n", c.rank, buf[1], buf[LEN - 1]);
