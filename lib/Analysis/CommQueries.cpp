@@ -235,6 +235,26 @@ std::optional<QueryValue> globalQuery(const VarDecl *Global,
 
 } // namespace
 
+const MemberExpr *getterField(const Expr *E) {
+  const auto *Call = E ? dyn_cast<CXXMemberCallExpr>(E->IgnoreParenImpCasts())
+                       : nullptr;
+  const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+  const FunctionDecl *Def = nullptr;
+  if (!Method || Call->getNumArgs() != 0 || !Method->hasBody(Def) || !Def)
+    return nullptr;
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+  if (!Body || Body->size() != 1)
+    return nullptr;
+  const auto *Return = dyn_cast<ReturnStmt>(Body->body_front());
+  const Expr *Value = Return ? Return->getRetValue() : nullptr;
+  const auto *Member =
+      Value ? dyn_cast<MemberExpr>(Value->IgnoreParenImpCasts()) : nullptr;
+  if (!Member || !isa<FieldDecl>(Member->getMemberDecl()) ||
+      !isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+    return nullptr;
+  return Member;
+}
+
 CommKey commKey(const Expr *E, const ASTContext &Context) {
   CommKey Key;
   if (!E)
@@ -258,6 +278,8 @@ CommKey commKey(const Expr *E, const ASTContext &Context) {
   }
   if (const auto *Member = dyn_cast<MemberExpr>(E))
     Key.Decl = Member->getMemberDecl();
+  else if (const MemberExpr *Field = getterField(E))
+    Key.Decl = Field->getMemberDecl();
   return Key;
 }
 
@@ -295,6 +317,8 @@ std::optional<QueryValue> queryValueOf(const ValueDecl *D,
       Passed = Ref->getDecl();
     else if (const auto *Member = dyn_cast<MemberExpr>(Arg))
       Passed = Member->getMemberDecl();
+    else if (const MemberExpr *Field = getterField(Arg))
+      Passed = Field->getMemberDecl();
     if (!Passed)
       return std::nullopt;
     std::optional<QueryValue> There =

@@ -39,6 +39,12 @@ struct CommKey {
   bool operator!=(const CommKey &O) const { return !(*this == O); }
 };
 
+/// The field a getter call returns: `team.rank()` where
+/// `int rank() const { return rank_; }` (a member function whose body
+/// returns a field of its own object and does nothing else). Null for any
+/// other expression.
+const clang::MemberExpr *getterField(const clang::Expr *E);
+
 /// The communicator \p E names in \p Where; invalid when it is anything
 /// else (a call, an array element).
 CommKey commKey(const clang::Expr *E, const clang::ASTContext &Context);

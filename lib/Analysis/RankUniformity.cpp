@@ -244,6 +244,9 @@ std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E))
     if (isSizeQuery(Call))
       return containerSize(Call, Where, Depth);
+  // A getter of a field: what the field holds (`team.size()`).
+  if (const MemberExpr *Field = getterField(E))
+    return valueOf(Field, Where, Depth);
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     if (!isPureArithmeticCall(Call))
       return Fail("the value comes from a call of " +
