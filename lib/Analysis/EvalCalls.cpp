@@ -72,6 +72,18 @@ bool isHarmless(StringRef Name) {
       .Default(false);
 }
 
+/// The C library's functions that write a string into their first
+/// argument.
+bool isStringWriter(StringRef Name, const FunctionDecl &F) {
+  const DeclContext *Context = F.getDeclContext();
+  if (F.hasBody() || !(Context->isTranslationUnit() ||
+                       Context->isExternCContext() || Context->isStdNamespace()))
+    return false;
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("snprintf", "sprintf", "strcpy", "strncpy", "strcat", true)
+      .Default(false);
+}
+
 } // namespace
 
 //===-- Dispatch ----------------------------------------------------------===//
@@ -242,21 +254,11 @@ Value RankEvaluator::Impl::libraryCall(const CallExpr *Call,
     std::optional<int64_t> N = needInt(Arg(2), Call->getArg(2), "the size");
     if (!N || !To.isPointer())
       return Value::unknown(0);
-    eval::Object &O = Objects[To.Obj];
-    for (auto It = O.Cells.lower_bound(To.I);
-         It != O.Cells.end() && It->first < To.I + *N;)
-      It = O.Cells.erase(It);
-    if (M == Mode::Region) {
-      RankOp Op;
-      Op.K = RankOp::Kind::Local;
-      Op.Object = To.Obj;
-      Op.Offset = To.I;
-      Op.Bytes = *N;
-      Op.Site = Call;
-      addOp(std::move(Op), true);
-    }
+    writeLocally(Place{To.Obj, To.I}, *N, Call);
     return To;
   }
+  if (isStringWriter(Name, *F))
+    return writeString(Call, Name);
   if ((Name == "copy" || Name == "copy_n") && F->isInStdNamespace() &&
       Call->getNumArgs() == 3) {
     Value First = Arg(0), Out2 = Arg(2);
@@ -572,6 +574,65 @@ Value RankEvaluator::Impl::construct(const CXXConstructExpr *Construct,
                  "' that is not followed",
              Construct->getBeginLoc());
   return Value::pointer(Into.Obj, Into.Off);
+}
+
+void RankEvaluator::Impl::writeLocally(Place To, int64_t Bytes,
+                                       const Stmt *Site) {
+  eval::Object &O = Objects[To.Obj];
+  for (auto It = O.Cells.lower_bound(To.Off);
+       It != O.Cells.end() && It->first < To.Off + Bytes;)
+    It = O.Cells.erase(It);
+  if (M != Mode::Region)
+    return;
+  RankOp Op;
+  Op.K = RankOp::Kind::Local;
+  Op.Object = To.Obj;
+  Op.Offset = To.Off;
+  Op.Bytes = Bytes;
+  Op.Site = Site;
+  addOp(std::move(Op), true);
+}
+
+Value RankEvaluator::Impl::writeString(const CallExpr *Call, StringRef Name) {
+  if (Call->getNumArgs() < 2)
+    return unknown("a call of '" + Name.str() + "'", Call->getBeginLoc());
+  // What it formats or copies is read, as printing reads it.
+  if (M == Mode::Region)
+    for (const Expr *A : llvm::drop_begin(Call->arguments())) {
+      Tolerant = true;
+      eval(A);
+      Tolerant = false;
+      ProbeFailed = false;
+    }
+  Value To = eval(Call->getArg(0));
+  if (!To.isPointer() || To.Obj == eval::NullObject) {
+    stopWith(To, "the buffer of", Call);
+    return Value::unknown(0);
+  }
+  // How much it may write: the size it is given, or else the rest of the
+  // object (the string's length is not followed).
+  int64_t Bytes = -1;
+  if (Name == "snprintf" || Name == "strncpy") {
+    std::optional<int64_t> N =
+        needInt(eval(Call->getArg(Name == "snprintf" ? 1 : 2)),
+                Call->getArg(Name == "snprintf" ? 1 : 2), "the size");
+    if (!N)
+      return Value::unknown(0);
+    Bytes = *N;
+  } else if (Objects[To.Obj].Bytes >= To.I) {
+    Bytes = Objects[To.Obj].Bytes - To.I;
+  }
+  if (Bytes < 0) {
+    stop("how much '" + Name.str() + "' writes into " +
+             Objects[To.Obj].Name + " is not known",
+         Call->getBeginLoc());
+    return Value::unknown(0);
+  }
+  writeLocally(Place{To.Obj, To.I}, Bytes, Call);
+  if (Name == "snprintf" || Name == "sprintf")
+    return unknown("the length '" + Name.str() + "' returns",
+                   Call->getBeginLoc());
+  return To;
 }
 
 //===-- MPI ---------------------------------------------------------------===//

@@ -162,6 +162,10 @@ void RankEvaluator::Impl::stop(std::string Text, SourceLocation Loc,
     ProbeFailed = true;
     return;
   }
+  // A reason found inside a system header (a std::vector's operator[])
+  // is shown at the statement of the region's function that got there.
+  if (Loc.isValid() && Outer && SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
+    Loc = Outer->getBeginLoc();
   if (!Out.Stopped)
     Out.Stopped = eval::Reason{std::move(Text), Loc, MissingPeer};
 }

@@ -185,6 +185,10 @@ private:
                                   mpi::Role Buffer, mpi::Role Count,
                                   mpi::Role Type, mpi::Role Peer, mpi::Role Tag,
                                   bool Blocking);
+  /// The rank writes \p Bytes of its own data at \p To (memset, a string).
+  void writeLocally(Place To, int64_t Bytes, const clang::Stmt *Site);
+  /// snprintf, sprintf, strcpy, strncpy, strcat into their first argument.
+  Value writeString(const clang::CallExpr *Call, llvm::StringRef Name);
   void copyLocally(Place From, Place To, uint64_t Bytes,
                    const clang::Stmt *Site);
   void completeRequest(const Value &Request, const clang::Expr *Where);

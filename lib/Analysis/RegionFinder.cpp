@@ -201,15 +201,27 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   C.Calls = Edits.Calls;
   C.RootCall = C.Calls.empty() ? nullptr : C.Calls.front();
   // The finding points at the statement (a loop, an `if`) holding the
-  // first call, as a reader looks for it: the innermost loop around it in
-  // the region, else the statement of a block that holds it.
+  // calls, as a reader looks for it: the innermost loop in the region
+  // around the first call, else the statement of a block that holds it. A
+  // star's finding is about the root's loop ("loop of point-to-point
+  // sends"): the first call in a loop, even when the others' receive
+  // comes first.
   const Stmt *At = C.RootCall;
-  for (const Stmt *S = At ? enclosingStmt(*At, Ctx) : nullptr;
-       S && R.contains(S, SM); S = enclosingStmt(*S, Ctx))
-    if (isLoop(S)) {
-      At = S;
+  for (const CallExpr *Call : C.Calls) {
+    if (C.Topology != ManualTopology::Star && Call != C.RootCall)
+      break;
+    const Stmt *Loop = nullptr;
+    for (const Stmt *S = enclosingStmt(*Call, Ctx); S && R.contains(S, SM);
+         S = enclosingStmt(*S, Ctx))
+      if (isLoop(S)) {
+        Loop = S;
+        break;
+      }
+    if (Loop) {
+      At = Loop;
       break;
     }
+  }
   while (At && !isLoop(At)) {
     const Stmt *Parent = parentStmt(*At, Ctx);
     if (!Parent)
