@@ -271,13 +271,13 @@ std::optional<Observation> Judge::observe(int64_t P,
                      " collectives and " + std::to_string(D.Residual.size()) +
                      " other transfers)";
   else if (!D.Collectives[0].onAllProcesses(static_cast<cg::Rank>(P)))
-    What = std::string("a ") + cg::name(D.Collectives[0].Kind) + " over " +
+    What = withArticle(cg::name(D.Collectives[0].Kind)) + " over " +
            std::to_string(D.Collectives[0].Group.size()) + " of them";
   else if (D.Collectives[0].Parts != 1)
-    What = std::string("a ") + cg::name(D.Collectives[0].Kind) + " of " +
+    What = withArticle(cg::name(D.Collectives[0].Kind)) + " of " +
            std::to_string(D.Collectives[0].Parts) + " separate blocks";
   else if (!manualKind(D.Collectives[0].Kind))
-    What = std::string("a ") + cg::name(D.Collectives[0].Kind) +
+    What = withArticle(cg::name(D.Collectives[0].Kind)) +
            " (blocks of different sizes), which is not rewritten yet";
   if (!What.empty()) {
     refuse(SafetyCheck::ScaleIndependence,
@@ -301,17 +301,22 @@ std::optional<Observation> Judge::observe(int64_t P,
     V.Looks = O.Kind;
   } else if (O.Kind != *Reference) {
     refuse(SafetyCheck::ScaleIndependence,
-           "at " + processes(P) + " the messages form a " +
-               collectiveNoun(O.Kind).str() + ", at " +
-               processes(ReferenceSize) + " a " +
-               collectiveNoun(*Reference).str(),
+           "at " + processes(P) + " the messages form " +
+               withArticle(collectiveNoun(O.Kind)) + ", at " +
+               processes(ReferenceSize) + " " +
+               withArticle(collectiveNoun(*Reference)),
            regionLoc());
     return std::nullopt;
   }
   if (!shape(P, C, Self, O))
     return std::nullopt;
-  if (P >= 3)
-    V.Topology = topologyOf(O, Runs);
+  if (P >= 3) {
+    // A ring whose root rotates is a chain at the settings where the root
+    // is where a chain would start: once a ring, a ring.
+    ManualTopology T = topologyOf(O, Runs);
+    if (!(T == ManualTopology::Chain && V.Topology == ManualTopology::Ring))
+      V.Topology = T;
+  }
   return O;
 }
 
@@ -384,8 +389,35 @@ ManualTopology Judge::topologyOf(const Observation &O,
   for (int64_t Rank = 0; Rank < P; ++Rank)
     if (Rank != O.Root && (Messages(Rank, In) != 1 || Messages(Rank, Out) > 1))
       return ManualTopology::Tree;
-  return Messages(O.Root, In) == 1 ? ManualTopology::Ring
-                                   : ManualTopology::Chain;
+  if (Messages(O.Root, In) == 1)
+    return ManualTopology::Ring; // It closes at the root.
+  // A path along the cycle of ranks that passes from the last rank to the
+  // first (or back) is a ring that does not close: its root is not where a
+  // chain starts.
+  auto NextOf = [&](int64_t Rank) -> int64_t {
+    for (const RankOp &Op : Runs[Rank].Ops)
+      if (Op.K == Out && !Op.SelfCopy)
+        return Op.Peer;
+    return -1;
+  };
+  int64_t Step = 0;
+  bool Wraps = false;
+  for (int64_t Rank = O.Root, Hops = 0; Hops < P; ++Hops) {
+    int64_t Next = NextOf(Rank);
+    if (Next < 0)
+      break;
+    int64_t Here = 0; // The hop's direction along the cycle.
+    if ((Next - Rank + P) % P == 1)
+      Here = 1;
+    else if ((Rank - Next + P) % P == 1)
+      Here = -1;
+    if (Here == 0 || (Step != 0 && Here != Step))
+      return ManualTopology::Chain;
+    Step = Here;
+    Wraps |= (Step == 1) != (Next > Rank);
+    Rank = Next;
+  }
+  return Wraps ? ManualTopology::Ring : ManualTopology::Chain;
 }
 
 bool Judge::shape(int64_t P, const cg::Collective &C,
@@ -713,10 +745,12 @@ Closure regionCloses(TranslationUnitFacts &TU, const Region &R) {
   Closure Result;
   // One size's runs into a graph: nothing when a run stops, false when
   // the operations make no valid graph.
+  bool DecidingRead = false;
   auto Build = [&](int64_t P, ArrayRef<int64_t> Setting, cg::Graph &G,
                    RankRun &Stopped) -> std::optional<bool> {
     for (int64_t Rank = 0; Rank < P; ++Rank) {
       RankRun Run = Eval.run(Rank, P, Setting);
+      DecidingRead |= (Run.DecidingInputs & Run.ReadInputs) != 0;
       if (Run.Stopped) {
         Stopped = std::move(Run);
         return std::nullopt;
@@ -764,9 +798,21 @@ Closure regionCloses(TranslationUnitFacts &TU, const Region &R) {
     }
     if (!*Ran)
       return Result;
-    cg::Matching M;
-    cg::Status S = cg::match(G, M);
-    if (!S.ok() && (!M.Unmatched.empty() || !M.NeverReady.empty()))
+    auto Matches = [](const cg::Graph &G) {
+      cg::Matching M;
+      cg::Status S = cg::match(G, M);
+      return S.ok() || (M.Unmatched.empty() && M.NeverReady.empty());
+    };
+    if (Matches(G))
+      continue;
+    // The default value of an input that decides control flow may be no
+    // rank at all (a ring's root of 3 at 3 processes, so that every rank
+    // receives): the first rank instead, as above.
+    G = cg::Graph(static_cast<cg::Rank>(P));
+    if (!DecidingRead ||
+        Build(P, std::vector<int64_t>(Eval.inputs().size(), 0), G,
+              Stopped) != std::optional<bool>(true) ||
+        !Matches(G))
       return Result;
   }
   Result.S = Closure::State::Closes;

@@ -76,6 +76,11 @@ StringRef ruleId(ManualKind Kind) {
   llvm_unreachable("unknown collective");
 }
 
+std::string withArticle(StringRef Noun) {
+  bool Vowel = !Noun.empty() && StringRef("aeiou").contains(Noun.front());
+  return (Vowel ? "an " : "a ") + Noun.str();
+}
+
 StringRef topologyName(ManualTopology Topology) {
   switch (Topology) {
   case ManualTopology::Star:

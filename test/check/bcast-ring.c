@@ -7,7 +7,7 @@
 // root's rounds repeat as the paper's templates require; `mpilift detect`
 // grows each round from its messages instead and finds one chain whose
 // root changes, which the finding cites. The static proof decides the
-// rewrite.
+// rewrite: rank-space evaluation, with every root at every size.
 // RUN: %check-rewrite rewrite %s %t --trace | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 #include <mpi.h>
@@ -25,10 +25,11 @@ static void ring_bcast(int *x, int root, int rank, int numtasks) {
     if (next != root)
       MPI_Send(x, 1, MPI_INT, next, 3, MPI_COMM_WORLD);
   }
-  // CHECK-FIXES: int prev = (rank - 1 + numtasks) % numtasks;
-  // CHECK-FIXES-NEXT: MPI_Bcast(x, 1, MPI_INT, root, MPI_COMM_WORLD);
-  // CHECK-FIXES-NEXT: }
 }
+// The neighbours were only the messages' peers: they go with them.
+// CHECK-FIXES: static void ring_bcast(int *x, int root, int rank, int numtasks) {
+// CHECK-FIXES-NEXT: MPI_Bcast(x, 1, MPI_INT, root, MPI_COMM_WORLD);
+// CHECK-FIXES-NEXT: }
 
 int main(int argc, char **argv) {
   int rank, numtasks;

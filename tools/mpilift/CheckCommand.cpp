@@ -420,12 +420,6 @@ std::optional<analysis::ManualKind> manualKindNamed(StringRef Name) {
   return std::nullopt;
 }
 
-/// "a bcast", "an allgather".
-std::string withArticle(StringRef Name) {
-  bool Vowel = !Name.empty() && StringRef("aeiou").contains(Name.front());
-  return (Vowel ? "an " : "a ") + Name.str();
-}
-
 /// "loop of point-to-point sends implements a broadcast", ...
 std::string patternPhrase(const analysis::ManualCollective &C) {
   std::string Shape;
@@ -803,7 +797,7 @@ private:
                              ? *Kind
                              : analysis::collectiveNoun(*Manual).str();
       std::string Head = "point-to-point messages the trace shows as " +
-                         withArticle(Noun) +
+                         analysis::withArticle(Noun) +
                          " (the trace; static analysis could not judge "
                          "them)";
       F.Message =

@@ -51,6 +51,9 @@ enum class ManualTopology {
 /// "star", "ring", "chain".
 llvm::StringRef topologyName(ManualTopology Topology);
 
+/// \p Noun with its indefinite article: "a bcast", "an allgather".
+std::string withArticle(llvm::StringRef Noun);
+
 /// The safety checks; their names appear in diagnostics and in
 /// docs/checks/.
 enum class SafetyCheck {
