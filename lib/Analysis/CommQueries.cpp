@@ -239,14 +239,9 @@ const MemberExpr *getterField(const Expr *E) {
   const auto *Call = E ? dyn_cast<CXXMemberCallExpr>(E->IgnoreParenImpCasts())
                        : nullptr;
   const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
-  const FunctionDecl *Def = nullptr;
-  if (!Method || Call->getNumArgs() != 0 || !Method->hasBody(Def) || !Def)
+  if (!Method || Call->getNumArgs() != 0)
     return nullptr;
-  const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
-  if (!Body || Body->size() != 1)
-    return nullptr;
-  const auto *Return = dyn_cast<ReturnStmt>(Body->body_front());
-  const Expr *Value = Return ? Return->getRetValue() : nullptr;
+  const Expr *Value = soleReturnValue(*Method);
   const auto *Member =
       Value ? dyn_cast<MemberExpr>(Value->IgnoreParenImpCasts()) : nullptr;
   if (!Member || !isa<FieldDecl>(Member->getMemberDecl()) ||

@@ -582,15 +582,8 @@ void RankEvaluator::Impl::writeLocally(Place To, int64_t Bytes,
   for (auto It = O.Cells.lower_bound(To.Off);
        It != O.Cells.end() && It->first < To.Off + Bytes;)
     It = O.Cells.erase(It);
-  if (M != Mode::Region)
-    return;
-  RankOp Op;
-  Op.K = RankOp::Kind::Local;
-  Op.Object = To.Obj;
-  Op.Offset = To.Off;
-  Op.Bytes = Bytes;
-  Op.Site = Site;
-  addOp(std::move(Op), true);
+  if (M == Mode::Region)
+    addLocalWrite(To, Bytes, Site);
 }
 
 Value RankEvaluator::Impl::writeString(const CallExpr *Call, StringRef Name) {

@@ -359,6 +359,11 @@ void RankEvaluator::Impl::store(Place P, QualType T, const Value &V,
     copyLocally(Place{Fresh, 0}, P, Bytes, Site);
     return;
   }
+  addLocalWrite(P, Bytes, Site);
+}
+
+void RankEvaluator::Impl::addLocalWrite(Place P, int64_t Bytes,
+                                        const Stmt *Site) {
   RankOp Op;
   Op.K = RankOp::Kind::Local;
   Op.Object = P.Obj;

@@ -185,6 +185,8 @@ private:
                                   mpi::Role Buffer, mpi::Role Count,
                                   mpi::Role Type, mpi::Role Peer, mpi::Role Tag,
                                   bool Blocking);
+  /// Records a write of the rank's own data as an operation.
+  void addLocalWrite(Place P, int64_t Bytes, const clang::Stmt *Site);
   /// The rank writes \p Bytes of its own data at \p To (memset, a string).
   void writeLocally(Place To, int64_t Bytes, const clang::Stmt *Site);
   /// snprintf, sprintf, strcpy, strncpy, strcat into their first argument.

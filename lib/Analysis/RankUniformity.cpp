@@ -117,21 +117,14 @@ bool isContainerAccessor(const Expr *E) {
 
 bool isPureAccessor(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
-  const FunctionDecl *Def = nullptr;
-  if (!Callee || !Callee->hasBody(Def) || !Def)
+  const Expr *Value = Callee ? soleReturnValue(*Callee) : nullptr;
+  if (!Value)
     return false;
-  const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
-  if (!Body || Body->size() != 1)
-    return false;
-  const auto *Return = dyn_cast<ReturnStmt>(Body->body_front());
-  const Expr *Value = Return ? Return->getRetValue() : nullptr;
   // No call inside either (a call may change what the next one returns).
-  return Value &&
-         !Value->HasSideEffects(Def->getASTContext(),
-                                /*IncludePossibleEffects=*/true) &&
+  const ASTContext &Ctx = Callee->getASTContext();
+  return !Value->HasSideEffects(Ctx, /*IncludePossibleEffects=*/true) &&
          llvm::all_of(Call->arguments(), [&](const Expr *Arg) {
-           return !Arg->HasSideEffects(Def->getASTContext(),
-                                       /*IncludePossibleEffects=*/true);
+           return !Arg->HasSideEffects(Ctx, /*IncludePossibleEffects=*/true);
          });
 }
 

@@ -109,6 +109,20 @@ inline bool accessesThroughPointer(const clang::Stmt *S) {
          }) != nullptr;
 }
 
+/// What the body of \p F's definition returns when that body is a single
+/// `return E;` (a getter, a traits function); null otherwise.
+inline const clang::Expr *soleReturnValue(const clang::FunctionDecl &F) {
+  const clang::FunctionDecl *Def = nullptr;
+  if (!F.hasBody(Def) || !Def)
+    return nullptr;
+  const auto *Body =
+      clang::dyn_cast_or_null<clang::CompoundStmt>(Def->getBody());
+  if (!Body || Body->size() != 1)
+    return nullptr;
+  const auto *Return = clang::dyn_cast<clang::ReturnStmt>(Body->body_front());
+  return Return ? Return->getRetValue() : nullptr;
+}
+
 } // namespace analysis
 } // namespace mpilift
 
