@@ -810,8 +810,8 @@ Closure regionCloses(TranslationUnitFacts &TU, const Region &R) {
     // receives): the first rank instead, as above.
     G = cg::Graph(static_cast<cg::Rank>(P));
     if (!DecidingRead ||
-        Build(P, std::vector<int64_t>(Eval.inputs().size(), 0), G,
-              Stopped) != std::optional<bool>(true) ||
+        Build(P, std::vector<int64_t>(Eval.inputs().size(), 0), G, Stopped) !=
+            std::optional<bool>(true) ||
         !Matches(G))
       return Result;
   }

@@ -236,8 +236,8 @@ std::optional<QueryValue> globalQuery(const VarDecl *Global,
 } // namespace
 
 const MemberExpr *getterField(const Expr *E) {
-  const auto *Call = E ? dyn_cast<CXXMemberCallExpr>(E->IgnoreParenImpCasts())
-                       : nullptr;
+  const auto *Call =
+      E ? dyn_cast<CXXMemberCallExpr>(E->IgnoreParenImpCasts()) : nullptr;
   const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
   if (!Method || Call->getNumArgs() != 0)
     return nullptr;

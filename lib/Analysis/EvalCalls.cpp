@@ -76,8 +76,9 @@ bool isHarmless(StringRef Name) {
 /// argument.
 bool isStringWriter(StringRef Name, const FunctionDecl &F) {
   const DeclContext *Context = F.getDeclContext();
-  if (F.hasBody() || !(Context->isTranslationUnit() ||
-                       Context->isExternCContext() || Context->isStdNamespace()))
+  if (F.hasBody() ||
+      !(Context->isTranslationUnit() || Context->isExternCContext() ||
+        Context->isStdNamespace()))
     return false;
   return llvm::StringSwitch<bool>(Name)
       .Cases("snprintf", "sprintf", "strcpy", "strncpy", "strcat", true)
@@ -180,8 +181,8 @@ Value RankEvaluator::Impl::callFunction(const FunctionDecl *F,
   Frames.back().This = This;
   for (unsigned I = 0; I < F->getNumParams(); ++I) {
     const ParmVarDecl *Param = F->getParamDecl(I);
-    ObjectId Id = newObject(eval::quoted(*Param), Param,
-                            M == Mode::Region, sizeOf(Param->getType()));
+    ObjectId Id = newObject(eval::quoted(*Param), Param, M == Mode::Region,
+                            sizeOf(Param->getType()));
     Frames.back().Vars[Param] = Id;
     Value Arg = I < Args.size()
                     ? Args[I]
@@ -537,8 +538,8 @@ Value RankEvaluator::Impl::construct(const CXXConstructExpr *Construct,
     Frames.back().This = Into.Obj;
     for (unsigned I = 0; I < Def->getNumParams() && I < Args.size(); ++I) {
       const ParmVarDecl *Param = Def->getParamDecl(I);
-      ObjectId Id = newObject(eval::quoted(*Param), Param,
-                              M == Mode::Region, sizeOf(Param->getType()));
+      ObjectId Id = newObject(eval::quoted(*Param), Param, M == Mode::Region,
+                              sizeOf(Param->getType()));
       Frames.back().Vars[Param] = Id;
       if (!Param->getType()->isRecordType() &&
           !Param->getType()->isReferenceType())
@@ -616,8 +617,8 @@ Value RankEvaluator::Impl::writeString(const CallExpr *Call, StringRef Name) {
     Bytes = Objects[To.Obj].Bytes - To.I;
   }
   if (Bytes < 0) {
-    stop("how much '" + Name.str() + "' writes into " +
-             Objects[To.Obj].Name + " is not known",
+    stop("how much '" + Name.str() + "' writes into " + Objects[To.Obj].Name +
+             " is not known",
          Call->getBeginLoc());
     return Value::unknown(0);
   }

@@ -207,8 +207,8 @@ ObjectId RankEvaluator::Impl::newObject(std::string Name, const ValueDecl *Decl,
 int64_t RankEvaluator::Impl::sizeOf(QualType T) const {
   if (T.isNull())
     return 1;
-  auto [It, New] = TypeSizes.try_emplace(
-      T.getCanonicalType().getAsOpaquePtr(), int64_t(1));
+  auto [It, New] =
+      TypeSizes.try_emplace(T.getCanonicalType().getAsOpaquePtr(), int64_t(1));
   if (!New)
     return It->second;
   if (T->isIncompleteType() || T->isDependentType() || T->isVoidType() ||
@@ -226,8 +226,7 @@ ObjectId RankEvaluator::Impl::objectOfVar(const VarDecl *V,
   if (V->hasGlobalStorage() && !V->isStaticLocal()) {
     auto [It, New] = Globals.try_emplace(V, eval::NullObject);
     if (New) {
-      It->second = newObject(eval::quoted(*V), V, false,
-                             sizeOf(V->getType()));
+      It->second = newObject(eval::quoted(*V), V, false, sizeOf(V->getType()));
       Place P{It->second, 0};
       if (!V->getType()->isArrayType() && !V->getType()->isRecordType())
         store(P, V->getType(), entryValue(V, V->getType(), Use), nullptr);
@@ -244,8 +243,8 @@ ObjectId RankEvaluator::Impl::objectOfVar(const VarDecl *V,
       break;
   }
   Frame &Top = Frames.back();
-  ObjectId Id = newObject(eval::quoted(*V), V,
-                          M == Mode::Region, sizeOf(V->getType()));
+  ObjectId Id =
+      newObject(eval::quoted(*V), V, M == Mode::Region, sizeOf(V->getType()));
   Top.Vars[V] = Id;
   // A parameter of the region's function, or a variable the run did not
   // declare (static locals): its value at the region's entry.
@@ -630,8 +629,8 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::execDecl(const VarDecl *V) {
   if (V->isStaticLocal() || V->hasExternalStorage())
     return Flow::Normal; // Resolved like a global when read.
   Frame &Top = Frames.back();
-  ObjectId Id = newObject(eval::quoted(*V), V,
-                          M == Mode::Region, sizeOf(V->getType()));
+  ObjectId Id =
+      newObject(eval::quoted(*V), V, M == Mode::Region, sizeOf(V->getType()));
   Top.Vars[V] = Id;
   initialize(Place{Id, 0}, V->getType(), V->getInit());
   return stopped() ? Flow::Stop : Flow::Normal;

@@ -114,8 +114,9 @@ void Finder::claim(const Region &R) {
 void Finder::dropRefusalsInside(const Region &R) {
   SourceRange Outer = R.range();
   llvm::erase_if(Found, [&](const ManualCollective &C) {
-    return !C.Region && !SM.isBeforeInTranslationUnit(C.Range.getBegin(),
-                                                      Outer.getBegin()) &&
+    return !C.Region &&
+           !SM.isBeforeInTranslationUnit(C.Range.getBegin(),
+                                         Outer.getBegin()) &&
            !SM.isBeforeInTranslationUnit(Outer.getEnd(), C.Range.getEnd());
   });
 }

@@ -68,16 +68,15 @@ bool sameStatements(const std::vector<const Stmt *> &A,
 
 /// Whether two instantiations' proofs give the same edits of the text.
 bool sameRewrite(const ProvenRegion &A, const ProvenRegion &B) {
-  return sameLoc(A.Block, B.Block) && A.First == B.First &&
-         A.Last == B.Last && samePlacements(A.Placements, B.Placements) &&
+  return sameLoc(A.Block, B.Block) && A.First == B.First && A.Last == B.Last &&
+         samePlacements(A.Placements, B.Placements) &&
          sameStatements(A.Removed, B.Removed) && sameLoc(A.Root, B.Root) &&
          A.RootConstant == B.RootConstant && sameLoc(A.Count, B.Count) &&
          A.CountConstant == B.CountConstant &&
          sameLoc(A.Datatype, B.Datatype) && sameLoc(A.Comm, B.Comm) &&
          sameLoc(A.Buffer, B.Buffer) && sameLoc(A.SendBuffer, B.SendBuffer) &&
          sameLoc(A.RecvBuffer, B.RecvBuffer) && A.InPlace == B.InPlace &&
-         sameLoc(A.ErrorVar, B.ErrorVar) &&
-         sameLoc(A.ErrorCheck, B.ErrorCheck);
+         sameLoc(A.ErrorVar, B.ErrorVar) && sameLoc(A.ErrorCheck, B.ErrorCheck);
 }
 
 bool sameFinding(const ManualCollective &A, const ManualCollective &B) {
