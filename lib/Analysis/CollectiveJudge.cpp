@@ -744,7 +744,8 @@ Closure regionCloses(TranslationUnitFacts &TU, const Region &R) {
   RankEvaluator Eval(TU, R);
   Closure Result;
   // One size's runs into a graph: nothing when a run stops, false when
-  // the operations make no valid graph.
+  // the operations make no valid graph. DecidingRead: some run read an
+  // input that decides control flow.
   bool DecidingRead = false;
   auto Build = [&](int64_t P, ArrayRef<int64_t> Setting, cg::Graph &G,
                    RankRun &Stopped) -> std::optional<bool> {
@@ -776,43 +777,45 @@ Closure regionCloses(TranslationUnitFacts &TU, const Region &R) {
     }
     return true;
   };
-  for (int64_t P : {3, 4}) {
+  enum class Outcome { Stops, Invalid, Open, Closes };
+  // One size with one setting: whether its messages match among themselves.
+  auto Try = [&](int64_t P, ArrayRef<int64_t> Setting, RankRun &Stopped) {
     cg::Graph G(static_cast<cg::Rank>(P));
+    std::optional<bool> Ran = Build(P, Setting, G, Stopped);
+    if (!Ran)
+      return Outcome::Stops;
+    if (!*Ran)
+      return Outcome::Invalid;
+    cg::Matching M;
+    cg::Status S = cg::match(G, M);
+    return S.ok() || (M.Unmatched.empty() && M.NeverReady.empty())
+               ? Outcome::Closes
+               : Outcome::Open;
+  };
+  for (int64_t P : {3, 4}) {
     RankRun Stopped;
-    std::optional<bool> Ran = Build(P, {}, G, Stopped);
-    // An input past the last rank (the default root at 3 processes) is
-    // no value the program gives it: the first rank instead.
-    if (!Ran && Stopped.Stopped->MissingPeer &&
-        (Stopped.DecidingInputs & Stopped.ReadInputs)) {
-      G = cg::Graph(static_cast<cg::Rank>(P));
-      Ran = Build(P, std::vector<int64_t>(Eval.inputs().size(), 0), G, Stopped);
-    }
+    DecidingRead = false;
+    Outcome O = Try(P, {}, Stopped);
+    // The default value of an input that decides control flow may be no
+    // value the program gives it (a root of 3 at 3 processes): a run stops
+    // at a peer past the last rank, or every rank of a ring receives. The
+    // first rank instead.
+    bool NoRank = O == Outcome::Stops
+                      ? Stopped.Stopped->MissingPeer &&
+                            (Stopped.DecidingInputs & Stopped.ReadInputs)
+                      : O == Outcome::Open && DecidingRead;
+    if (NoRank)
+      O = Try(P, std::vector<int64_t>(Eval.inputs().size(), 0), Stopped);
     // A peer past the last rank at 3 processes only (recursive doubling):
     // the judge tells which sizes the pattern is wrong for.
-    if (!Ran && P == 3 && Stopped.Stopped->MissingPeer)
+    if (O == Outcome::Stops && P == 3 && Stopped.Stopped->MissingPeer)
       continue;
-    if (!Ran) {
+    if (O == Outcome::Stops) {
       Result.S = Closure::State::Stopped;
       Result.Why = *Stopped.Stopped;
       return Result;
     }
-    if (!*Ran)
-      return Result;
-    auto Matches = [](const cg::Graph &G) {
-      cg::Matching M;
-      cg::Status S = cg::match(G, M);
-      return S.ok() || (M.Unmatched.empty() && M.NeverReady.empty());
-    };
-    if (Matches(G))
-      continue;
-    // The default value of an input that decides control flow may be no
-    // rank at all (a ring's root of 3 at 3 processes, so that every rank
-    // receives): the first rank instead, as above.
-    G = cg::Graph(static_cast<cg::Rank>(P));
-    if (!DecidingRead ||
-        Build(P, std::vector<int64_t>(Eval.inputs().size(), 0), G, Stopped) !=
-            std::optional<bool>(true) ||
-        !Matches(G))
+    if (O != Outcome::Closes)
       return Result;
   }
   Result.S = Closure::State::Closes;

@@ -229,13 +229,7 @@ Value RankEvaluator::Impl::libraryCall(const CallExpr *Call,
   auto Arg = [&](unsigned I) { return eval(Call->getArg(I)); };
   if (isHarmless(Name)) {
     // Their arguments are read (output may print a message buffer).
-    if (M == Mode::Region)
-      for (const Expr *A : Call->arguments()) {
-        Tolerant = true;
-        eval(A);
-        Tolerant = false;
-        ProbeFailed = false;
-      }
+    readArguments(Call, 0);
     return Value::integer(0, 32, true);
   }
   if ((Name == "memcpy" || Name == "memmove") && Call->getNumArgs() == 3) {
@@ -577,6 +571,17 @@ Value RankEvaluator::Impl::construct(const CXXConstructExpr *Construct,
   return Value::pointer(Into.Obj, Into.Off);
 }
 
+void RankEvaluator::Impl::readArguments(const CallExpr *Call, unsigned First) {
+  if (M != Mode::Region)
+    return;
+  for (unsigned I = First; I < Call->getNumArgs(); ++I) {
+    Tolerant = true;
+    eval(Call->getArg(I));
+    Tolerant = false;
+    ProbeFailed = false;
+  }
+}
+
 void RankEvaluator::Impl::writeLocally(Place To, int64_t Bytes,
                                        const Stmt *Site) {
   eval::Object &O = Objects[To.Obj];
@@ -591,13 +596,7 @@ Value RankEvaluator::Impl::writeString(const CallExpr *Call, StringRef Name) {
   if (Call->getNumArgs() < 2)
     return unknown("a call of '" + Name.str() + "'", Call->getBeginLoc());
   // What it formats or copies is read, as printing reads it.
-  if (M == Mode::Region)
-    for (const Expr *A : llvm::drop_begin(Call->arguments())) {
-      Tolerant = true;
-      eval(A);
-      Tolerant = false;
-      ProbeFailed = false;
-    }
+  readArguments(Call, 1);
   Value To = eval(Call->getArg(0));
   if (!To.isPointer() || To.Obj == eval::NullObject) {
     stopWith(To, "the buffer of", Call);
@@ -607,9 +606,8 @@ Value RankEvaluator::Impl::writeString(const CallExpr *Call, StringRef Name) {
   // object (the string's length is not followed).
   int64_t Bytes = -1;
   if (Name == "snprintf" || Name == "strncpy") {
-    std::optional<int64_t> N =
-        needInt(eval(Call->getArg(Name == "snprintf" ? 1 : 2)),
-                Call->getArg(Name == "snprintf" ? 1 : 2), "the size");
+    const Expr *SizeE = Call->getArg(Name == "snprintf" ? 1 : 2);
+    std::optional<int64_t> N = needInt(eval(SizeE), SizeE, "the size");
     if (!N)
       return Value::unknown(0);
     Bytes = *N;
@@ -638,8 +636,8 @@ std::optional<Value> RankEvaluator::Impl::datatypeOf(const Expr *Type) {
   if (New) {
     std::string Text = spelled(Type);
     Text = Text.substr(1, Text.size() - 2);
-    if (const PredefinedDatatype *D = predefinedDatatype(Text))
-      Known->second = Ctx.getTypeSizeInChars(Ctx.*(D->Type)).getQuantity();
+    if (std::optional<uint64_t> Bytes = predefinedTypeSize(Text, Ctx))
+      Known->second = static_cast<int64_t>(*Bytes);
   }
   if (Known->second >= 0)
     return Value::datatype(Known->second, Known->second);
@@ -664,11 +662,11 @@ std::optional<Value> RankEvaluator::Impl::predefinedHandle(const Value &V) {
   StringRef Name = Var->getName();
   if (!Name.consume_front("ompi_mpi_"))
     return std::nullopt;
-  const PredefinedDatatype *D = predefinedDatatype("MPI_" + Name.upper());
-  if (!D)
+  std::optional<uint64_t> Bytes =
+      predefinedTypeSize("MPI_" + Name.upper(), Ctx);
+  if (!Bytes)
     return std::nullopt;
-  int64_t Bytes = Ctx.getTypeSizeInChars(Ctx.*(D->Type)).getQuantity();
-  return Value::datatype(Bytes, Bytes);
+  return Value::datatype(*Bytes, *Bytes);
 }
 
 void RankEvaluator::Impl::addOp(RankOp Op, bool Blocking) {

@@ -97,6 +97,14 @@ const PredefinedDatatype *predefinedDatatype(StringRef Name) {
   return nullptr;
 }
 
+std::optional<uint64_t> predefinedTypeSize(StringRef Name,
+                                           const ASTContext &Context) {
+  const PredefinedDatatype *D = predefinedDatatype(Name);
+  if (!D)
+    return std::nullopt;
+  return Context.getTypeSizeInChars(Context.*(D->Type)).getQuantity();
+}
+
 /// The variable at the bottom of a buffer expression: `buf`, `&buf`,
 /// `&buf[k]`, `buf + k`, `s.field`, `v.data()`, `&v[0]`, casts; a field
 /// when the object is a member reached through `this`.

@@ -312,15 +312,6 @@ const Expr *peerBlockBase(const Expr *Buffer, const VarDecl *V,
   return nullptr;
 }
 
-/// The size in bytes of the C type a predefined MPI datatype describes.
-std::optional<uint64_t> predefinedTypeSize(StringRef Name,
-                                           const ASTContext &Context) {
-  const PredefinedDatatype *D = predefinedDatatype(Name);
-  if (!D)
-    return std::nullopt;
-  return Context.getTypeSizeInChars(Context.*(D->Type)).getQuantity();
-}
-
 /// The element type a pointer or array expression addresses.
 QualType elementType(const Expr *Base) {
   QualType T = Base->IgnoreParenImpCasts()->getType();

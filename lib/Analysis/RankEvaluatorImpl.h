@@ -185,6 +185,9 @@ private:
                                   mpi::Role Buffer, mpi::Role Count,
                                   mpi::Role Type, mpi::Role Peer, mpi::Role Tag,
                                   bool Blocking);
+  /// In the region, reads the arguments of \p Call from \p First on as
+  /// output reads them (what cannot be evaluated is no reason to stop).
+  void readArguments(const clang::CallExpr *Call, unsigned First);
   /// Records a write of the rank's own data as an operation.
   void addLocalWrite(Place P, int64_t Bytes, const clang::Stmt *Site);
   /// The rank writes \p Bytes of its own data at \p To (memset, a string).

@@ -21,6 +21,8 @@
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
+
 namespace mpilift {
 namespace analysis {
 
@@ -56,6 +58,11 @@ struct PredefinedDatatype {
 /// The entry for the datatype spelled \p Name, or null for a derived or
 /// unknown one.
 const PredefinedDatatype *predefinedDatatype(llvm::StringRef Name);
+
+/// The size in bytes of the C type the predefined datatype spelled \p Name
+/// describes; nothing for a derived or unknown one.
+std::optional<uint64_t> predefinedTypeSize(llvm::StringRef Name,
+                                           const clang::ASTContext &Context);
 
 } // namespace analysis
 } // namespace mpilift
