@@ -6,6 +6,8 @@
 
 #include "FunctionFacts.h"
 
+#include "mpilift/Analysis/LibraryHeaders.h"
+
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -338,9 +340,10 @@ FunctionFacts::referencesOf(const VarDecl *V) const {
 
 TranslationUnitFacts::TranslationUnitFacts(ASTContext &Context)
     : Context(Context) {
+  scopeToProgramCode(Context);
   CallCollector Collector(Context, Callers, AddressTaken, Constructions,
                           FieldUses, GlobalUsers);
-  Collector.TraverseDecl(Context.getTranslationUnitDecl());
+  Collector.TraverseAST(Context);
 }
 
 ArrayRef<const CXXConstructExpr *>

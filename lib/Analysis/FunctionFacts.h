@@ -77,7 +77,9 @@ struct CallSite {
 };
 
 /// Translation-unit facts: calls of each function, and per-function facts
-/// computed on demand and kept.
+/// computed on demand and kept. Only the program's code is indexed: the
+/// constructor restricts the context's traversal scope (and so its parent
+/// map) to it (scopeToProgramCode).
 class TranslationUnitFacts {
 public:
   explicit TranslationUnitFacts(clang::ASTContext &Context);

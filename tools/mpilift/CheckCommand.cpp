@@ -14,6 +14,7 @@
 
 #include "Commands.h"
 
+#include "mpilift/Analysis/LibraryHeaders.h"
 #include "mpilift/Analysis/ManualCollective.h"
 #include "mpilift/Analysis/Overlap.h"
 #include "mpilift/Check/Config.h"
@@ -681,32 +682,14 @@ private:
   void collectFunctions(ASTContext &Context,
                         SmallVectorImpl<const FunctionDecl *> &Out) {
     const SourceManager &SM = Context.getSourceManager();
-    std::string MPIDir;
-    clang::DeclContextLookupResult Init =
-        Context.getTranslationUnitDecl()->lookup(
-            &Context.Idents.get("MPI_Init"));
-    if (!Init.empty()) {
-      PresumedLoc P =
-          SM.getPresumedLoc(SM.getExpansionLoc(Init.front()->getLocation()));
-      if (P.isValid())
-        MPIDir = llvm::sys::path::parent_path(P.getFilename()).str();
-    }
+    analysis::LibraryHeaders Library(Context);
     auto InProject = [&](SourceLocation Loc) {
-      Loc = SM.getExpansionLoc(Loc);
-      if (SM.isInMainFile(Loc))
+      if (Library.contain(Loc))
+        return false;
+      if (SM.isInMainFile(SM.getExpansionLoc(Loc)) || !Settings.HeaderFilter)
         return true;
-      if (SM.isInSystemHeader(Loc))
-        return false;
-      PresumedLoc P = SM.getPresumedLoc(Loc);
-      // The MPI library's headers and those under them (Open MPI's C++
-      // bindings live in openmpi/ompi/mpi/cxx below mpi.h).
-      if (!P.isValid() ||
-          (!MPIDir.empty() &&
-           (llvm::sys::path::parent_path(P.getFilename()) == MPIDir ||
-            StringRef(P.getFilename()).starts_with(MPIDir + "/"))))
-        return false;
-      return !Settings.HeaderFilter ||
-             Settings.HeaderFilter->match(P.getFilename());
+      PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+      return Settings.HeaderFilter->match(P.getFilename());
     };
     struct Visitor : RecursiveASTVisitor<Visitor> {
       std::function<bool(SourceLocation)> InProject;
@@ -720,7 +703,7 @@ private:
         return true;
       }
     } V(InProject, Out);
-    V.TraverseDecl(Context.getTranslationUnitDecl());
+    V.TraverseAST(Context);
   }
 
   /// A new finding of \p Rule at \p Loc, or none when the rule is off or
