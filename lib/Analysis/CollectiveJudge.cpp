@@ -534,10 +534,12 @@ std::vector<std::vector<int64_t>> Judge::settingsAt(int64_t P) {
       continue;
     // Every value at small sizes; the edges and the middle beyond. A
     // count only needs a second value, so that no expression that merely
-    // equals the first passes for it.
+    // equals the first passes for it; an input that never decided control
+    // flow, a peer or a tag changes the sizes of the same messages only,
+    // so a few sizes tell the count's expression apart.
     std::vector<int64_t> Values;
-    if (!(Deciding & (1u << Bit)) && P > 64)
-      continue; // The sizes up to 64 told the count's expression apart.
+    if (!(Deciding & (1u << Bit)) && P > 16 && P != 64)
+      continue;
     if (!(Deciding & (1u << Bit)))
       Values = {RankEvaluator::DefaultInput, RankEvaluator::DefaultInput + 4};
     else if (P <= 16)
