@@ -514,10 +514,14 @@ Value RankEvaluator::Impl::construct(const CXXConstructExpr *Construct,
   if (Ctor->isCopyOrMoveConstructor() && Construct->getNumArgs() >= 1) {
     // Copy the cells the evaluator knows.
     std::optional<Place> From = place(Construct->getArg(0));
-    if (From)
+    if (From) {
+      std::vector<eval::Object::CellMap::Entry> Copied;
       for (const auto &[Off, Cell] : Objects[From->Obj].Cells)
         if (Off >= From->Off)
-          Objects[Into.Obj].Cells[Into.Off + (Off - From->Off)] = Cell;
+          Copied.push_back({Into.Off + (Off - From->Off), Cell});
+      for (const auto &[Off, Cell] : Copied)
+        Objects[Into.Obj].Cells[Off] = Cell;
+    }
     return Value::pointer(Into.Obj, Into.Off);
   }
   const FunctionDecl *Def = nullptr;
@@ -744,12 +748,16 @@ std::optional<uint32_t>
 RankEvaluator::Impl::message(const CallExpr *Call, bool Send, mpi::Role Buffer,
                              mpi::Role Count, mpi::Role Type, mpi::Role Peer,
                              mpi::Role Tag, bool Blocking) {
-  const Expr *BufE = mpiArgAsWritten(Call, Buffer);
-  const Expr *CountE = mpiArgAsWritten(Call, Count);
-  const Expr *TypeE = mpiArgAsWritten(Call, Type);
-  const Expr *PeerE = mpiArgAsWritten(Call, Peer);
-  const Expr *TagE = mpiArgAsWritten(Call, Tag);
-  const Expr *CommE = mpiArgAsWritten(Call, mpi::Role::Comm);
+  const mpi::FunctionInfo *Info = mpiCallee(Call);
+  auto Arg = [&](mpi::Role R) {
+    return Info ? mpiArgAsWritten(Call, *Info, R) : nullptr;
+  };
+  const Expr *BufE = Arg(Buffer);
+  const Expr *CountE = Arg(Count);
+  const Expr *TypeE = Arg(Type);
+  const Expr *PeerE = Arg(Peer);
+  const Expr *TagE = Arg(Tag);
+  const Expr *CommE = Arg(mpi::Role::Comm);
   if (!BufE || !CountE || !TypeE || !PeerE || !TagE || !CommE) {
     stop("the call has arguments of roles the evaluator does not know",
          Call->getBeginLoc());

@@ -371,12 +371,12 @@ Value RankEvaluator::Impl::entryValue(const ValueDecl *D, QualType T,
 
 void RankEvaluator::Impl::evaluateProbes() {
   Out.Reached = true;
-  Out.Probes = probeValues(Probes);
+  probeValues(Probes, Out.Probes);
 }
 
-std::vector<Value>
-RankEvaluator::Impl::probeValues(ArrayRef<const Expr *> Exprs) {
-  std::vector<Value> Values;
+void RankEvaluator::Impl::probeValues(ArrayRef<const Expr *> Exprs,
+                                      std::vector<Value> &Values) {
+  Values.clear();
   Values.reserve(Exprs.size());
   Mode Saved = M;
   M = Mode::Prefix; // Probes record no operations.
@@ -404,7 +404,6 @@ RankEvaluator::Impl::probeValues(ArrayRef<const Expr *> Exprs) {
     Values.push_back(V);
   }
   M = Saved;
-  return Values;
 }
 
 void RankEvaluator::Impl::enterRegion() {

@@ -21,9 +21,10 @@
 #include "clang/AST/Decl.h"
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -161,8 +162,46 @@ struct Object {
     Value V;
     uint32_t Bytes;
   };
+  /// Cells by byte offset: the part of std::map's interface the evaluator
+  /// uses, over a sorted array (most objects are scalars with one cell, and
+  /// a run builds and drops thousands of them).
+  class CellMap {
+  public:
+    using Entry = std::pair<int64_t, Cell>;
+    using iterator = Entry *;
+
+    iterator begin() { return Entries.begin(); }
+    iterator end() { return Entries.end(); }
+    const Entry *begin() const { return Entries.begin(); }
+    const Entry *end() const { return Entries.end(); }
+    bool empty() const { return Entries.empty(); }
+    size_t size() const { return Entries.size(); }
+    void clear() { Entries.clear(); }
+
+    iterator lower_bound(int64_t Off) {
+      return std::lower_bound(
+          Entries.begin(), Entries.end(), Off,
+          [](const Entry &E, int64_t Key) { return E.first < Key; });
+    }
+    iterator find(int64_t Off) {
+      iterator It = lower_bound(Off);
+      return It != end() && It->first == Off ? It : end();
+    }
+    size_t count(int64_t Off) { return find(Off) != end() ? 1 : 0; }
+    /// Removes the cell at \p It; returns the one after it.
+    iterator erase(iterator It) { return Entries.erase(It); }
+    Cell &operator[](int64_t Off) {
+      iterator It = lower_bound(Off);
+      if (It == end() || It->first != Off)
+        It = Entries.insert(It, Entry{Off, Cell{Value(), 0}});
+      return It->second;
+    }
+
+  private:
+    llvm::SmallVector<Entry, 1> Entries;
+  };
   /// By byte offset; cells do not overlap.
-  std::map<int64_t, Cell> Cells;
+  CellMap Cells;
 };
 
 } // namespace eval

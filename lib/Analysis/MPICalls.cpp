@@ -37,9 +37,12 @@ const mpi::FunctionInfo *mpiCallee(const CallExpr *Call) {
 
 const Expr *mpiArgAsWritten(const CallExpr *Call, mpi::Role R) {
   const mpi::FunctionInfo *Info = mpiCallee(Call);
-  if (!Info)
-    return nullptr;
-  std::optional<unsigned> Index = Info->argIndex(R);
+  return Info ? mpiArgAsWritten(Call, *Info, R) : nullptr;
+}
+
+const Expr *mpiArgAsWritten(const CallExpr *Call, const mpi::FunctionInfo &Info,
+                            mpi::Role R) {
+  std::optional<unsigned> Index = Info.argIndex(R);
   if (!Index || *Index >= Call->getNumArgs())
     return nullptr;
   return Call->getArg(*Index);

@@ -448,13 +448,16 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
       // The region's first statement runs right after its entry, where
       // the same probes were just evaluated.
       bool AtEntry = S == R.first() && AnchorProbesAreEntryProbes;
-      Marker.Values = AtEntry ? Out.Probes : probeValues(AnchorProbes);
+      if (AtEntry)
+        Marker.Values = Out.Probes;
+      else
+        probeValues(AnchorProbes, Marker.Values);
     }
     Out.Ops.push_back(std::move(Marker));
   }
   if (!isa<Expr>(S))
     Current = S;
-  else if (!Current || isa<CompoundStmt>(parentStmt(*S, Ctx)))
+  else if (!Current || S == BlockChild)
     Current = S;
   if (Frames.size() == 1)
     Outer = Current;
@@ -573,6 +576,7 @@ RankEvaluator::Impl::execBlock(const CompoundStmt *B) {
       enterRegion();
     if (stopped())
       return Flow::Stop;
+    BlockChild = Child;
     Flow Result = exec(Child);
     if (IsRegionBlock && Index == R.Last && M == Mode::Region) {
       M = Mode::Done;

@@ -124,7 +124,10 @@ private:
                    clang::SourceLocation Use);
   void enterRegion();
   void evaluateProbes();
-  std::vector<Value> probeValues(llvm::ArrayRef<const clang::Expr *> Exprs);
+  /// The values of \p Exprs here into \p Values (Unknown where one cannot
+  /// be evaluated).
+  void probeValues(llvm::ArrayRef<const clang::Expr *> Exprs,
+                   std::vector<Value> &Values);
 
   // --- Statements, expressions and memory (RankEvaluator.cpp).
   Flow exec(const clang::Stmt *S);
@@ -257,6 +260,9 @@ private:
   /// The statement being run, for what reads memory, and the one of the
   /// region's own function.
   const clang::Stmt *Current = nullptr;
+  /// The statement of a block execBlock is about to run (a statement of its
+  /// own, not part of another).
+  const clang::Stmt *BlockChild = nullptr;
   const clang::Stmt *Outer = nullptr;
 };
 

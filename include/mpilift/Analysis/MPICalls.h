@@ -32,6 +32,9 @@ const mpi::FunctionInfo *mpiCallee(const clang::CallExpr *Call);
 
 /// The argument of \p Call with role \p R, as written, or null.
 const clang::Expr *mpiArgAsWritten(const clang::CallExpr *Call, mpi::Role R);
+/// The same for a call already known to call \p Info's function.
+const clang::Expr *mpiArgAsWritten(const clang::CallExpr *Call,
+                                   const mpi::FunctionInfo &Info, mpi::Role R);
 
 /// The same without parens and implicit casts, for the analyses.
 const clang::Expr *mpiArg(const clang::CallExpr *Call, mpi::Role R);
