@@ -588,10 +588,7 @@ void RankEvaluator::Impl::readArguments(const CallExpr *Call, unsigned First) {
 
 void RankEvaluator::Impl::writeLocally(Place To, int64_t Bytes,
                                        const Stmt *Site) {
-  eval::Object &O = Objects[To.Obj];
-  for (auto It = O.Cells.lower_bound(To.Off);
-       It != O.Cells.end() && It->first < To.Off + Bytes;)
-    It = O.Cells.erase(It);
+  Objects[To.Obj].Cells.eraseStarting(To.Off, To.Off + Bytes);
   if (M == Mode::Region)
     addLocalWrite(To, Bytes, Site);
 }
@@ -703,10 +700,7 @@ void RankEvaluator::Impl::copyLocally(Place From, Place To, uint64_t Bytes,
          ++It)
       Moved.push_back({To.Off + (It->first - From.Off), It->second});
     eval::Object &Dest = Objects[To.Obj];
-    for (auto It = Dest.Cells.lower_bound(To.Off);
-         It != Dest.Cells.end() &&
-         It->first < To.Off + static_cast<int64_t>(Bytes);)
-      It = Dest.Cells.erase(It);
+    Dest.Cells.eraseStarting(To.Off, To.Off + static_cast<int64_t>(Bytes));
     for (auto &[Off, Cell] : Moved)
       Dest.Cells[Off] = Cell;
   }
@@ -834,11 +828,8 @@ RankEvaluator::Impl::message(const CallExpr *Call, bool Send, mpi::Role Buffer,
   Op.TypeSize = DT->Size;
   // A receive overwrites what the evaluator knew of the buffer.
   if (!Send) {
-    eval::Object &O = Objects[Buf.Obj];
-    for (auto It = O.Cells.lower_bound(Buf.I);
-         It != O.Cells.end() &&
-         It->first < Buf.I + static_cast<int64_t>(Op.Bytes);)
-      It = O.Cells.erase(It);
+    Objects[Buf.Obj].Cells.eraseStarting(
+        Buf.I, Buf.I + static_cast<int64_t>(Op.Bytes));
   }
   if (Send && Blocking && BufferedSends) {
     // MPI copies the message and the send returns.

@@ -188,8 +188,13 @@ struct Object {
       return It != end() && It->first == Off ? It : end();
     }
     size_t count(int64_t Off) { return find(Off) != end() ? 1 : 0; }
-    /// Removes the cell at \p It; returns the one after it.
-    iterator erase(iterator It) { return Entries.erase(It); }
+    /// Removes the cells that start in [\p Begin, \p End).
+    void eraseStarting(int64_t Begin, int64_t End) {
+      iterator First = lower_bound(Begin), Last = First;
+      while (Last != end() && Last->first < End)
+        ++Last;
+      Entries.erase(First, Last);
+    }
     Cell &operator[](int64_t Off) {
       iterator It = lower_bound(Off);
       if (It == end() || It->first != Off)

@@ -326,14 +326,14 @@ void RankEvaluator::Impl::store(Place P, QualType T, const Value &V,
   eval::Object &O = Objects[P.Obj];
   int64_t Bytes = std::max<int64_t>(sizeOf(T), 1);
   // Drop the cells the store overlaps.
+  int64_t Begin = P.Off;
   auto It = O.Cells.lower_bound(P.Off);
   if (It != O.Cells.begin()) {
     auto Prev = std::prev(It);
     if (Prev->first + Prev->second.Bytes > P.Off)
-      It = Prev;
+      Begin = Prev->first;
   }
-  while (It != O.Cells.end() && It->first < P.Off + Bytes)
-    It = O.Cells.erase(It);
+  O.Cells.eraseStarting(Begin, P.Off + Bytes);
   Value Stored = V;
   Stored.FromObj = eval::NullObject;
   O.Cells[P.Off] = {Stored, static_cast<uint32_t>(Bytes)};

@@ -7,7 +7,7 @@
 /// \file
 /// An object's cells behave as the map from byte offset to value they
 /// replace: kept sorted whatever the order of the writes, found exactly,
-/// erased in ranges from lower_bound on.
+/// erased by the range of offsets they start in.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -54,10 +54,12 @@ TEST(EvalValueTest, EraseFromLowerBoundRemovesARange) {
   Object::CellMap Cells;
   for (int64_t Off = 0; Off < 40; Off += 8)
     Cells[Off] = {Value::integer(Off), 8};
-  // Erase [8, 24) as the evaluator's stores and copies do.
-  for (auto It = Cells.lower_bound(8); It != Cells.end() && It->first < 24;)
-    It = Cells.erase(It);
+  // The cells starting in [4, 24): those at 8 and 16.
+  Cells.eraseStarting(4, 24);
   EXPECT_EQ(offsets(Cells), (std::vector<int64_t>{0, 24, 32}));
+  // A range past the last cell's start takes it too.
+  Cells.eraseStarting(20, 33);
+  EXPECT_EQ(offsets(Cells), (std::vector<int64_t>{0}));
   Cells.clear();
   EXPECT_TRUE(Cells.empty());
 }
