@@ -105,6 +105,89 @@ bool Judge::sameCommunicator(int64_t P, const std::vector<RankRun> &Runs) {
   return true;
 }
 
+/// Which ranks of 0 .. \p P - 1 are outside \p Group, as a reader says it
+/// ("rank 3 takes no part", "ranks 4, 5, 6 and 2 more take no part").
+static std::string absentRanks(const std::vector<cg::Rank> &Group, int64_t P) {
+  std::vector<int64_t> Out;
+  for (int64_t Rank = 0; Rank < P; ++Rank)
+    if (!std::binary_search(Group.begin(), Group.end(),
+                            static_cast<cg::Rank>(Rank)))
+      Out.push_back(Rank);
+  std::string Text = Out.size() == 1 ? "rank " : "ranks ";
+  size_t Shown = std::min<size_t>(Out.size(), 3);
+  for (size_t I = 0; I < Shown; ++I) {
+    if (I > 0)
+      Text += I + 1 == Out.size() ? " and " : ", ";
+    Text += std::to_string(Out[I]);
+  }
+  if (Out.size() > Shown)
+    Text += " and " + std::to_string(Out.size() - Shown) + " more";
+  return Text + (Out.size() == 1 ? " takes no part" : " take no part");
+}
+
+/// The collective the messages of detection \p D at \p P processes look
+/// like when they form none a call can replace: one collective over a
+/// part of the processes (three at least: a single message is none), or
+/// collectives over all of them, with no other transfers. A ring shift
+/// (every rank sends to one neighbour) looks like nothing.
+static std::optional<ManualKind> resemblance(int64_t P,
+                                             const cg::Detection &D) {
+  if (D.Collectives.empty() || !D.Residual.empty())
+    return std::nullopt;
+  const cg::Collective &C = D.Collectives[0];
+  if (D.Collectives.size() == 1)
+    return C.Group.size() >= 3 ? resembledKind(C.Kind) : std::nullopt;
+  for (const cg::Collective &Other : D.Collectives)
+    if (!Other.onAllProcesses(static_cast<cg::Rank>(P)) || Other.Kind != C.Kind)
+      return std::nullopt;
+  return resembledKind(C.Kind);
+}
+
+/// Why the detection \p D at \p P processes is not one collective of all
+/// of them that a call can replace; nothing when it is.
+static std::optional<Refusal> notOneCollective(int64_t P,
+                                               const cg::Detection &D) {
+  auto Noun = [](cg::CollectiveKind K) {
+    std::optional<ManualKind> Kind = resembledKind(K);
+    return withArticle(Kind ? collectiveNoun(*Kind).str() : cg::name(K));
+  };
+  std::string At = "at " + processes(P) + " the messages form ";
+  if (D.Collectives.empty())
+    return Refusal{SafetyCheck::ScaleIndependence, At + "no collective", {}};
+  const cg::Collective &C = D.Collectives[0];
+  if (D.Collectives.size() > 1 && resemblance(P, D))
+    return Refusal{SafetyCheck::ScaleIndependence,
+                   At + std::to_string(D.Collectives.size()) + " " +
+                       collectiveNoun(*resembledKind(C.Kind)).str() +
+                       "s; one collective call replaces one of them",
+                   {}};
+  if (D.Collectives.size() != 1 || !D.Residual.empty())
+    return Refusal{SafetyCheck::ScaleIndependence,
+                   At + "no single collective (" +
+                       std::to_string(D.Collectives.size()) +
+                       " collectives and " + std::to_string(D.Residual.size()) +
+                       " other transfers)",
+                   {}};
+  if (!C.onAllProcesses(static_cast<cg::Rank>(P)))
+    return Refusal{SafetyCheck::ScaleIndependence,
+                   At + Noun(C.Kind) + " over " +
+                       std::to_string(C.Group.size()) + " of them; " +
+                       absentRanks(C.Group, P),
+                   {}};
+  if (C.Parts != 1)
+    return Refusal{SafetyCheck::ScaleIndependence,
+                   At + Noun(C.Kind) + " of " + std::to_string(C.Parts) +
+                       " separate blocks",
+                   {}};
+  if (!manualKind(C.Kind))
+    return Refusal{SafetyCheck::MatchingArguments,
+                   At + withArticle(cg::name(C.Kind)) +
+                       ": the ranks' blocks differ in size, and the v forms "
+                       "are not rewritten yet",
+                   {}};
+  return std::nullopt;
+}
+
 std::optional<Observation> Judge::observe(int64_t P,
                                           const std::vector<RankRun> &Runs) {
   cg::Graph G(static_cast<cg::Rank>(P));
@@ -204,6 +287,10 @@ std::optional<Observation> Judge::observe(int64_t P,
                        " waits for a message from rank " +
                        std::to_string(Op->Peer) + Tag + " that never comes";
     };
+    if (Sizes && LookingPastSizes)
+      return std::nullopt;
+    if (Sizes && !V.Looks)
+      lookPastSizes(P, Runs, Global, M.PeerOf);
     if (Sizes) {
       for (cg::OpId Id = 0; Id < M.PeerOf.size(); ++Id) {
         cg::OpId Peer = M.PeerOf[Id];
@@ -262,26 +349,12 @@ std::optional<Observation> Judge::observe(int64_t P,
   cg::DetectionOptions Options;
   Options.MinSubset = 2; // To say which processes a subset pattern misses.
   cg::Detection D = cg::detect(Transfers, static_cast<cg::Rank>(P), Options);
-  std::string What;
-  if (D.Collectives.size() != 1 || !D.Residual.empty())
-    What = D.Collectives.empty()
-               ? "no collective"
-               : "no single collective (" +
-                     std::to_string(D.Collectives.size()) +
-                     " collectives and " + std::to_string(D.Residual.size()) +
-                     " other transfers)";
-  else if (!D.Collectives[0].onAllProcesses(static_cast<cg::Rank>(P)))
-    What = withArticle(cg::name(D.Collectives[0].Kind)) + " over " +
-           std::to_string(D.Collectives[0].Group.size()) + " of them";
-  else if (D.Collectives[0].Parts != 1)
-    What = withArticle(cg::name(D.Collectives[0].Kind)) + " of " +
-           std::to_string(D.Collectives[0].Parts) + " separate blocks";
-  else if (!manualKind(D.Collectives[0].Kind))
-    What = withArticle(cg::name(D.Collectives[0].Kind)) +
-           " (blocks of different sizes), which is not rewritten yet";
-  if (!What.empty()) {
-    refuse(SafetyCheck::ScaleIndependence,
-           "at " + processes(P) + " the messages form " + What, regionLoc());
+  if (std::optional<Refusal> Not = notOneCollective(P, D)) {
+    // What the messages resemble names the refusal, also when they form
+    // it over part of the processes only or in blocks of different sizes.
+    if (!V.Looks)
+      V.Looks = resemblance(P, D);
+    refuse(Not->Check, Not->Reason, regionLoc());
     return std::nullopt;
   }
   const cg::Collective &C = D.Collectives[0];
@@ -318,6 +391,34 @@ std::optional<Observation> Judge::observe(int64_t P,
       V.Topology = T;
   }
   return O;
+}
+
+void Judge::lookPastSizes(int64_t P, const std::vector<RankRun> &Runs,
+                          ArrayRef<std::pair<int64_t, const RankOp *>> Global,
+                          ArrayRef<cg::OpId> PeerOf) {
+  std::vector<RankRun> Even = Runs;
+  auto Own = [&](cg::OpId Id) -> RankOp & {
+    auto [Rank, Op] = Global[Id];
+    return Even[Rank].Ops[Op - Runs[Rank].Ops.data()];
+  };
+  for (cg::OpId Id = 0; Id < PeerOf.size(); ++Id) {
+    cg::OpId Peer = PeerOf[Id];
+    if (Peer == cg::NoOp || Global[Id].second->K != RankOp::Kind::Send)
+      continue;
+    Own(Peer).Bytes = Global[Id].second->Bytes;
+  }
+  std::vector<Refusal> Saved = std::move(V.Refusals);
+  std::optional<ManualKind> SavedReference = Reference;
+  int64_t SavedReferenceSize = ReferenceSize;
+  bool SavedClosed = V.Closed;
+  LookingPastSizes = true;
+  V.Refusals.clear();
+  observe(P, Even);
+  LookingPastSizes = false;
+  V.Refusals = std::move(Saved);
+  Reference = SavedReference;
+  ReferenceSize = SavedReferenceSize;
+  V.Closed = SavedClosed;
 }
 
 /// Message integrity: a rank that writes bytes after it received or sent

@@ -143,7 +143,9 @@ void RankEvaluator::Impl::computeNeeded() {
   bool Escapes = false;
   while (!Work.empty()) {
     const VarDecl *V = Work.pop_back_val();
-    if (!Needed.insert(V).second)
+    // An assumed input is given its value at the region's entry; how the
+    // program computes it does not run.
+    if (llvm::is_contained(R.Assumed, V) || !Needed.insert(V).second)
       continue;
     for (const Write &W : Facts.writesOf(V)) {
       unsigned At = offsetOf(W.Where->getBeginLoc(), SM);
@@ -246,6 +248,7 @@ void RankEvaluator::Impl::findInputs() {
   }
   for (const VarDecl *V : Needed)
     Read.insert(V);
+  Read.insert(R.Assumed.begin(), R.Assumed.end());
   std::vector<const ValueDecl *> Candidates;
   for (const VarDecl *V : Read) {
     if (R.contains(V, SM))
@@ -263,6 +266,10 @@ void RankEvaluator::Impl::findInputs() {
       continue;
     if (queryValueOf(V, *R.Function, TU))
       continue; // The rank or the size.
+    if (llvm::is_contained(R.Assumed, V)) {
+      Candidates.push_back(V);
+      continue;
+    }
     bool Param = isa<ParmVarDecl>(V) && Local;
     bool Carried = Local && !Param && isLoopCarried(V);
     bool Broadcast = false;
@@ -408,6 +415,7 @@ void RankEvaluator::Impl::probeValues(ArrayRef<const Expr *> Exprs,
 
 void RankEvaluator::Impl::enterRegion() {
   M = Mode::Region;
+  Outer = nullptr; // No statement before the region runs any more.
   // Inputs the run computed before the region (an enclosing loop's
   // counter, a broadcast count) take the setting's value instead: the
   // region is proven for every value they may have.

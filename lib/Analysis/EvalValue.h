@@ -41,6 +41,9 @@ struct Reason {
   clang::SourceLocation Loc;
   /// A message to or from a rank that does not exist at this size.
   bool MissingPeer = false;
+  /// The statement of the region's function that was running (a stop in
+  /// a helper is during the statement that called it).
+  const clang::Stmt *During = nullptr;
 };
 
 /// One value of the evaluation.

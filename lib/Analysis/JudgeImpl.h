@@ -78,6 +78,23 @@ inline std::optional<ManualKind> manualKind(cg::CollectiveKind K) {
   }
 }
 
+/// The collective \p K is or generalises (a scatterv is a scatter whose
+/// blocks differ in size): what a refusal says the region looks like.
+inline std::optional<ManualKind> resembledKind(cg::CollectiveKind K) {
+  switch (K) {
+  case cg::CollectiveKind::Allgatherv:
+    return ManualKind::Allgather;
+  case cg::CollectiveKind::Alltoallv:
+    return ManualKind::Alltoall;
+  case cg::CollectiveKind::Gatherv:
+    return ManualKind::Gather;
+  case cg::CollectiveKind::Scatterv:
+    return ManualKind::Scatter;
+  default:
+    return manualKind(K);
+  }
+}
+
 inline bool isRooted(ManualKind K) {
   return K == ManualKind::Bcast || K == ManualKind::Scatter ||
          K == ManualKind::Gather;
@@ -136,6 +153,13 @@ private:
   bool sameCommunicator(int64_t P, const std::vector<RankRun> &Runs);
   std::optional<Observation> observe(int64_t P,
                                      const std::vector<RankRun> &Runs);
+  /// After the messages at \p P failed to match only because a send and
+  /// its receive differ in size (\p PeerOf from the matching, \p Global
+  /// the graph's operations): what they form when every receive takes as
+  /// many bytes as its send gives, to say what the region looks like.
+  void lookPastSizes(int64_t P, const std::vector<RankRun> &Runs,
+                     ArrayRef<std::pair<int64_t, const RankOp *>> Global,
+                     ArrayRef<cg::OpId> PeerOf);
   bool tooLarge(int64_t P);
   bool changesMessage(int64_t P, const std::vector<RankRun> &Runs);
   /// observe(), and if the messages match only when MPI buffers the
@@ -193,6 +217,8 @@ private:
   /// The runs being observed model buffered sends; the last observation
   /// asks for that.
   bool Buffered = false, RetryBuffered = false;
+  /// Inside lookPastSizes: an observation only sets Looks.
+  bool LookingPastSizes = false;
   uint64_t TotalSteps = 0;
 
 public:

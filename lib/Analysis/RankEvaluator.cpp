@@ -167,7 +167,7 @@ void RankEvaluator::Impl::stop(std::string Text, SourceLocation Loc,
   if (Loc.isValid() && Outer && SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
     Loc = Outer->getBeginLoc();
   if (!Out.Stopped)
-    Out.Stopped = eval::Reason{std::move(Text), Loc, MissingPeer};
+    Out.Stopped = eval::Reason{std::move(Text), Loc, MissingPeer, Outer};
 }
 
 void RankEvaluator::Impl::stopWith(const Value &Why, StringRef What,
@@ -438,6 +438,10 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
   // A function called from there runs whole: its call is needed, and so is
   // what it returns (`int src = source(rank, size);`).
   if (M == Mode::Prefix && Depth == 0 && !onPath(S) && !writesNeeded(S))
+    return Flow::Normal;
+  // An assumed input takes its value at the region's entry.
+  if (M == Mode::Prefix && Depth == 0 && !R.Assumed.empty() &&
+      llvm::is_contained(R.Assumed, assignedVariable(S)))
     return Flow::Normal;
   if (M == Mode::Region && Anchors.count(S)) {
     RankOp Marker;

@@ -49,6 +49,11 @@ struct Region {
   const clang::FunctionDecl *Function = nullptr;
   const clang::CompoundStmt *Block = nullptr;
   unsigned First = 0, Last = 0; ///< Indices into Block->body(), inclusive.
+  /// Integer variables computed before the region from something the
+  /// evaluation cannot follow (program input), taken as inputs anyway: an
+  /// evaluation under this assumption says what the region would be if
+  /// they were the same on every rank. Nothing proven with it is a proof.
+  llvm::SmallVector<const clang::VarDecl *, 2> Assumed;
 
   const clang::Stmt *first() const { return Block->body_begin()[First]; }
   const clang::Stmt *last() const { return Block->body_begin()[Last]; }

@@ -121,6 +121,75 @@ void Finder::dropRefusalsInside(const Region &R) {
   });
 }
 
+/// The statement before \p R that was computing a value when an
+/// evaluation stopped for \p Why: the statement running then, or the
+/// declaration or assignment whose value holds the reason's place (`int
+/// root = read_root();`, whose unknown result stops the run only where
+/// the region reads it).
+const Stmt *computationStopped(const eval::Reason &Why, const Region &R,
+                               const SourceManager &SM) {
+  SourceLocation RegionBegin = SM.getExpansionLoc(R.first()->getBeginLoc());
+  auto Before = [&](const Stmt *S) {
+    return S && SM.isBeforeInTranslationUnit(SM.getExpansionLoc(S->getEndLoc()),
+                                             RegionBegin);
+  };
+  if (Before(Why.During))
+    return Why.During;
+  if (Why.Loc.isInvalid())
+    return nullptr;
+  SourceLocation Loc = SM.getExpansionLoc(Why.Loc);
+  return findFirst(R.Function->getBody(), [&](const Stmt *S) {
+    const Expr *Value = assignedValue(S);
+    if (!Value || !Before(S))
+      return false;
+    return SM.isPointWithin(Loc, SM.getExpansionLoc(Value->getBeginLoc()),
+                            SM.getExpansionLoc(Value->getEndLoc()));
+  });
+}
+
+/// The statement before the region that computes an integer variable of
+/// \p R's function (`int n = argc > 1 ? atoi(argv[1]) : 1;`, `n = ...;`)
+/// and stopped an evaluation for \p Why; null if none. The variable may be
+/// taken as an input (Region::Assumed).
+const Stmt *assumableComputation(const eval::Reason &Why, const Region &R,
+                                 ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Stmt *S = computationStopped(Why, R, SM);
+  if (!S)
+    return nullptr;
+  // Computed anew in each iteration of a loop around the region, it is
+  // no value the region starts with.
+  for (const Stmt *P = parentStmt(*S, Ctx); P; P = parentStmt(*P, Ctx))
+    if (isLoop(P) &&
+        SM.isPointWithin(SM.getExpansionLoc(R.first()->getBeginLoc()),
+                         SM.getExpansionLoc(P->getBeginLoc()),
+                         SM.getExpansionLoc(P->getEndLoc())))
+      return nullptr;
+  const VarDecl *V = assignedVariable(S);
+  if (!V || V->getParentFunctionOrMethod() != R.Function ||
+      isa<ParmVarDecl>(V) || !V->getType()->isIntegralOrEnumerationType())
+    return nullptr;
+  return S;
+}
+
+/// The verdict on a region evaluated with \p R.Assumed inputs: what it
+/// looks like, refused for the first value that stopped the evaluation
+/// (\p Why, in the statement \p At that computes the first of them).
+Verdict unproven(Verdict V, const Stmt &At, const eval::Reason &Why) {
+  const VarDecl &First = *assignedVariable(&At);
+  if (V.Proof) {
+    V.Looks = V.Proof->Kind;
+    V.Topology = V.Proof->Topology;
+    V.Proof.reset();
+  }
+  V.Refusals = {{checkOfStop(Why),
+                 "'" + First.getNameAsString() +
+                     "' is not proven the same on every rank (" + Why.Text +
+                     ")",
+                 isa<DeclStmt>(At) ? First.getLocation() : At.getBeginLoc()}};
+  return V;
+}
+
 /// Whether \p V refused because a rank's own block is left alone: the
 /// statement next to the region may be the copy that puts it there.
 bool refusedForOwnBlock(const Verdict &V) {
@@ -138,11 +207,30 @@ void Finder::scan(const CompoundStmt *B) {
   }
   for (size_t Start = 0; Start < Idx.size();) {
     bool Done = false;
+    // Values computed before the region that stopped its evaluation, taken
+    // as inputs to say what the region looks like; the first one's reason
+    // refuses it.
+    llvm::SmallVector<const VarDecl *, 2> Assumed;
+    eval::Reason FirstStop;
+    const Stmt *FirstAt = nullptr;
     for (size_t End = Start; End < Idx.size() && !Done; ++End) {
-      Region R{&F, B, Idx[Start], Idx[End]};
+      Region R{&F, B, Idx[Start], Idx[End], Assumed};
       Closure Closes = regionCloses(TU, R);
+      while (Closes.S == Closure::State::Stopped && Assumed.size() < 3) {
+        const Stmt *At = assumableComputation(Closes.Why, R, Ctx);
+        const VarDecl *V = At ? assignedVariable(At) : nullptr;
+        if (!V || llvm::is_contained(Assumed, V))
+          break;
+        if (Assumed.empty()) {
+          FirstStop = Closes.Why;
+          FirstAt = At;
+        }
+        Assumed.push_back(V);
+        R.Assumed = Assumed;
+        Closes = regionCloses(TU, R);
+      }
       if (Closes.S == Closure::State::Stopped) {
-        recordStop(R, Closes.Why);
+        recordStop(R, Assumed.empty() ? Closes.Why : FirstStop);
         break; // A run stops: the old recogniser or a larger region says.
       }
       if (Closes.S == Closure::State::Open)
@@ -157,7 +245,7 @@ void Finder::scan(const CompoundStmt *B) {
                         std::min<unsigned>(R.Last + 1, B->size() - 1))}) {
           if (First == R.First && Last == R.Last)
             continue;
-          Region Grown{&F, B, First, Last};
+          Region Grown{&F, B, First, Last, Assumed};
           Verdict W = judgeRegion(TU, Grown);
           if (W.Proof) {
             R = Grown;
@@ -165,6 +253,15 @@ void Finder::scan(const CompoundStmt *B) {
             break;
           }
         }
+      }
+      if (!Assumed.empty()) {
+        // Under assumptions, only a region that looks like a collective
+        // speaks; any other stays open to a larger one.
+        if (!V.Proof && !V.Looks) {
+          recordStop(R, FirstStop);
+          break;
+        }
+        V = unproven(std::move(V), *FirstAt, FirstStop);
       }
       if (V.Proof)
         dropRefusalsInside(R);

@@ -109,6 +109,36 @@ inline bool accessesThroughPointer(const clang::Stmt *S) {
          }) != nullptr;
 }
 
+/// The value \p S gives a variable as a whole: the initializer of the
+/// declaration of one variable (`int n = f();`) or the right-hand side of
+/// an assignment to it (`n = f();`, `n += 1;`); null for anything else.
+/// The variable is assignedVariable(S).
+inline const clang::Expr *assignedValue(const clang::Stmt *S) {
+  if (const auto *DS = llvm::dyn_cast_or_null<clang::DeclStmt>(S)) {
+    const auto *V = DS->isSingleDecl()
+                        ? llvm::dyn_cast<clang::VarDecl>(DS->getSingleDecl())
+                        : nullptr;
+    return V ? V->getInit() : nullptr;
+  }
+  const auto *Op = llvm::dyn_cast_or_null<clang::BinaryOperator>(S);
+  if (!Op || !Op->isAssignmentOp() ||
+      !llvm::isa<clang::DeclRefExpr>(Op->getLHS()->IgnoreParenImpCasts()))
+    return nullptr;
+  return Op->getRHS();
+}
+
+/// The variable whose value \p S gives (see assignedValue); null if none.
+inline const clang::VarDecl *assignedVariable(const clang::Stmt *S) {
+  if (!assignedValue(S))
+    return nullptr;
+  if (const auto *DS = llvm::dyn_cast<clang::DeclStmt>(S))
+    return llvm::cast<clang::VarDecl>(DS->getSingleDecl());
+  const auto *Op = llvm::cast<clang::BinaryOperator>(S);
+  return llvm::dyn_cast<clang::VarDecl>(
+      llvm::cast<clang::DeclRefExpr>(Op->getLHS()->IgnoreParenImpCasts())
+          ->getDecl());
+}
+
 /// What the body of \p F's definition returns when that body is a single
 /// `return E;` (a getter, a traits function); null otherwise.
 inline const clang::Expr *soleReturnValue(const clang::FunctionDecl &F) {

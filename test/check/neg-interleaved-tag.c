@@ -1,5 +1,6 @@
-// Each peer gets a header and then the payload on the same tag; the
-// receives depend on that order.
+// Each peer gets a header and then the payload on the same tag: two
+// broadcasts interleaved in one loop, which one collective call cannot
+// replace (and the receives depend on that order).
 // RUN: %check-rewrite refuse %s %t | FileCheck %s --implicit-check-not=warning:
 #include <mpi.h>
 
@@ -13,9 +14,8 @@ int main(int argc, char **argv) {
       MPI_Send(&header, 1, MPI_INT, i, 0, MPI_COMM_WORLD);
       MPI_Send(payload, 2, MPI_INT, i, 0, MPI_COMM_WORLD);
     }
-    // CHECK: :[[@LINE-4]]:5: warning: {{.*}}not rewritten: message-order refused [mpilift-manual-bcast]
-    // CHECK: :[[@LINE-3]]:7: note: message-order: another MPI call inside the collective statement
-    // CHECK: :[[@LINE-4]]:7: note: message-order: another message on the same communicator and tag (and 1 more in this function); the rewrite could change which receive it matches
+    // CHECK: :[[@LINE-4]]:5: warning: {{.*}}not rewritten: scale-independence refused [mpilift-manual-bcast]
+    // CHECK: :[[@LINE-6]]:3: note: scale-independence: at 3 processes the messages form 2 broadcasts; one collective call replaces one of them
   } else {
     MPI_Recv(&header, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Recv(payload, 2, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

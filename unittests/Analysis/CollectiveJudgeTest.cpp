@@ -243,8 +243,8 @@ void f(int *data) {
   }
 }
 )"),
-            "scale-independence: at 3 processes the messages form a bcast "
-            "over 2 of them");
+            "scale-independence: at 3 processes the messages form a broadcast "
+            "over 2 of them; rank 2 takes no part");
 }
 
 TEST(CollectiveJudgeTest, PowersOfTwoOnlyIsRefusedAtTheFirstFailingSize) {

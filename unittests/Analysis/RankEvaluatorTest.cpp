@@ -207,6 +207,48 @@ void f(int *data) {
             "result of a call of 'read_root'");
 }
 
+TEST(RankEvaluatorTest, AssumedVariableIsAnInput) {
+  const char *Code = R"(
+int read_root(void);
+void f(int *data) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int root = read_root() > 0 ? 1 : 0;
+  if (rank == root) {
+    for (int i = 0; i < size; i++)
+      if (i != root)
+        MPI_Send(data, 1, MPI_INT, i, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(data, 1, MPI_INT, root, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)";
+  Parsed P(Code);
+  std::optional<Region> R = P.communicationRegion("f");
+  ASSERT_TRUE(R);
+  // Without the assumption the run stops while computing 'root', and says
+  // so: that statement is what the region finder takes as an input.
+  RankRun Stopped = RankEvaluator(*P.TU, *R).run(1, 3, {});
+  ASSERT_TRUE(Stopped.Stopped);
+  const clang::VarDecl *Root = assignedVariable(Stopped.Stopped->During);
+  ASSERT_TRUE(Root);
+  EXPECT_EQ(Root->getName(), "root");
+  // Assumed, 'root' is an input: its computation does not run, and each
+  // setting gives it a value.
+  R->Assumed.push_back(Root);
+  RankEvaluator E(*P.TU, *R);
+  ASSERT_EQ(E.inputs().size(), 1u);
+  EXPECT_EQ(E.inputs()[0].Name, "'root'");
+  RankRun AsRoot = E.run(1, 3, {1});
+  ASSERT_FALSE(AsRoot.Stopped);
+  EXPECT_EQ(describe(AsRoot), "send 0 4B tag 0 @what 'data' points to+0; "
+                              "send 2 4B tag 0 @what 'data' points to+0");
+  RankRun Other = E.run(1, 3, {2});
+  ASSERT_FALSE(Other.Stopped);
+  EXPECT_EQ(describe(Other), "recv 2 4B tag 0 @what 'data' points to+0");
+}
+
 TEST(RankEvaluatorTest, RankInClassMembers) {
   const char *Code = R"(
 class Exchanger {
