@@ -410,15 +410,18 @@ void Judge::lookPastSizes(int64_t P, const std::vector<RankRun> &Runs,
   std::vector<Refusal> Saved = std::move(V.Refusals);
   std::optional<ManualKind> SavedReference = Reference;
   int64_t SavedReferenceSize = ReferenceSize;
-  bool SavedClosed = V.Closed;
+  bool SavedClosed = V.Closed, SavedRetry = RetryBuffered;
   LookingPastSizes = true;
   V.Refusals.clear();
   observe(P, Even);
   LookingPastSizes = false;
+  // Only Looks (and the topology) stays: no refusal, reference, closure
+  // or retry with buffered sends comes from runs the program never made.
   V.Refusals = std::move(Saved);
   Reference = SavedReference;
   ReferenceSize = SavedReferenceSize;
   V.Closed = SavedClosed;
+  RetryBuffered = SavedRetry;
 }
 
 /// Message integrity: a rank that writes bytes after it received or sent

@@ -185,14 +185,17 @@ void f(int *all, int *mine, int *a, int *b) {
   EXPECT_EQ(runAt(Elsewhere, 0, 2), "send 1 8B tag 0 @what 'all' points to+8");
 }
 
-TEST(RankEvaluatorTest, InputDependencyStops) {
-  const char *Code = R"(
+/// A broadcast from the root \p RootInit gives, which comes from a call
+/// the evaluator cannot follow.
+std::string starFromUnknownRoot(const char *RootInit) {
+  return std::string(R"(
 int read_root(void);
 void f(int *data) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int root = read_root();
+  int root = )") +
+         RootInit + R"(;
   if (rank == root) {
     for (int i = 0; i < size; i++)
       if (i != root)
@@ -202,29 +205,17 @@ void f(int *data) {
   }
 }
 )";
-  EXPECT_EQ(runAt(Code, 1, 3),
+}
+
+TEST(RankEvaluatorTest, InputDependencyStops) {
+  EXPECT_EQ(runAt(starFromUnknownRoot("read_root()").c_str(), 1, 3),
             "stopped: the condition 'rank == root' cannot be evaluated: the "
             "result of a call of 'read_root'");
 }
 
 TEST(RankEvaluatorTest, AssumedVariableIsAnInput) {
-  const char *Code = R"(
-int read_root(void);
-void f(int *data) {
-  int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int root = read_root() > 0 ? 1 : 0;
-  if (rank == root) {
-    for (int i = 0; i < size; i++)
-      if (i != root)
-        MPI_Send(data, 1, MPI_INT, i, 0, MPI_COMM_WORLD);
-  } else {
-    MPI_Recv(data, 1, MPI_INT, root, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  }
-}
-)";
-  Parsed P(Code);
+  // The run stops inside the statement that computes 'root'.
+  Parsed P(starFromUnknownRoot("read_root() > 0 ? 1 : 0"));
   std::optional<Region> R = P.communicationRegion("f");
   ASSERT_TRUE(R);
   // Without the assumption the run stops while computing 'root', and says
