@@ -83,6 +83,14 @@ static bool sameHandle(const RankRun &A, const RankRun &B) {
   return X.I == Y.I && A.Objects[X.Obj].Name == B.Objects[Y.Obj].Name;
 }
 
+/// The first MPI call of \p Run that names a communicator.
+static const CallExpr *firstCommCall(const RankRun &Run) {
+  for (const RankOp &Op : Run.Ops)
+    if (Op.Call && mpiArgAsWritten(Op.Call, mpi::Role::Comm))
+      return Op.Call;
+  return nullptr;
+}
+
 bool Judge::sameCommunicator(int64_t P, const std::vector<RankRun> &Runs) {
   int64_t FirstRank = -1;
   for (int64_t Rank = 0; Rank < P; ++Rank) {
@@ -93,12 +101,26 @@ bool Judge::sameCommunicator(int64_t P, const std::vector<RankRun> &Runs) {
       continue;
     }
     if (!sameHandle(Runs[FirstRank], Runs[Rank])) {
+      // Name the two communicators as the calls spell them.
+      const CallExpr *A = firstCommCall(Runs[FirstRank]);
+      const CallExpr *B = firstCommCall(Runs[Rank]);
+      const ASTContext &Ctx = TU.context();
+      std::string Which =
+          A && B
+              ? " on '" + sourceText(mpiArgAsWritten(A, mpi::Role::Comm), Ctx) +
+                    "' and rank " + std::to_string(Rank) + " on '" +
+                    sourceText(mpiArgAsWritten(B, mpi::Role::Comm), Ctx) + "'"
+              : " on another communicator than rank " + std::to_string(Rank);
       refuse(SafetyCheck::MatchingArguments,
              "at " + processes(P) + ", rank " + std::to_string(FirstRank) +
-                 " communicates on another communicator than rank " +
-                 std::to_string(Rank) +
+                 " communicates" + Which +
                  "; one collective call has one communicator",
-             regionLoc());
+             B ? mpiArgAsWritten(B, mpi::Role::Comm)->getBeginLoc()
+               : regionLoc());
+      // What the messages would form on one communicator names the
+      // refusal.
+      if (!V.Looks && !Looking)
+        lookAt(P, Runs);
       return false;
     }
   }
@@ -287,7 +309,7 @@ std::optional<Observation> Judge::observe(int64_t P,
                        " waits for a message from rank " +
                        std::to_string(Op->Peer) + Tag + " that never comes";
     };
-    if (Sizes && LookingPastSizes)
+    if (Sizes && Looking)
       return std::nullopt;
     if (Sizes && !V.Looks)
       lookPastSizes(P, Runs, Global, M.PeerOf);
@@ -407,14 +429,18 @@ void Judge::lookPastSizes(int64_t P, const std::vector<RankRun> &Runs,
       continue;
     Own(Peer).Bytes = Global[Id].second->Bytes;
   }
+  lookAt(P, Even);
+}
+
+void Judge::lookAt(int64_t P, const std::vector<RankRun> &Runs) {
   std::vector<Refusal> Saved = std::move(V.Refusals);
   std::optional<ManualKind> SavedReference = Reference;
   int64_t SavedReferenceSize = ReferenceSize;
   bool SavedClosed = V.Closed, SavedRetry = RetryBuffered;
-  LookingPastSizes = true;
+  Looking = true;
   V.Refusals.clear();
-  observe(P, Even);
-  LookingPastSizes = false;
+  observe(P, Runs);
+  Looking = false;
   // Only Looks (and the topology) stays: no refusal, reference, closure
   // or retry with buffered sends comes from runs the program never made.
   V.Refusals = std::move(Saved);

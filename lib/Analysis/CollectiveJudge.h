@@ -72,6 +72,17 @@ struct RegionProof {
   unsigned Sizes = 0;
   uint64_t Runs = 0;
   std::vector<int64_t> Skipped;
+
+  /// The expressions the collective call spells: the variables they read
+  /// must outlive the edits.
+  std::vector<const clang::Expr *> arguments() const {
+    std::vector<const clang::Expr *> Out;
+    for (const clang::Expr *E :
+         {Root, Count, Datatype, Comm, Buffer, SendBuffer, RecvBuffer})
+      if (E)
+        Out.push_back(E);
+    return Out;
+  }
 };
 
 /// The judgement on one region.

@@ -120,11 +120,14 @@ Value RankEvaluator::Impl::call(const CallExpr *Call) {
     unsigned First = 0;
     ObjectId This = eval::NullObject;
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-      std::optional<Place> Object = place(Member->getImplicitObjectArgument());
-      if (Member->getImplicitObjectArgument()->getType()->isPointerType()) {
-        Value P = eval(Member->getImplicitObjectArgument());
-        Object = P.isPointer() ? std::optional<Place>(Place{P.Obj, P.I})
-                               : std::nullopt;
+      const Expr *ObjectArg = Member->getImplicitObjectArgument();
+      std::optional<Place> Object;
+      if (ObjectArg->getType()->isPointerType()) {
+        Value P = eval(ObjectArg);
+        if (P.isPointer())
+          Object = Place{P.Obj, P.I};
+      } else {
+        Object = place(ObjectArg);
       }
       if (!Object || Object->Off != 0) {
         stop("cannot follow the object " + spelled(Call) + " runs on",

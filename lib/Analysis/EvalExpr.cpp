@@ -85,6 +85,11 @@ Value RankEvaluator::Impl::eval(const Expr *E) {
                             false);
     return unknown("a sizeof that is not a constant", E->getBeginLoc());
   }
+  case Stmt::OffsetOfExprClass:
+    if (std::optional<llvm::APSInt> V = E->getIntegerConstantExpr(Ctx))
+      return Value::integer(V->getExtValue(), Ctx.getIntWidth(E->getType()),
+                            false);
+    return unknown("an offsetof that is not a constant", E->getBeginLoc());
   case Stmt::BinaryOperatorClass:
   case Stmt::CompoundAssignOperatorClass:
     return evalBinary(cast<BinaryOperator>(E));

@@ -160,6 +160,10 @@ private:
   void lookPastSizes(int64_t P, const std::vector<RankRun> &Runs,
                      ArrayRef<std::pair<int64_t, const RankOp *>> Global,
                      ArrayRef<cg::OpId> PeerOf);
+  /// Observes \p Runs, which the program may never make (receives
+  /// resized, communicators taken as one), only to say what the region
+  /// looks like: no refusal, reference or closure comes from them.
+  void lookAt(int64_t P, const std::vector<RankRun> &Runs);
   bool tooLarge(int64_t P);
   bool changesMessage(int64_t P, const std::vector<RankRun> &Runs);
   /// observe(), and if the messages match only when MPI buffers the
@@ -217,8 +221,8 @@ private:
   /// The runs being observed model buffered sends; the last observation
   /// asks for that.
   bool Buffered = false, RetryBuffered = false;
-  /// Inside lookPastSizes: an observation only sets Looks.
-  bool LookingPastSizes = false;
+  /// Inside lookAt: an observation only sets Looks.
+  bool Looking = false;
   uint64_t TotalSteps = 0;
 
 public:

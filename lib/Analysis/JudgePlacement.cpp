@@ -39,7 +39,7 @@ struct PlacedRun {
 } // namespace
 
 bool Judge::place(RegionProof &Proof) {
-  RegionEdits Edits = planEdits(R, TU);
+  RegionEdits Edits = planEdits(R, TU, Proof.arguments());
   if (Edits.Problem) {
     refuse(Edits.Problem->Check, Edits.Problem->Reason, Edits.Problem->Loc);
     return false;

@@ -498,8 +498,17 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
     return Flow::Continue;
   case Stmt::ReturnStmtClass: {
     const auto *Ret = cast<ReturnStmt>(S);
-    if (const Expr *E = Ret->getRetValue())
-      Frames.back().Ret = eval(E);
+    if (const Expr *E = Ret->getRetValue()) {
+      const FunctionDecl *Fn = Frames.back().F;
+      if (Fn && Fn->getReturnType()->isReferenceType()) {
+        // A reference is returned as the place it refers to.
+        std::optional<Place> P = place(E);
+        Frames.back().Ret =
+            P ? Value::pointer(P->Obj, P->Off) : Value::unknown(0);
+      } else {
+        Frames.back().Ret = eval(E);
+      }
+    }
     return stopped() ? Flow::Stop : Flow::Return;
   }
   case Stmt::NullStmtClass:

@@ -68,9 +68,10 @@ const Expr *bare(const Expr *E) {
 
 class Planner {
 public:
-  Planner(const Region &R, TranslationUnitFacts &TU)
+  Planner(const Region &R, TranslationUnitFacts &TU,
+          llvm::ArrayRef<const Expr *> Kept)
       : R(R), TU(TU), Ctx(TU.context()), SM(Ctx.getSourceManager()),
-        Facts(TU.factsOf(*R.Function)) {}
+        Facts(TU.factsOf(*R.Function)), Kept(Kept) {}
 
   RegionEdits plan();
 
@@ -91,6 +92,7 @@ private:
   ASTContext &Ctx;
   const SourceManager &SM;
   const FunctionFacts &Facts;
+  llvm::ArrayRef<const Expr *> Kept;
   llvm::SmallPtrSet<const VarDecl *, 16> Support;
   llvm::SmallPtrSet<const CallExpr *, 16> Calls;
   llvm::DenseMap<const Stmt *, bool> Memo;
@@ -327,6 +329,14 @@ bool Planner::deletable(const Stmt *S) {
 /// address.
 void Planner::collectSupport() {
   llvm::SmallPtrSet<const VarDecl *, 32> Seen;
+  llvm::SmallPtrSet<const VarDecl *, 8> Spelled;
+  for (const Expr *E : Kept)
+    findFirst(E, [&](const Stmt *S) {
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+        if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
+          Spelled.insert(V);
+      return false;
+    });
   for (unsigned I = R.First; I <= R.Last; ++I)
     findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
       if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
@@ -335,7 +345,7 @@ void Planner::collectSupport() {
       return false;
     });
   for (const VarDecl *V : Seen) {
-    if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
+    if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) || Spelled.count(V) ||
         V->getParentFunctionOrMethod() != R.Function ||
         V->getType()->isReferenceType())
       continue;
@@ -538,8 +548,9 @@ bool RegionEdits::removedWith(const Stmt *S, ASTContext &Ctx) const {
   return false;
 }
 
-RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU) {
-  return Planner(R, TU).plan();
+RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU,
+                      llvm::ArrayRef<const Expr *> Kept) {
+  return Planner(R, TU, Kept).plan();
 }
 
 } // namespace analysis

@@ -67,8 +67,10 @@ struct RegionEdits {
   bool removedWith(const clang::Stmt *S, clang::ASTContext &Ctx) const;
 };
 
-/// Works out the edits of \p R.
-RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU);
+/// Works out the edits of \p R. The variables \p Kept reads (the
+/// collective call's arguments) stay, with what computes them.
+RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU,
+                      llvm::ArrayRef<const clang::Expr *> Kept = {});
 
 } // namespace analysis
 } // namespace mpilift

@@ -9,6 +9,7 @@
 #include "BufferAccess.h"
 #include "CollectiveJudge.h"
 #include "CommQueries.h"
+#include "Fallback.h"
 #include "RegionEdits.h"
 #include "StatementTree.h"
 
@@ -82,6 +83,9 @@ private:
   void checkOrder(const Region &R, const RegionEdits &Edits,
                   ManualCollective &C);
   void placeWaits(const Region &R, ManualCollective &C);
+  /// For a region refused only for input or scale dependence: whether it
+  /// can run through libcdag (`--fallback cdag`).
+  void planFallback(const Region &R, ManualCollective &C);
 
   TranslationUnitFacts &TU;
   const FunctionDecl &F;
@@ -291,7 +295,8 @@ std::vector<ManualCollective> Finder::run() {
 }
 
 ManualCollective Finder::finding(const Region &R, const Verdict &V) {
-  RegionEdits Edits = planEdits(R, TU);
+  RegionEdits Edits = planEdits(
+      R, TU, V.Proof ? V.Proof->arguments() : std::vector<const Expr *>());
   ManualCollective C;
   C.Kind = V.Proof ? V.Proof->Kind : *V.Looks;
   C.Topology = V.Proof ? V.Proof->Topology : V.Topology;
@@ -335,8 +340,10 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   C.PatternStmt = R.first();
   C.Range = R.range();
   C.Refusals = V.Refusals;
-  if (!V.Proof)
+  if (!V.Proof) {
+    planFallback(R, C);
     return C;
+  }
   const RegionProof &P = *V.Proof;
   ProvenRegion PR;
   PR.Block = R.Block;
@@ -389,6 +396,38 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   checkOrder(R, Edits, C);
   placeWaits(R, C);
   return C;
+}
+
+void Finder::planFallback(const Region &R, ManualCollective &C) {
+  // The graph takes the place of one statement holding one send and one
+  // receive (a root's loop and the others' receive).
+  const CallExpr *Send = nullptr, *Recv = nullptr;
+  for (const CallExpr *Call : C.Calls) {
+    const mpi::FunctionInfo *Info = mpiCallee(Call);
+    if (Info && Info->TheFamily == mpi::Family::BlockingSend && !Send)
+      Send = Call;
+    else if (Info && Info->TheFamily == mpi::Family::BlockingRecv && !Recv)
+      Recv = Call;
+    else
+      Send = Recv = nullptr;
+  }
+  if (!Send || !Recv || C.Calls.size() != 2 || R.First != R.Last) {
+    if (llvm::all_of(C.Refusals,
+                     [](const Refusal &X) {
+                       return X.Check == SafetyCheck::InputIndependence ||
+                              X.Check == SafetyCheck::ScaleIndependence;
+                     }) &&
+        !C.Refusals.empty())
+      C.Fallback = CDagFallback{
+          "the fallback takes one statement holding one blocking send and "
+          "one blocking receive",
+          {}};
+    return;
+  }
+  C.RootCall = Send;
+  C.PeerCall = Recv;
+  C.PatternStmt = R.first();
+  findFallback(C, TU);
 }
 
 /// source-form: a call spelled in a macro is not ours to rewrite.

@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
     // CHECK: :[[@LINE-2]]:5: warning: {{.*}}not rewritten: matching-arguments refused [mpilift-manual-bcast]
   } else {
     MPI_Recv(&data, 1, MPI_INT, 0, 0, dup, MPI_STATUS_IGNORE);
-    // CHECK: :[[@LINE-1]]:39: note: matching-arguments: the comm differs: 'MPI_COMM_WORLD' against 'dup'
+    // CHECK: :[[@LINE-1]]:39: note: matching-arguments: at 4 processes, rank 0 communicates on 'MPI_COMM_WORLD' and rank 1 on 'dup'; one collective call has one communicator
   }
   MPI_Comm_free(&dup);
   MPI_Finalize();

@@ -271,4 +271,67 @@ private:
                            "send 2 24B tag 4 @what 'v' points to+0");
 }
 
+TEST(RankEvaluatorTest, MethodsThroughThisAndReturnedReferences) {
+  // A method called without an object runs on 'this'; one returning a
+  // reference returns the place it refers to.
+  const char *Code = R"(
+class Relay {
+public:
+  explicit Relay(MPI_Comm c) : comm_(c) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  int &root() { return root_; }
+  void plan() { root() = size_ - 1; }
+  void f(double *v) {
+    plan();
+    if (rank_ == root()) {
+      for (int p = 0; p < size_; ++p)
+        if (p != root_)
+          MPI_Send(v, 2, MPI_DOUBLE, p, 4, comm_);
+    } else {
+      MPI_Recv(v, 2, MPI_DOUBLE, root(), 4, comm_, MPI_STATUS_IGNORE);
+    }
+  }
+private:
+  MPI_Comm comm_;
+  int rank_, size_, root_;
+};
+)";
+  Parsed P(Code, /*CXX=*/true);
+  const clang::FunctionDecl *F = P.function("f");
+  ASSERT_TRUE(F);
+  const auto *Body = llvm::cast<clang::CompoundStmt>(F->getBody());
+  Region R{F, Body, 0, 1, {}};
+  RankEvaluator E(*P.TU, R);
+  RankRun Root = E.run(2, 3, {});
+  ASSERT_FALSE(Root.Stopped) << Root.Stopped->Text;
+  EXPECT_EQ(describe(Root), "send 0 16B tag 4 @what 'v' points to+0; "
+                            "send 1 16B tag 4 @what 'v' points to+0");
+  RankRun Leaf = E.run(0, 3, {});
+  ASSERT_FALSE(Leaf.Stopped) << Leaf.Stopped->Text;
+  EXPECT_EQ(describe(Leaf), "recv 2 16B tag 4 @what 'v' points to+0");
+}
+
+TEST(RankEvaluatorTest, OffsetofIsAConstant) {
+  const char *Code = R"(
+struct header { int kind; double stamp; char tail[5]; };
+void f(char *v) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int n = __builtin_offsetof(struct header, tail);
+  if (rank == 0)
+    MPI_Send(v, n, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
+  else if (rank == 1)
+    MPI_Recv(v, n, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+)";
+  Parsed P(Code);
+  std::optional<Region> R = P.communicationRegion("f");
+  ASSERT_TRUE(R);
+  RankRun Run = RankEvaluator(*P.TU, *R).run(0, 2, {});
+  ASSERT_FALSE(Run.Stopped) << Run.Stopped->Text;
+  EXPECT_EQ(describe(Run), "send 1 16B tag 0 @what 'v' points to+0");
+}
+
 } // namespace

@@ -258,6 +258,9 @@ private:
 /// The source text of \p E as written (macro uses stay unexpanded).
 std::string sourceText(const clang::Expr *E, const clang::ASTContext &Context);
 
+/// \p Text without white space, so `i*n` and `i * n` compare equal.
+std::string squeezed(llvm::StringRef Text);
+
 /// Whether the source text of \p E is \p E and nothing else: false for a
 /// part of a macro's body (`TOTAL` inside `#define NSEG (TOTAL / SEG)`),
 /// whose text as written is the whole use of the macro.
