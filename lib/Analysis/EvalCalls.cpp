@@ -789,9 +789,15 @@ RankEvaluator::Impl::message(const CallExpr *Call, bool Send, mpi::Role Buffer,
          CommE->getBeginLoc());
     return std::nullopt;
   }
-  if (*PeerRank == Special.ProcNull)
+  // Rank arithmetic in the argument itself (`(rank - 1) % size`) that
+  // lands on a special value names no rank: Open MPI's -1 and -2 are
+  // MPI_PROC_NULL and MPI_ANY_SOURCE only by accident.
+  const auto *Arith = dyn_cast<BinaryOperator>(PeerE->IgnoreParenImpCasts());
+  bool Computed =
+      Arith && (Arith->isAdditiveOp() || Arith->isMultiplicativeOp());
+  if (*PeerRank == Special.ProcNull && !Computed)
     return std::nullopt; // A message to nobody.
-  if (!Send && *PeerRank == Special.AnySource) {
+  if (!Send && *PeerRank == Special.AnySource && !Computed) {
     stop("a receive from MPI_ANY_SOURCE: which message it gets depends on "
          "timing",
          PeerE->getBeginLoc());

@@ -23,6 +23,8 @@
 #include "RankUniformity.h"
 #include "StatementTree.h"
 
+#include "mpilift/Analysis/ManualCollective.h"
+
 #include "clang/Basic/SourceManager.h"
 
 using namespace clang;
@@ -301,6 +303,30 @@ void RankEvaluator::Impl::findInputs() {
   }
 }
 
+/// The size of the predefined datatype every caller of \p F passes as its
+/// parameter \p P (`share(v, n, MPI_DOUBLE)`), if they all pass one, with
+/// the same spelling, and every caller is visible.
+static std::optional<uint64_t> datatypeFromCallers(const ParmVarDecl &P,
+                                                   const FunctionDecl &F,
+                                                   TranslationUnitFacts &TU) {
+  ArrayRef<CallSite> Callers = TU.callersOf(&F);
+  if (Callers.empty() || TU.mayBeCalledIndirectly(&F))
+    return std::nullopt;
+  unsigned Index = P.getFunctionScopeIndex();
+  std::optional<std::string> Spelling;
+  for (const CallSite &Site : Callers) {
+    // A member's operator call counts the object as its first argument.
+    if (isa<CXXOperatorCallExpr>(Site.Call) || Index >= Site.Call->getNumArgs())
+      return std::nullopt;
+    std::string Text =
+        squeezed(sourceText(Site.Call->getArg(Index), TU.context()));
+    if (Spelling && *Spelling != Text)
+      return std::nullopt;
+    Spelling = Text;
+  }
+  return predefinedTypeSize(*Spelling, TU.context());
+}
+
 RankEvaluator::Impl::EntryValue
 RankEvaluator::Impl::classify(const ValueDecl *D) {
   auto It = Entries.find(D);
@@ -308,7 +334,9 @@ RankEvaluator::Impl::classify(const ValueDecl *D) {
     return It->second;
   EntryValue E;
   QualType T = D->getType();
-  if (auto Query = queryValueOf(D, *R.Function, TU)) {
+  if (D == R.AssumedRank || D == R.AssumedSize) {
+    E.K = D == R.AssumedRank ? EntryValue::Kind::Rank : EntryValue::Kind::Size;
+  } else if (auto Query = queryValueOf(D, *R.Function, TU)) {
     if (!RegionComm.valid() || Query->Comm == RegionComm) {
       E.K = Query->Query == CommQuery::Rank ? EntryValue::Kind::Rank
                                             : EntryValue::Kind::Size;
@@ -322,6 +350,11 @@ RankEvaluator::Impl::classify(const ValueDecl *D) {
   } else if (InputBit.count(D)) {
     E.K = EntryValue::Kind::Input;
     E.Input = InputBit[D];
+  } else if (const auto *Param = dyn_cast<ParmVarDecl>(D);
+             Param && T.getAsString() == "MPI_Datatype" &&
+             datatypeFromCallers(*Param, *R.Function, TU)) {
+    E.K = EntryValue::Kind::Datatype;
+    E.Bytes = *datatypeFromCallers(*Param, *R.Function, TU);
   } else if (T->isPointerType() || T->isArrayType()) {
     E.K = EntryValue::Kind::Object;
   } else if (const auto *V = dyn_cast<VarDecl>(D);
@@ -367,8 +400,11 @@ Value RankEvaluator::Impl::entryValue(const ValueDecl *D, QualType T,
     Objects[Obj].AtEntry = true;
     return Value::pointer(Obj, 0);
   }
+  case EntryValue::Kind::Datatype:
+    return Value::datatype(E.Bytes, E.Bytes);
   case EntryValue::Kind::Unknown:
-    return unknown(E.Why.Text, E.Why.Loc.isValid() ? E.Why.Loc : Use);
+    return unknown(E.Why.Text, E.Why.Loc.isValid() ? E.Why.Loc : Use,
+                   T->isIntegralOrEnumerationType() ? D : nullptr);
   case EntryValue::Kind::Run:
     break;
   }

@@ -418,6 +418,8 @@ Value RankEvaluator::Impl::arithmetic(BinaryOperatorKind K, const Value &L,
       V = K == BO_Div ? L.I : 0;
     } else {
       V = K == BO_Div ? L.I / Rhs.I : L.I % Rhs.I; // C truncates.
+      if (K == BO_Rem && R.WrapRemainders && V < 0 && Rhs.I > 0)
+        V += Rhs.I;
     }
     break;
   case BO_Shl:

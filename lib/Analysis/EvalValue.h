@@ -44,6 +44,9 @@ struct Reason {
   /// The statement of the region's function that was running (a stop in
   /// a helper is during the statement that called it).
   const clang::Stmt *During = nullptr;
+  /// The variable, parameter or field read at the region's entry whose
+  /// value could not be followed, when that is what stopped the run.
+  const clang::ValueDecl *Entry = nullptr;
 };
 
 /// One value of the evaluation.

@@ -151,13 +151,14 @@ void RankEvaluator::Impl::run(int64_t TheRank, int64_t TheSize,
 
 //===-- Bookkeeping -------------------------------------------------------===//
 
-uint32_t RankEvaluator::Impl::reason(std::string Text, SourceLocation Loc) {
-  Reasons.push_back({std::move(Text), Loc});
+uint32_t RankEvaluator::Impl::reason(std::string Text, SourceLocation Loc,
+                                     const ValueDecl *Entry) {
+  Reasons.push_back({std::move(Text), Loc, false, nullptr, Entry});
   return static_cast<uint32_t>(Reasons.size() - 1);
 }
 
 void RankEvaluator::Impl::stop(std::string Text, SourceLocation Loc,
-                               bool MissingPeer) {
+                               bool MissingPeer, const ValueDecl *Entry) {
   if (Probing || Tolerant) {
     ProbeFailed = true;
     return;
@@ -167,7 +168,7 @@ void RankEvaluator::Impl::stop(std::string Text, SourceLocation Loc,
   if (Loc.isValid() && Outer && SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
     Loc = Outer->getBeginLoc();
   if (!Out.Stopped)
-    Out.Stopped = eval::Reason{std::move(Text), Loc, MissingPeer, Outer};
+    Out.Stopped = eval::Reason{std::move(Text), Loc, MissingPeer, Outer, Entry};
 }
 
 void RankEvaluator::Impl::stopWith(const Value &Why, StringRef What,
@@ -176,7 +177,8 @@ void RankEvaluator::Impl::stopWith(const Value &Why, StringRef What,
   std::string Text = What.str() + " " + spelled(E) + " cannot be evaluated";
   if (!Inner.Text.empty())
     Text += ": " + Inner.Text;
-  stop(Text, Inner.Loc.isValid() ? Inner.Loc : E->getBeginLoc());
+  stop(Text, Inner.Loc.isValid() ? Inner.Loc : E->getBeginLoc(), false,
+       Inner.Entry);
 }
 
 std::string RankEvaluator::Impl::spelled(const Expr *E) const {

@@ -54,6 +54,16 @@ struct Region {
   /// evaluation under this assumption says what the region would be if
   /// they were the same on every rank. Nothing proven with it is a proof.
   llvm::SmallVector<const clang::VarDecl *, 2> Assumed;
+  /// An integer read at the region's entry that the evaluation cannot
+  /// follow (a parameter whose callers are not visible, a global), taken
+  /// as the rank or the size of the region's communicator: to say what
+  /// the region would be if it were. Nothing proven with it is a proof.
+  const clang::ValueDecl *AssumedRank = nullptr;
+  const clang::ValueDecl *AssumedSize = nullptr;
+  /// A negative remainder wraps into the divisor's range (what `(rank - 1)
+  /// % size` was meant to be), to say what a region that sends to rank -1
+  /// would be. Nothing proven with it is a proof.
+  bool WrapRemainders = false;
 
   const clang::Stmt *first() const { return Block->body_begin()[First]; }
   const clang::Stmt *last() const { return Block->body_begin()[Last]; }

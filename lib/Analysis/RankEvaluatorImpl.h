@@ -105,9 +105,18 @@ private:
 
   /// An entry value kind of a variable the region reads from outside.
   struct EntryValue {
-    enum class Kind : uint8_t { Rank, Size, Input, Object, Unknown, Run };
+    enum class Kind : uint8_t {
+      Rank,
+      Size,
+      Input,
+      Object,
+      Datatype,
+      Unknown,
+      Run
+    };
     Kind K = Kind::Run;
     unsigned Input = 0; ///< Kind::Input: its bit.
+    uint64_t Bytes = 0; ///< Kind::Datatype: the size of the type.
     eval::Reason Why;   ///< Kind::Unknown.
   };
 
@@ -159,13 +168,15 @@ private:
   ObjectId objectOfVar(const clang::VarDecl *V, clang::SourceLocation Use);
   ObjectId thisObject();
   int64_t sizeOf(clang::QualType T) const;
-  uint32_t reason(std::string Text, clang::SourceLocation Loc);
-  Value unknown(std::string Text, clang::SourceLocation Loc) {
-    return Value::unknown(reason(std::move(Text), Loc));
+  uint32_t reason(std::string Text, clang::SourceLocation Loc,
+                  const clang::ValueDecl *Entry = nullptr);
+  Value unknown(std::string Text, clang::SourceLocation Loc,
+                const clang::ValueDecl *Entry = nullptr) {
+    return Value::unknown(reason(std::move(Text), Loc, Entry));
   }
   /// Stops the run: what the slice needs cannot be followed.
   void stop(std::string Text, clang::SourceLocation Loc,
-            bool MissingPeer = false);
+            bool MissingPeer = false, const clang::ValueDecl *Entry = nullptr);
   void stopWith(const Value &Why, llvm::StringRef What, const clang::Expr *E);
   bool stopped() const {
     return Out.Stopped.has_value() || M == Mode::Done || ProbeFailed;

@@ -194,6 +194,53 @@ Verdict unproven(Verdict V, const Stmt &At, const eval::Reason &Why) {
   return V;
 }
 
+/// The verdict on a region evaluated with an integer it cannot follow
+/// taken as the rank (and maybe another as the size), or with negative
+/// remainders wrapped around: what it looks like, refused for what stopped
+/// the evaluation first (\p Why).
+Verdict unprovenRole(Verdict V, const Region &R, const eval::Reason &Why) {
+  if (V.Proof) {
+    V.Looks = V.Proof->Kind;
+    V.Topology = V.Proof->Topology;
+    V.Proof.reset();
+  }
+  if (!R.AssumedRank) {
+    // Remainders wrapped around.
+    V.Refusals = {{checkOfStop(Why),
+                   Why.Text + "; the region forms this collective only if "
+                              "a negative remainder wrapped around",
+                   Why.Loc.isValid() ? Why.Loc : R.first()->getBeginLoc()}};
+    return V;
+  }
+  std::string Roles = "'" + R.AssumedRank->getNameAsString() + "'";
+  if (R.AssumedSize)
+    Roles += " and '" + R.AssumedSize->getNameAsString() + "'";
+  std::string Are =
+      R.AssumedSize ? " are the rank and the size" : " is the rank";
+  V.Refusals = {{checkOfStop(Why),
+                 "the region forms this collective only if " + Roles + Are +
+                     ", which is not proven: " + Why.Text,
+                 Why.Loc.isValid() ? Why.Loc : R.first()->getBeginLoc()}};
+  return V;
+}
+
+/// \p R with the integer whose unknown value stopped its evaluation taken
+/// as the rank, and a second one, if the run then stops on it, as the
+/// size; none when the region does not close with them.
+std::optional<Region> assumeRankOrSize(TranslationUnitFacts &TU, Region R,
+                                       const eval::Reason &Why) {
+  R.AssumedRank = Why.Entry;
+  Closure Closes = regionCloses(TU, R);
+  if (Closes.S == Closure::State::Stopped && Closes.Why.Entry &&
+      Closes.Why.Entry != R.AssumedRank) {
+    R.AssumedSize = Closes.Why.Entry;
+    Closes = regionCloses(TU, R);
+  }
+  if (Closes.S != Closure::State::Closes)
+    return std::nullopt;
+  return R;
+}
+
 /// Whether \p V refused because a rank's own block is left alone: the
 /// statement next to the region may be the copy that puts it there.
 bool refusedForOwnBlock(const Verdict &V) {
@@ -233,8 +280,36 @@ void Finder::scan(const CompoundStmt *B) {
         R.Assumed = Assumed;
         Closes = regionCloses(TU, R);
       }
+      // An integer the region reads at its entry and cannot follow (a
+      // parameter whose callers are not visible, a global): taken as the
+      // rank or the size, it may say what the region would be.
+      if (Closes.S == Closure::State::Stopped && Closes.Why.Entry &&
+          Assumed.empty()) {
+        eval::Reason Why = Closes.Why;
+        if (std::optional<Region> Roles = assumeRankOrSize(TU, R, Why)) {
+          R = *Roles;
+          FirstStop = Why;
+          FirstAt = nullptr;
+          Closes = regionCloses(TU, R);
+        }
+      }
+      // A message to rank -1: with remainders wrapped around, it may say
+      // what the region was meant to be.
+      if (Closes.S == Closure::State::Stopped && Closes.Why.MissingPeer &&
+          Assumed.empty() && !R.AssumedRank) {
+        Region Wrapped = R;
+        Wrapped.WrapRemainders = true;
+        Closure W = regionCloses(TU, Wrapped);
+        if (W.S == Closure::State::Closes) {
+          FirstStop = Closes.Why;
+          FirstAt = nullptr;
+          R = Wrapped;
+          Closes = W;
+        }
+      }
       if (Closes.S == Closure::State::Stopped) {
-        recordStop(R, Assumed.empty() ? Closes.Why : FirstStop);
+        bool Assuming = !Assumed.empty() || R.AssumedRank || R.WrapRemainders;
+        recordStop(R, Assuming ? FirstStop : Closes.Why);
         break; // A run stops: the old recogniser or a larger region says.
       }
       if (Closes.S == Closure::State::Open)
@@ -249,7 +324,9 @@ void Finder::scan(const CompoundStmt *B) {
                         std::min<unsigned>(R.Last + 1, B->size() - 1))}) {
           if (First == R.First && Last == R.Last)
             continue;
-          Region Grown{&F, B, First, Last, Assumed};
+          Region Grown = R;
+          Grown.First = First;
+          Grown.Last = Last;
           Verdict W = judgeRegion(TU, Grown);
           if (W.Proof) {
             R = Grown;
@@ -258,14 +335,15 @@ void Finder::scan(const CompoundStmt *B) {
           }
         }
       }
-      if (!Assumed.empty()) {
+      if (!Assumed.empty() || R.AssumedRank || R.WrapRemainders) {
         // Under assumptions, only a region that looks like a collective
         // speaks; any other stays open to a larger one.
         if (!V.Proof && !V.Looks) {
           recordStop(R, FirstStop);
           break;
         }
-        V = unproven(std::move(V), *FirstAt, FirstStop);
+        V = FirstAt ? unproven(std::move(V), *FirstAt, FirstStop)
+                    : unprovenRole(std::move(V), R, FirstStop);
       }
       if (V.Proof)
         dropRefusalsInside(R);

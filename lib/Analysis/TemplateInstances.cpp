@@ -13,8 +13,8 @@
 /// instantiation of the unit is proven, and proven alike: the same region,
 /// the same placements and the same argument expressions. A template
 /// defined in a header may be instantiated by other units with types this
-/// one never sees; it stays refused (the template recogniser's source-form
-/// refusal says so).
+/// one never sees: its findings say what the instantiations form, refused
+/// by source-form.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -153,7 +153,7 @@ findEvaluatedInTemplate(TranslationUnitFacts &TU, const FunctionDecl &F,
                         std::vector<UnjudgedCalls> *Unjudged) {
   const FunctionTemplateDecl *T = F.getDescribedFunctionTemplate();
   const SourceManager &SM = F.getASTContext().getSourceManager();
-  if (!T || !SM.isInMainFile(SM.getExpansionLoc(F.getLocation())))
+  if (!T)
     return {};
   std::vector<const FunctionDecl *> Instances = instantiations(*T);
   if (Instances.empty())
@@ -165,6 +165,18 @@ findEvaluatedInTemplate(TranslationUnitFacts &TU, const FunctionDecl &F,
         findEvaluatedCollectives(TU, *Instances[I]);
     refuseDifferences(Found, Other, *Instances.front(), *Instances[I]);
   }
+  if (!SM.isInMainFile(SM.getExpansionLoc(F.getLocation())))
+    for (ManualCollective &C : Found) {
+      if (C.isSafe())
+        C.Refusals.clear();
+      C.Refusals.insert(C.Refusals.begin(),
+                        {SafetyCheck::SourceForm,
+                         "the pattern is in a template; its instantiations "
+                         "may use other types than the checks can see",
+                         C.PatternStmt->getBeginLoc()});
+      C.Region.reset();
+      C.Fallback.reset();
+    }
   return Found;
 }
 

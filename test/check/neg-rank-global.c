@@ -12,8 +12,8 @@ int main(int argc, char **argv) {
   if (my_rank == 0) {
     for (int i = 1; i < size; i++)
       MPI_Send(&data, 1, MPI_INT, i, 0, MPI_COMM_WORLD);
-    // CHECK: :[[@LINE-2]]:5: warning: {{.*}}not rewritten: matching-arguments refused [mpilift-manual-bcast]
-    // CHECK: :[[@LINE-4]]:3: note: matching-arguments: the guard's rank 'my_rank' is a global or static variable; its writes cannot be followed
+    // CHECK: :[[@LINE-2]]:5: warning: {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
+    // CHECK: :5:5: note: input-independence: the region forms this collective only if 'my_rank' is the rank, which is not proven: the condition 'my_rank == 0' cannot be evaluated: 'my_rank' is a global variable; its writes cannot be followed
   } else {
     MPI_Recv(&data, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }

@@ -14,7 +14,7 @@ int main(int argc, char **argv) {
     MPI_Send(&x, 1, MPI_INT, (rank + 1) % numtasks, tag, MPI_COMM_WORLD);
     MPI_Recv(&x, 1, MPI_INT, (rank - 1) % numtasks, tag, MPI_COMM_WORLD, &stat);
     // CHECK: :[[@LINE-2]]:5: warning: ring of point-to-point messages implements a broadcast (static analysis); not rewritten: scale-independence refused [mpilift-manual-bcast]
-    // CHECK: :[[@LINE-3]]:5: note: scale-independence: at 2 processes with root 0, rank 0 receives from rank -1 but rank 1 sends to it
+    // CHECK: :[[@LINE-2]]:30: note: scale-independence: rank 0 receives from rank -1, which does not exist; the region forms this collective only if a negative remainder wrapped around
   } else {
     MPI_Recv(&x, 1, MPI_INT, (rank - 1) % numtasks, tag, MPI_COMM_WORLD, &stat);
     MPI_Send(&x, 1, MPI_INT, (rank + 1) % numtasks, tag, MPI_COMM_WORLD);

@@ -395,4 +395,30 @@ TEST(ManualCollectiveTest, Listing7CallerTouchingTheBufferIsRefused) {
   EXPECT_FALSE(refusedBy(C, SafetyCheck::PollingLoop)) << reasons(C);
 }
 
+TEST(ManualCollectiveTest, RankFromAnUnseenCallerIsAssumedToSayWhatItIs) {
+  // 'rank' and 'size' come from callers this unit does not see: taken as
+  // the rank and the size, the region is a broadcast, and it is refused by
+  // input-independence, naming both; nothing is rewritten.
+  Analysed A = analyse(R"(
+void f(int *v, int rank, int size) {
+  if (rank == 0) {
+    for (int i = 1; i < size; i++)
+      MPI_Send(v, 4, MPI_INT, i, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(v, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)");
+  ASSERT_EQ(A.Found.size(), 1u);
+  const ManualCollective &C = A.Found[0];
+  EXPECT_EQ(C.Kind, ManualKind::Bcast);
+  EXPECT_FALSE(C.Region);
+  ASSERT_EQ(C.Refusals.size(), 1u) << reasons(C);
+  EXPECT_TRUE(refusedBy(C, SafetyCheck::InputIndependence)) << reasons(C);
+  EXPECT_NE(C.Refusals[0].Reason.find(
+                "only if 'rank' and 'size' are the rank and the size"),
+            std::string::npos)
+      << reasons(C);
+}
+
 } // namespace

@@ -334,4 +334,39 @@ void f(char *v) {
   EXPECT_EQ(describe(Run), "send 1 16B tag 0 @what 'v' points to+0");
 }
 
+TEST(RankEvaluatorTest, DatatypeParameterFromItsCallers) {
+  // Every caller passes MPI_DOUBLE: the parameter is that datatype. A
+  // caller passing another one leaves it unknown.
+  const std::string Helper = R"(
+static void share(double *v, MPI_Datatype type, int rank, int size) {
+  if (rank == 0) {
+    for (int i = 1; i < size; i++)
+      MPI_Send(v, 2, type, i, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(v, 2, type, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+void run(double *v, double *w) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  share(v, MPI_DOUBLE, rank, size);
+)";
+  Parsed Same(Helper + "  share(w, MPI_DOUBLE , rank, size);\n}\n");
+  std::optional<Region> R = Same.communicationRegion("share");
+  ASSERT_TRUE(R);
+  RankRun Run = RankEvaluator(*Same.TU, *R).run(0, 3, {});
+  ASSERT_FALSE(Run.Stopped) << Run.Stopped->Text;
+  EXPECT_EQ(describe(Run), "send 1 16B tag 0 @what 'v' points to+0; "
+                           "send 2 16B tag 0 @what 'v' points to+0");
+  Parsed Mixed(Helper + "  share(w, MPI_INT, rank, size);\n}\n");
+  R = Mixed.communicationRegion("share");
+  ASSERT_TRUE(R);
+  RankRun Stopped = RankEvaluator(*Mixed.TU, *R).run(0, 3, {});
+  ASSERT_TRUE(Stopped.Stopped);
+  EXPECT_NE(Stopped.Stopped->Text.find("the datatype 'type'"),
+            std::string::npos)
+      << Stopped.Stopped->Text;
+}
+
 } // namespace
