@@ -83,11 +83,12 @@ static bool sameHandle(const RankRun &A, const RankRun &B) {
   return X.I == Y.I && A.Objects[X.Obj].Name == B.Objects[Y.Obj].Name;
 }
 
-/// The first MPI call of \p Run that names a communicator.
-static const CallExpr *firstCommCall(const RankRun &Run) {
+/// The communicator argument of the first MPI call of \p Run that has one.
+static const Expr *firstCommArgument(const RankRun &Run) {
   for (const RankOp &Op : Run.Ops)
-    if (Op.Call && mpiArgAsWritten(Op.Call, mpi::Role::Comm))
-      return Op.Call;
+    if (const Expr *Comm =
+            Op.Call ? mpiArgAsWritten(Op.Call, mpi::Role::Comm) : nullptr)
+      return Comm;
   return nullptr;
 }
 
@@ -102,21 +103,18 @@ bool Judge::sameCommunicator(int64_t P, const std::vector<RankRun> &Runs) {
     }
     if (!sameHandle(Runs[FirstRank], Runs[Rank])) {
       // Name the two communicators as the calls spell them.
-      const CallExpr *A = firstCommCall(Runs[FirstRank]);
-      const CallExpr *B = firstCommCall(Runs[Rank]);
+      const Expr *A = firstCommArgument(Runs[FirstRank]);
+      const Expr *B = firstCommArgument(Runs[Rank]);
       const ASTContext &Ctx = TU.context();
       std::string Which =
-          A && B
-              ? " on '" + sourceText(mpiArgAsWritten(A, mpi::Role::Comm), Ctx) +
-                    "' and rank " + std::to_string(Rank) + " on '" +
-                    sourceText(mpiArgAsWritten(B, mpi::Role::Comm), Ctx) + "'"
-              : " on another communicator than rank " + std::to_string(Rank);
+          A && B ? " on '" + sourceText(A, Ctx) + "' and rank " +
+                       std::to_string(Rank) + " on '" + sourceText(B, Ctx) + "'"
+                 : " on another communicator than rank " + std::to_string(Rank);
       refuse(SafetyCheck::MatchingArguments,
              "at " + processes(P) + ", rank " + std::to_string(FirstRank) +
                  " communicates" + Which +
                  "; one collective call has one communicator",
-             B ? mpiArgAsWritten(B, mpi::Role::Comm)->getBeginLoc()
-               : regionLoc());
+             B ? B->getBeginLoc() : regionLoc());
       // What the messages would form on one communicator names the
       // refusal.
       if (!V.Looks && !Looking)

@@ -34,16 +34,6 @@ namespace analysis {
 
 namespace {
 
-/// Every variable \p S names, in \p Out.
-void variablesIn(const Stmt *S, llvm::SmallPtrSetImpl<const VarDecl *> &Out) {
-  findFirst(S, [&](const Stmt *X) {
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(X))
-      if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
-        Out.insert(V);
-    return false;
-  });
-}
-
 /// Every variable whose value \p S reads (not only its address: `&x`, an
 /// array that decays to a pointer).
 void valuesReadIn(const Stmt *S, ASTContext &Ctx,
@@ -303,16 +293,20 @@ void RankEvaluator::Impl::findInputs() {
   }
 }
 
-/// The size of the predefined datatype every caller of \p F passes as its
-/// parameter \p P (`share(v, n, MPI_DOUBLE)`), if they all pass one, with
-/// the same spelling, and every caller is visible.
-static std::optional<uint64_t> datatypeFromCallers(const ParmVarDecl &P,
+/// When \p D is an MPI_Datatype parameter of \p F: the size of the
+/// predefined datatype every caller passes for it (`share(v, n,
+/// MPI_DOUBLE)`), if they all pass one, with the same spelling, and every
+/// caller is visible.
+static std::optional<uint64_t> datatypeFromCallers(const ValueDecl *D,
                                                    const FunctionDecl &F,
                                                    TranslationUnitFacts &TU) {
+  const auto *P = dyn_cast<ParmVarDecl>(D);
+  if (!P || P->getType().getAsString() != "MPI_Datatype")
+    return std::nullopt;
   ArrayRef<CallSite> Callers = TU.callersOf(&F);
   if (Callers.empty() || TU.mayBeCalledIndirectly(&F))
     return std::nullopt;
-  unsigned Index = P.getFunctionScopeIndex();
+  unsigned Index = P->getFunctionScopeIndex();
   std::optional<std::string> Spelling;
   for (const CallSite &Site : Callers) {
     // A member's operator call counts the object as its first argument.
@@ -350,11 +344,10 @@ RankEvaluator::Impl::classify(const ValueDecl *D) {
   } else if (InputBit.count(D)) {
     E.K = EntryValue::Kind::Input;
     E.Input = InputBit[D];
-  } else if (const auto *Param = dyn_cast<ParmVarDecl>(D);
-             Param && T.getAsString() == "MPI_Datatype" &&
-             datatypeFromCallers(*Param, *R.Function, TU)) {
+  } else if (std::optional<uint64_t> Bytes =
+                 datatypeFromCallers(D, *R.Function, TU)) {
     E.K = EntryValue::Kind::Datatype;
-    E.Bytes = *datatypeFromCallers(*Param, *R.Function, TU);
+    E.Bytes = *Bytes;
   } else if (T->isPointerType() || T->isArrayType()) {
     E.K = EntryValue::Kind::Object;
   } else if (const auto *V = dyn_cast<VarDecl>(D);

@@ -91,11 +91,15 @@ std::optional<std::string> rankDependentAncestor(const Stmt *S,
 
 } // namespace
 
+bool refusedOnlyForDependence(const ManualCollective &C) {
+  return !C.isSafe() && llvm::all_of(C.Refusals, [](const Refusal &R) {
+    return R.Check == SafetyCheck::InputIndependence ||
+           R.Check == SafetyCheck::ScaleIndependence;
+  });
+}
+
 void findFallback(ManualCollective &C, TranslationUnitFacts &TU) {
-  if (C.isSafe() || llvm::any_of(C.Refusals, [](const Refusal &R) {
-        return R.Check != SafetyCheck::InputIndependence &&
-               R.Check != SafetyCheck::ScaleIndependence;
-      }))
+  if (!refusedOnlyForDependence(C))
     return;
   CDagFallback &Fallback = C.Fallback.emplace();
   ASTContext &Context = TU.context();

@@ -22,6 +22,10 @@ namespace analysis {
 
 class TranslationUnitFacts;
 
+/// Whether \p C is refused, and only by input- or scale-independence: the
+/// refusals libcdag may take the place of.
+bool refusedOnlyForDependence(const ManualCollective &C);
+
 /// Decides whether \p C, refused only for input or scale dependence, can
 /// be re-expressed with libcdag: sets C.Fallback, with the key of its
 /// cached graph or what blocks it. Needs C.PatternStmt (the one statement

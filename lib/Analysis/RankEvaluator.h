@@ -65,6 +65,11 @@ struct Region {
   /// would be. Nothing proven with it is a proof.
   bool WrapRemainders = false;
 
+  /// Whether the region is evaluated under one of the assumptions above.
+  bool assumes() const {
+    return !Assumed.empty() || AssumedRank || WrapRemainders;
+  }
+
   const clang::Stmt *first() const { return Block->body_begin()[First]; }
   const clang::Stmt *last() const { return Block->body_begin()[Last]; }
   /// Whether \p S is one of the region's statements or inside one.

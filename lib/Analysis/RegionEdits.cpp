@@ -331,19 +331,9 @@ void Planner::collectSupport() {
   llvm::SmallPtrSet<const VarDecl *, 32> Seen;
   llvm::SmallPtrSet<const VarDecl *, 8> Spelled;
   for (const Expr *E : Kept)
-    findFirst(E, [&](const Stmt *S) {
-      if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-        if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
-          Spelled.insert(V);
-      return false;
-    });
+    variablesIn(E, Spelled);
   for (unsigned I = R.First; I <= R.Last; ++I)
-    findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
-      if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-        if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
-          Seen.insert(V);
-      return false;
-    });
+    variablesIn(R.Block->body_begin()[I], Seen);
   for (const VarDecl *V : Seen) {
     if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) || Spelled.count(V) ||
         V->getParentFunctionOrMethod() != R.Function ||

@@ -176,51 +176,36 @@ const Stmt *assumableComputation(const eval::Reason &Why, const Region &R,
   return S;
 }
 
-/// The verdict on a region evaluated with \p R.Assumed inputs: what it
-/// looks like, refused for the first value that stopped the evaluation
-/// (\p Why, in the statement \p At that computes the first of them).
-Verdict unproven(Verdict V, const Stmt &At, const eval::Reason &Why) {
-  const VarDecl &First = *assignedVariable(&At);
+/// The verdict on \p R, evaluated under one of its assumptions
+/// (Region::assumes): what it looks like, never a proof, refused for what
+/// stopped the evaluation first (\p Why; \p At is the statement computing
+/// the first of R.Assumed, if those are the assumption).
+Verdict unproven(Verdict V, const Region &R, const Stmt *At,
+                 const eval::Reason &Why) {
   if (V.Proof) {
     V.Looks = V.Proof->Kind;
     V.Topology = V.Proof->Topology;
     V.Proof.reset();
   }
-  V.Refusals = {{checkOfStop(Why),
-                 "'" + First.getNameAsString() +
-                     "' is not proven the same on every rank (" + Why.Text +
-                     ")",
-                 isa<DeclStmt>(At) ? First.getLocation() : At.getBeginLoc()}};
-  return V;
-}
-
-/// The verdict on a region evaluated with an integer it cannot follow
-/// taken as the rank (and maybe another as the size), or with negative
-/// remainders wrapped around: what it looks like, refused for what stopped
-/// the evaluation first (\p Why).
-Verdict unprovenRole(Verdict V, const Region &R, const eval::Reason &Why) {
-  if (V.Proof) {
-    V.Looks = V.Proof->Kind;
-    V.Topology = V.Proof->Topology;
-    V.Proof.reset();
+  SourceLocation Loc = Why.Loc.isValid() ? Why.Loc : R.first()->getBeginLoc();
+  std::string Reason;
+  if (At) {
+    const VarDecl &First = *assignedVariable(At);
+    Reason = "'" + First.getNameAsString() +
+             "' is not proven the same on every rank (" + Why.Text + ")";
+    Loc = isa<DeclStmt>(At) ? First.getLocation() : At->getBeginLoc();
+  } else if (R.AssumedRank) {
+    std::string Roles = "'" + R.AssumedRank->getNameAsString() + "'";
+    if (R.AssumedSize)
+      Roles += " and '" + R.AssumedSize->getNameAsString() + "'";
+    Reason = "the region forms this collective only if " + Roles +
+             (R.AssumedSize ? " are the rank and the size" : " is the rank") +
+             ", which is not proven: " + Why.Text;
+  } else {
+    Reason = Why.Text + "; the region forms this collective only if a "
+                        "negative remainder wrapped around";
   }
-  if (!R.AssumedRank) {
-    // Remainders wrapped around.
-    V.Refusals = {{checkOfStop(Why),
-                   Why.Text + "; the region forms this collective only if "
-                              "a negative remainder wrapped around",
-                   Why.Loc.isValid() ? Why.Loc : R.first()->getBeginLoc()}};
-    return V;
-  }
-  std::string Roles = "'" + R.AssumedRank->getNameAsString() + "'";
-  if (R.AssumedSize)
-    Roles += " and '" + R.AssumedSize->getNameAsString() + "'";
-  std::string Are =
-      R.AssumedSize ? " are the rank and the size" : " is the rank";
-  V.Refusals = {{checkOfStop(Why),
-                 "the region forms this collective only if " + Roles + Are +
-                     ", which is not proven: " + Why.Text,
-                 Why.Loc.isValid() ? Why.Loc : R.first()->getBeginLoc()}};
+  V.Refusals = {{checkOfStop(Why), Reason, Loc}};
   return V;
 }
 
@@ -290,7 +275,7 @@ void Finder::scan(const CompoundStmt *B) {
           R = *Roles;
           FirstStop = Why;
           FirstAt = nullptr;
-          Closes = regionCloses(TU, R);
+          Closes = Closure{Closure::State::Closes, {}};
         }
       }
       // A message to rank -1: with remainders wrapped around, it may say
@@ -308,8 +293,7 @@ void Finder::scan(const CompoundStmt *B) {
         }
       }
       if (Closes.S == Closure::State::Stopped) {
-        bool Assuming = !Assumed.empty() || R.AssumedRank || R.WrapRemainders;
-        recordStop(R, Assuming ? FirstStop : Closes.Why);
+        recordStop(R, R.assumes() ? FirstStop : Closes.Why);
         break; // A run stops: the old recogniser or a larger region says.
       }
       if (Closes.S == Closure::State::Open)
@@ -335,15 +319,14 @@ void Finder::scan(const CompoundStmt *B) {
           }
         }
       }
-      if (!Assumed.empty() || R.AssumedRank || R.WrapRemainders) {
+      if (R.assumes()) {
         // Under assumptions, only a region that looks like a collective
         // speaks; any other stays open to a larger one.
         if (!V.Proof && !V.Looks) {
           recordStop(R, FirstStop);
           break;
         }
-        V = FirstAt ? unproven(std::move(V), *FirstAt, FirstStop)
-                    : unprovenRole(std::move(V), R, FirstStop);
+        V = unproven(std::move(V), R, FirstAt, FirstStop);
       }
       if (V.Proof)
         dropRefusalsInside(R);
@@ -480,22 +463,16 @@ void Finder::planFallback(const Region &R, ManualCollective &C) {
   // The graph takes the place of one statement holding one send and one
   // receive (a root's loop and the others' receive).
   const CallExpr *Send = nullptr, *Recv = nullptr;
-  for (const CallExpr *Call : C.Calls) {
-    const mpi::FunctionInfo *Info = mpiCallee(Call);
-    if (Info && Info->TheFamily == mpi::Family::BlockingSend && !Send)
-      Send = Call;
-    else if (Info && Info->TheFamily == mpi::Family::BlockingRecv && !Recv)
-      Recv = Call;
-    else
-      Send = Recv = nullptr;
-  }
-  if (!Send || !Recv || C.Calls.size() != 2 || R.First != R.Last) {
-    if (llvm::all_of(C.Refusals,
-                     [](const Refusal &X) {
-                       return X.Check == SafetyCheck::InputIndependence ||
-                              X.Check == SafetyCheck::ScaleIndependence;
-                     }) &&
-        !C.Refusals.empty())
+  if (C.Calls.size() == 2 && R.First == R.Last)
+    for (const CallExpr *Call : C.Calls) {
+      const mpi::FunctionInfo *Info = mpiCallee(Call);
+      if (Info && Info->TheFamily == mpi::Family::BlockingSend)
+        Send = Call;
+      else if (Info && Info->TheFamily == mpi::Family::BlockingRecv)
+        Recv = Call;
+    }
+  if (!Send || !Recv) {
+    if (refusedOnlyForDependence(C))
       C.Fallback = CDagFallback{
           "the fallback takes one statement holding one blocking send and "
           "one blocking receive",

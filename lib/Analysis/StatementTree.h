@@ -19,6 +19,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mpilift {
 namespace analysis {
@@ -107,6 +108,17 @@ inline bool accessesThroughPointer(const clang::Stmt *S) {
                  ->isPointerType();
            return false;
          }) != nullptr;
+}
+
+/// Every variable \p S names, in \p Out.
+inline void variablesIn(const clang::Stmt *S,
+                        llvm::SmallPtrSetImpl<const clang::VarDecl *> &Out) {
+  findFirst(S, [&](const clang::Stmt *X) {
+    if (const auto *Ref = llvm::dyn_cast<clang::DeclRefExpr>(X))
+      if (const auto *V = llvm::dyn_cast<clang::VarDecl>(Ref->getDecl()))
+        Out.insert(V);
+    return false;
+  });
 }
 
 /// The value \p S gives a variable as a whole: the initializer of the

@@ -167,8 +167,6 @@ findEvaluatedInTemplate(TranslationUnitFacts &TU, const FunctionDecl &F,
   }
   if (!SM.isInMainFile(SM.getExpansionLoc(F.getLocation())))
     for (ManualCollective &C : Found) {
-      if (C.isSafe())
-        C.Refusals.clear();
       C.Refusals.insert(C.Refusals.begin(),
                         {SafetyCheck::SourceForm,
                          "the pattern is in a template; its instantiations "
