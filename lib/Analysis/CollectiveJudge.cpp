@@ -716,6 +716,8 @@ Verdict Judge::run() {
              "the region's inputs take values for which it sends to ranks "
              "that do not exist",
              regionLoc());
+    else
+      lookElsewhere(4);
     return std::move(V);
   }
   if (llvm::popcount(Deciding) > 2) {
@@ -922,7 +924,13 @@ Closure regionCloses(TranslationUnitFacts &TU, const Region &R) {
                ? Outcome::Closes
                : Outcome::Open;
   };
-  for (int64_t P : {3, 4}) {
+  // A peer past the last rank at 3 and 4 processes (a root of 4): the
+  // region may close at 8, and the judge tells which sizes it is wrong for.
+  bool MissingAtSmall = false;
+  eval::Reason FirstMissing;
+  for (int64_t P : {3, 4, 8}) {
+    if (P == 8 && !MissingAtSmall)
+      break;
     RankRun Stopped;
     DecidingRead = false;
     Outcome O = Try(P, {}, Stopped);
@@ -940,6 +948,17 @@ Closure regionCloses(TranslationUnitFacts &TU, const Region &R) {
     // the judge tells which sizes the pattern is wrong for.
     if (O == Outcome::Stops && P == 3 && Stopped.Stopped->MissingPeer)
       continue;
+    if (O == Outcome::Stops && P == 4 && Stopped.Stopped->MissingPeer) {
+      MissingAtSmall = true;
+      FirstMissing = *Stopped.Stopped;
+      continue;
+    }
+    // Still missing at 8: what stopped the smaller run says why.
+    if (O == Outcome::Stops && P == 8 && Stopped.Stopped->MissingPeer) {
+      Result.S = Closure::State::Stopped;
+      Result.Why = FirstMissing;
+      return Result;
+    }
     if (O == Outcome::Stops) {
       Result.S = Closure::State::Stopped;
       Result.Why = *Stopped.Stopped;

@@ -1004,12 +1004,39 @@ Value RankEvaluator::Impl::mpiCall(const CallExpr *Call,
     if (Info.Id == mpi::FunctionId::Pcontrol)
       return Ok;
     break;
+  case Family::NonblockingProbe:
+    if (Info.Id == mpi::FunctionId::Iprobe)
+      return probe(Call);
+    break;
   default:
     break;
   }
   stop("the region calls " + Name + ", which the evaluator does not follow",
        Call->getBeginLoc());
   return Ok;
+}
+
+Value RankEvaluator::Impl::probe(const CallExpr *Call) {
+  if (!R.ProbesArrive) {
+    bool Before = Out.Stopped.has_value();
+    stop("MPI_Iprobe says whether a message has arrived, which depends on "
+         "timing",
+         Call->getBeginLoc());
+    if (!Before && Out.Stopped)
+      Out.Stopped->Probe = Call;
+    return Value::integer(0, 32, true);
+  }
+  // Listing 7 run to the moment its message is there: the flag says so,
+  // and the receive that follows gets it.
+  const Expr *FlagE = mpiArgAsWritten(Call, mpi::Role::Flag);
+  Value Where = FlagE ? eval(FlagE) : Value::unknown(0);
+  if (!Where.isPointer() || Where.Obj == eval::NullObject) {
+    stopWith(Where, "the probe's flag", FlagE ? FlagE : Call);
+    return Value::integer(0, 32, true);
+  }
+  store(Place{Where.Obj, Where.I}, FlagE->getType()->getPointeeType(),
+        Value::integer(1, 32, true), Call);
+  return Value::integer(0, 32, true);
 }
 
 void RankEvaluator::Impl::finishOps() {

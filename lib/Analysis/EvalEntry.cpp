@@ -243,7 +243,7 @@ void RankEvaluator::Impl::findInputs() {
   Read.insert(R.Assumed.begin(), R.Assumed.end());
   std::vector<const ValueDecl *> Candidates;
   for (const VarDecl *V : Read) {
-    if (R.contains(V, SM))
+    if (R.contains(V, SM) && !llvm::is_contained(R.Assumed, V))
       continue;
     bool Local = V->getParentFunctionOrMethod() == R.Function;
     if (isStdVector(V->getType().getNonReferenceType())) {
@@ -442,6 +442,18 @@ void RankEvaluator::Impl::probeValues(ArrayRef<const Expr *> Exprs,
   M = Saved;
 }
 
+void RankEvaluator::Impl::assignInput(const VarDecl *V) {
+  ObjectId Obj = objectOfVar(V, V->getLocation());
+  Value Val =
+      Value::integer(Setting[InputBit[V]], Ctx.getIntWidth(V->getType()),
+                     V->getType()->isSignedIntegerOrEnumerationType());
+  Val.Taint = 1u << InputBit[V];
+  Out.ReadInputs |= Val.Taint;
+  eval::Object &O = Objects[Obj];
+  O.Cells.clear();
+  O.Cells[0] = {Val, static_cast<uint32_t>(sizeOf(V->getType()))};
+}
+
 void RankEvaluator::Impl::enterRegion() {
   M = Mode::Region;
   Outer = nullptr; // No statement before the region runs any more.
@@ -453,15 +465,8 @@ void RankEvaluator::Impl::enterRegion() {
     if (!V || V->getParentFunctionOrMethod() != R.Function ||
         isa<ParmVarDecl>(V) || isStdVector(V->getType()))
       continue;
-    ObjectId Obj = objectOfVar(V, V->getLocation());
-    Value Val =
-        Value::integer(Setting[InputBit[V]], Ctx.getIntWidth(V->getType()),
-                       V->getType()->isSignedIntegerOrEnumerationType());
-    Val.Taint = 1u << InputBit[V];
-    Out.ReadInputs |= Val.Taint;
-    eval::Object &O = Objects[Obj];
-    O.Cells.clear();
-    O.Cells[0] = {Val, static_cast<uint32_t>(sizeOf(V->getType()))};
+    if (!R.contains(V, SM))
+      assignInput(V);
   }
   // What the run computed before the region for the first iteration of a
   // loop around it does not hold in the next ones.

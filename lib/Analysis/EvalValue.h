@@ -19,6 +19,7 @@
 #define MPILIFT_LIB_ANALYSIS_EVALVALUE_H
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -47,6 +48,8 @@ struct Reason {
   /// The variable, parameter or field read at the region's entry whose
   /// value could not be followed, when that is what stopped the run.
   const clang::ValueDecl *Entry = nullptr;
+  /// The MPI_Iprobe whose answer stopped the run (Region::ProbesArrive).
+  const clang::CallExpr *Probe = nullptr;
 };
 
 /// One value of the evaluation.

@@ -35,6 +35,22 @@ const mpi::FunctionInfo *mpiCallee(const CallExpr *Call) {
   return mpi::lookup(std::string_view(Name.data(), Name.size()));
 }
 
+bool isMessageCall(const CallExpr *Call) {
+  const mpi::FunctionInfo *Info = mpiCallee(Call);
+  if (!Info)
+    return false;
+  switch (Info->TheFamily) {
+  case mpi::Family::BlockingSend:
+  case mpi::Family::NonblockingSend:
+  case mpi::Family::BlockingRecv:
+  case mpi::Family::NonblockingRecv:
+  case mpi::Family::SendRecv:
+    return true;
+  default:
+    return false;
+  }
+}
+
 const Expr *mpiArgAsWritten(const CallExpr *Call, mpi::Role R) {
   const mpi::FunctionInfo *Info = mpiCallee(Call);
   return Info ? mpiArgAsWritten(Call, *Info, R) : nullptr;

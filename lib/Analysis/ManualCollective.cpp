@@ -19,7 +19,6 @@
 #include "BufferAccess.h"
 #include "Fallback.h"
 #include "FunctionFacts.h"
-#include "Polling.h"
 #include "RankArithmetic.h"
 #include "RankUniformity.h"
 #include "RegionFinder.h"
@@ -511,9 +510,6 @@ private:
   std::optional<ManualCollective> tryChain(const IfStmt *If,
                                            const BinaryOperator *Cond,
                                            const Stmt *Root, const Stmt *Peer);
-  std::optional<PollingForm>
-  pollingForm(const CallExpr *Probe, const CallExpr *Recv, const Stmt *Peer);
-  void checkPolling();
   void checkStatementsBetween(const Stmt *Branch, const Stmt *From,
                               const Stmt *To, const ValueDecl *Base);
   void checkChainScale(const Expr *RootCond, const CallExpr *RootRecv,
@@ -1386,13 +1382,8 @@ CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
   // Where the receive and the forwarding send are: the branch, or the
   // probe's `if` in it.
   const Stmt *Receiving = Peer;
-  if (Probe) {
-    std::optional<PollingForm> Form = pollingForm(Probe, PeerRecv, Peer);
-    if (!Form)
-      return std::nullopt;
-    Receiving = Form->Arrived->getThen();
-    Result.Polling = Form;
-  }
+  if (Probe) // Listing 7: the evaluation proves it (Polling.h).
+    return std::nullopt;
   auto RootSide = guardedSend(RootSend, Root);
   auto ForwardSide = guardedSend(Forward, Receiving);
   if (!RootSide || !ForwardSide)
@@ -1464,87 +1455,8 @@ CandidateBuilder::tryChain(const IfStmt *If, const BinaryOperator *Cond,
   checkStatus(PeerRecv, nullptr);
   if (RootRecv)
     checkStatus(RootRecv, nullptr);
-  if (Probe)
-    checkPolling();
 
   return finished();
-}
-
-/// Listing 7's shape: the probe is a statement of the branch, directly
-/// followed by `if (flag)` (or `flag != 0`) whose block starts with the
-/// receive; the flag is a local whose address only the probe gets.
-std::optional<PollingForm> CandidateBuilder::pollingForm(const CallExpr *Probe,
-                                                         const CallExpr *Recv,
-                                                         const Stmt *Peer) {
-  const auto *Block = dyn_cast<CompoundStmt>(Peer);
-  const Stmt *ProbeStmt = statementOf(Probe, Peer);
-  const auto *ProbeExpr = dyn_cast_or_null<Expr>(ProbeStmt);
-  if (!Block || !ProbeExpr || ProbeExpr->IgnoreParenCasts() != Probe)
-    return std::nullopt;
-  const auto *Next = llvm::find(Block->body(), ProbeStmt) + 1;
-  const auto *Arrived =
-      Next == Block->body_end() ? nullptr : dyn_cast<IfStmt>(*Next);
-  if (!Arrived || Arrived->getInit() || Arrived->getConditionVariable())
-    return std::nullopt;
-  const auto *Addr =
-      dyn_cast_or_null<UnaryOperator>(mpiArg(Probe, mpi::Role::Flag));
-  const VarDecl *FlagVar = Addr && Addr->getOpcode() == UO_AddrOf
-                               ? namedVariable(Addr->getSubExpr())
-                               : nullptr;
-  if (!FlagVar)
-    return std::nullopt;
-  const Expr *Cond = Arrived->getCond()->IgnoreParenImpCasts();
-  if (const auto *Op = dyn_cast<BinaryOperator>(Cond)) {
-    auto IsZero = [&](const Expr *E) {
-      std::optional<int64_t> V = constantValue(E, Context);
-      return V && *V == 0;
-    };
-    if (Op->getOpcode() != BO_NE)
-      return std::nullopt;
-    if (isVariable(Op->getLHS(), FlagVar) && IsZero(Op->getRHS()))
-      Cond = Op->getLHS();
-    else if (isVariable(Op->getRHS(), FlagVar) && IsZero(Op->getLHS()))
-      Cond = Op->getRHS();
-  }
-  const auto *Then = dyn_cast<CompoundStmt>(Arrived->getThen());
-  if (!isVariable(Cond, FlagVar) || !Then || Then->body_empty())
-    return std::nullopt;
-  const auto *First = dyn_cast<Expr>(Then->body_front());
-  if (!First || First->IgnoreParenCasts() != Recv)
-    return std::nullopt;
-  PollingForm Form;
-  Form.Probe = Probe;
-  Form.ProbeStmt = ProbeStmt;
-  Form.Arrived = Arrived;
-  return Form;
-}
-
-/// The probe asks for the message the branch receives, its flag means
-/// nothing but "it is there", and every caller polls until it is
-/// (Polling.h).
-void CandidateBuilder::checkPolling() {
-  const CallExpr *Probe = Result.Polling->Probe;
-  const CallExpr *Recv = Result.PeerCall;
-  for (mpi::Role R : {mpi::Role::Source, mpi::Role::Tag, mpi::Role::Comm}) {
-    const Expr *Asked = mpiArg(Probe, R), *Received = mpiArg(Recv, R);
-    if (!Asked || !Received || !sameArgument(Asked, Received, Context))
-      refuse(SafetyCheck::MatchingArguments,
-             "the probe asks for " + quoted(Asked, Context) +
-                 " where the receive takes " + quoted(Received, Context),
-             Asked ? Asked->getBeginLoc() : Probe->getBeginLoc());
-  }
-  const auto *Addr = cast<UnaryOperator>(mpiArg(Probe, mpi::Role::Flag));
-  const VarDecl *FlagVar = namedVariable(Addr->getSubExpr());
-  if (!FlagVar->hasLocalStorage() || isa<ParmVarDecl>(FlagVar) ||
-      Facts.referencesOf(FlagVar).size() != 2)
-    refuse(SafetyCheck::PollingLoop,
-           "the probe's flag '" + FlagVar->getNameAsString() +
-               "' is used elsewhere; MPI_Test would set it at other moments "
-               "than the probe did",
-           Addr->getBeginLoc());
-  checkStatus(Probe, nullptr);
-  for (Refusal &R : checkPollingCallers(Result, TU))
-    Result.Refusals.push_back(std::move(R));
 }
 
 /// No statement of \p Branch strictly between \p From and \p To may

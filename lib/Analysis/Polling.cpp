@@ -71,9 +71,9 @@ bool isAddressOnly(const DeclRefExpr *Ref, const VarDecl *V,
 
 class PollingProof {
 public:
-  PollingProof(const ManualCollective &C, TranslationUnitFacts &TU)
-      : C(C), TU(TU), Context(TU.context()), F(*C.Function),
-        FFacts(TU.factsOf(F)) {}
+  PollingProof(const PollingForm &P, const clang::FunctionDecl &F,
+               TranslationUnitFacts &TU)
+      : Form(P), TU(TU), Context(TU.context()), F(F), FFacts(TU.factsOf(F)) {}
 
   std::vector<Refusal> run();
 
@@ -98,7 +98,7 @@ private:
   std::optional<std::string>
   unstableInCaller(const Expr *E, const CallSite &Site, const Stmt *Loop);
 
-  const ManualCollective &C;
+  const PollingForm &Form;
   TranslationUnitFacts &TU;
   ASTContext &Context;
   const FunctionDecl &F;
@@ -159,22 +159,19 @@ void PollingProof::walk(const Stmt *S, PollPath Path, Reported &R) const {
       walk(Child, Path, R);
     return;
   }
-  if (S == C.Guard) {
-    const SourceManager &SM = Context.getSourceManager();
-    bool RootInThen = isWithin(C.RootStmt, C.Guard->getThen(), SM);
-    const Stmt *RootBranch =
-        RootInThen ? C.Guard->getThen() : C.Guard->getElse();
-    const Stmt *PeerBranch =
-        RootInThen ? C.Guard->getElse() : C.Guard->getThen();
-    walk(Path == PollPath::Root ? RootBranch : PeerBranch, Path, R);
+  if (S == Form.Guard) {
+    const Stmt *PeerBranch = Form.RootBranch == Form.Guard->getThen()
+                                 ? Form.Guard->getElse()
+                                 : Form.Guard->getThen();
+    walk(Path == PollPath::Root ? Form.RootBranch : PeerBranch, Path, R);
     return;
   }
-  if (S == C.Polling->Arrived) {
+  if (S == Form.Arrived) {
     if (Path == PollPath::Root)
       R.Unknown = true;
     else
-      walk(Path == PollPath::Arrived ? C.Polling->Arrived->getThen()
-                                     : C.Polling->Arrived->getElse(),
+      walk(Path == PollPath::Arrived ? Form.Arrived->getThen()
+                                     : Form.Arrived->getElse(),
            Path, R);
     return;
   }
@@ -193,7 +190,7 @@ void PollingProof::walk(const Stmt *S, PollPath Path, Reported &R) const {
       return;
     }
   if (findFirst(S, [&](const Stmt *X) {
-        if (X == C.Guard || X == C.Polling->Arrived || isa<ReturnStmt>(X) ||
+        if (X == Form.Guard || X == Form.Arrived || isa<ReturnStmt>(X) ||
             isa<GotoStmt>(X) || isa<IndirectGotoStmt>(X) ||
             isa<CXXThrowExpr>(X))
           return true;
@@ -375,7 +372,7 @@ bool PollingProof::checkCondition(const CallSite &Site, const Stmt *Loop,
 /// touch it.
 void PollingProof::checkBuffer(const CallSite &Site, const Stmt *Loop) {
   const SourceManager &SM = Context.getSourceManager();
-  const Expr *Buffer = mpiArg(C.PeerCall, mpi::Role::RecvBuffer);
+  const Expr *Buffer = mpiArg(Form.Recv, mpi::Role::RecvBuffer);
   const ValueDecl *Base = bufferBase(Buffer);
   const ValueDecl *CallerBase = Base;
   SmallVector<const FunctionDecl *, 1> Trusted;
@@ -544,10 +541,10 @@ std::optional<std::string> PollingProof::unstableInCaller(const Expr *E,
 /// The arguments the first probe starts the broadcast with must be those
 /// the original receives with at the last: the same at every call.
 void PollingProof::checkArguments(const CallSite &Site, const Stmt *Loop) {
-  const Expr *Args[] = {mpiArg(C.PeerCall, mpi::Role::RecvBuffer),
-                        mpiArg(C.PeerCall, mpi::Role::Count),
-                        mpiArg(C.PeerCall, mpi::Role::Datatype),
-                        mpiArg(C.PeerCall, mpi::Role::Comm), C.Root};
+  const Expr *Args[] = {mpiArg(Form.Recv, mpi::Role::RecvBuffer),
+                        mpiArg(Form.Recv, mpi::Role::Count),
+                        mpiArg(Form.Recv, mpi::Role::Datatype),
+                        mpiArg(Form.Recv, mpi::Role::Comm), Form.Root};
   for (const Expr *E : Args) {
     if (!E)
       continue;
@@ -640,12 +637,179 @@ std::vector<Refusal> PollingProof::run() {
   return Refusals;
 }
 
+bool isMessageStmt(const Stmt *S) {
+  return isa<CallExpr>(S) && isMessageCall(cast<CallExpr>(S));
+}
+
+/// The same expression, naming the same declarations.
+bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Context) {
+  if (!A || !B)
+    return false;
+  llvm::FoldingSetNodeID IdA, IdB;
+  A->IgnoreParenImpCasts()->Profile(IdA, Context, /*Canonical=*/true);
+  B->IgnoreParenImpCasts()->Profile(IdB, Context, /*Canonical=*/true);
+  return IdA == IdB;
+}
+
+/// Whether statement \p S is \p Call and nothing else.
+bool isCallStatement(const Stmt *S, const CallExpr *Call) {
+  const auto *E = dyn_cast_or_null<Expr>(S);
+  return E && E->IgnoreParenCasts() == Call;
+}
+
+/// The variable `&flag` names.
+const VarDecl *flagVariable(const CallExpr *Probe) {
+  const auto *Addr =
+      dyn_cast_or_null<UnaryOperator>(mpiArg(Probe, mpi::Role::Flag));
+  return Addr && Addr->getOpcode() == UO_AddrOf
+             ? namedVariable(Addr->getSubExpr())
+             : nullptr;
+}
+
+/// Whether \p Cond is `flag` or `flag != 0`.
+bool testsFlag(const Expr *Cond, const VarDecl *Flag, ASTContext &Context) {
+  Cond = Cond->IgnoreParenImpCasts();
+  if (const auto *Op = dyn_cast<BinaryOperator>(Cond)) {
+    if (Op->getOpcode() != BO_NE)
+      return false;
+    auto IsZero = [&](const Expr *E) {
+      Expr::EvalResult R;
+      return !E->isValueDependent() && E->EvaluateAsInt(R, Context) &&
+             R.Val.getInt().isZero();
+    };
+    if (IsZero(Op->getRHS()))
+      Cond = Op->getLHS()->IgnoreParenImpCasts();
+    else if (IsZero(Op->getLHS()))
+      Cond = Op->getRHS()->IgnoreParenImpCasts();
+    else
+      return false;
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(Cond);
+  return Ref && Ref->getDecl() == Flag;
+}
+
+/// Listing 7's shape around \p Probe: the probe is a statement of a
+/// block, directly followed by `if (flag)` (or `flag != 0`) whose block
+/// starts with the receive; the block sits in one branch of a guard whose
+/// other branch is the root's.
+std::optional<PollingForm> pollingForm(const CallExpr *Probe,
+                                       ASTContext &Context) {
+  const Stmt *ProbeStmt = parentStmt(*Probe, Context);
+  while (ProbeStmt && (isa<ParenExpr>(ProbeStmt) || isa<CastExpr>(ProbeStmt)))
+    ProbeStmt = parentStmt(*ProbeStmt, Context);
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(ProbeStmt);
+  if (!Block)
+    return std::nullopt;
+  const auto *At = llvm::find_if(
+      Block->body(), [&](const Stmt *S) { return isCallStatement(S, Probe); });
+  if (At == Block->body_end() || At + 1 == Block->body_end())
+    return std::nullopt;
+  const auto *Arrived = dyn_cast<IfStmt>(*(At + 1));
+  const VarDecl *Flag = flagVariable(Probe);
+  if (!Arrived || Arrived->getInit() || Arrived->getConditionVariable() ||
+      !Flag || !testsFlag(Arrived->getCond(), Flag, Context))
+    return std::nullopt;
+  const auto *Then = dyn_cast<CompoundStmt>(Arrived->getThen());
+  const auto *First = Then && !Then->body_empty()
+                          ? dyn_cast<Expr>(Then->body_front())
+                          : nullptr;
+  const auto *Recv =
+      First ? dyn_cast<CallExpr>(First->IgnoreParenCasts()) : nullptr;
+  const mpi::FunctionInfo *Info = Recv ? mpiCallee(Recv) : nullptr;
+  if (!Info || Info->Id != mpi::FunctionId::Recv)
+    return std::nullopt;
+  PollingForm Form;
+  Form.Probe = Probe;
+  Form.ProbeStmt = *At;
+  Form.Arrived = Arrived;
+  Form.Recv = Recv;
+  for (const Stmt *Inner = Block, *P = parentStmt(*Block, Context); P;
+       Inner = P, P = parentStmt(*P, Context)) {
+    const auto *If = dyn_cast<IfStmt>(P);
+    if (!If || !If->getElse() || Inner == If->getCond())
+      continue;
+    Form.Guard = If;
+    Form.RootBranch = Inner == If->getThen() ? If->getElse() : If->getThen();
+    break;
+  }
+  if (!Form.Guard)
+    return std::nullopt;
+  return Form;
+}
+
 } // namespace
 
-std::vector<Refusal> checkPollingCallers(const ManualCollective &C,
-                                         TranslationUnitFacts &TU) {
-  assert(C.Polling && C.Guard && "not a polling broadcast");
-  return PollingProof(C, TU).run();
+void provePolling(const CallExpr *Probe, ManualCollective &C,
+                  TranslationUnitFacts &TU) {
+  ASTContext &Context = TU.context();
+  auto Refuse = [&](SafetyCheck Check, std::string Why, SourceLocation Loc) {
+    C.Refusals.push_back({Check, std::move(Why), Loc});
+  };
+  std::optional<PollingForm> Form = pollingForm(Probe, Context);
+  if (!Form) {
+    Refuse(SafetyCheck::PollingLoop,
+           "the region forms " + withArticle(collectiveNoun(C.Kind)) +
+               " once each MPI_Iprobe finds its message, but not in Listing "
+               "7's form (the probe, then `if (flag)` whose block starts "
+               "with the receive, in the branch of a rank guard that is not "
+               "the root's)",
+           Probe->getBeginLoc());
+    return;
+  }
+  if (C.Region) {
+    Form->Root = C.Region->Root;
+    const SourceManager &SM = Context.getSourceManager();
+    for (const Stmt *S : C.Region->Removed)
+      if (!Form->RootSend && isWithin(S, Form->RootBranch, SM))
+        Form->RootSend = S;
+    // A branch removed whole: the call goes in place of its statement that
+    // sends, inside it.
+    while (const auto *Block = dyn_cast_or_null<CompoundStmt>(Form->RootSend)) {
+      Form->RootSend = nullptr;
+      for (const Stmt *S : Block->body())
+        if (!Form->RootSend && findFirst(S, isMessageStmt))
+          Form->RootSend = S;
+    }
+    if (!Form->RootSend) {
+      Refuse(SafetyCheck::PollingLoop,
+             "the root's branch has no send the broadcast can take the place "
+             "of",
+             Form->RootBranch->getBeginLoc());
+      return;
+    }
+    C.RootStmt = Form->RootSend;
+    for (const Stmt *S : C.Region->Removed) {
+      if (S == Form->RootSend)
+        continue;
+      const auto *Block = dyn_cast<CompoundStmt>(S);
+      if (!Block || !isWithin(Form->RootSend, Block, SM)) {
+        Form->Removed.push_back(S);
+        continue;
+      }
+      for (const Stmt *Child : Block->body())
+        if (Child != Form->RootSend && findFirst(Child, isMessageStmt))
+          Form->Removed.push_back(Child);
+    }
+  }
+  C.Polling = Form;
+  for (mpi::Role R : {mpi::Role::Source, mpi::Role::Tag, mpi::Role::Comm}) {
+    const Expr *Asked = mpiArg(Probe, R), *Received = mpiArg(Form->Recv, R);
+    if (!sameExpression(Asked, Received, Context))
+      Refuse(SafetyCheck::MatchingArguments,
+             "the probe asks for " + quoted(Asked, Context) +
+                 " where the receive takes " + quoted(Received, Context),
+             Asked ? Asked->getBeginLoc() : Probe->getBeginLoc());
+  }
+  const VarDecl *Flag = flagVariable(Probe);
+  if (!Flag->hasLocalStorage() || isa<ParmVarDecl>(Flag) ||
+      TU.factsOf(*C.Function).referencesOf(Flag).size() != 2)
+    Refuse(SafetyCheck::PollingLoop,
+           "the probe's flag '" + Flag->getNameAsString() +
+               "' is used elsewhere; MPI_Test would set it at other moments "
+               "than the probe did",
+           mpiArg(Probe, mpi::Role::Flag)->getBeginLoc());
+  for (Refusal &R : PollingProof(*Form, *C.Function, TU).run())
+    C.Refusals.push_back(std::move(R));
 }
 
 } // namespace analysis

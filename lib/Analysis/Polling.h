@@ -28,12 +28,14 @@
 namespace mpilift {
 namespace analysis {
 
-/// The refusals (polling-loop and message-integrity) for the polling
-/// broadcast \p C, whose \c Polling, \c Guard, \c RootStmt, \c RootCall and
-/// \c PeerCall are set; empty when every caller is proven to poll it to the
-/// end.
-std::vector<Refusal> checkPollingCallers(const ManualCollective &C,
-                                         TranslationUnitFacts &TU);
+/// Proves the region of \p C, evaluated with each MPI_Iprobe finding its
+/// message (Region::ProbesArrive), a polling broadcast: \p Probe in
+/// Listing 7's form, asking for what the receive takes, and every caller
+/// of the function polling it to the end. Sets C.Polling when the form is
+/// there; adds a refusal (polling-loop, matching-arguments or
+/// message-integrity) for each part that is not proven.
+void provePolling(const clang::CallExpr *Probe, ManualCollective &C,
+                  TranslationUnitFacts &TU);
 
 } // namespace analysis
 } // namespace mpilift

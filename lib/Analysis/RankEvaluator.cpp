@@ -445,6 +445,14 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
   if (M == Mode::Prefix && Depth == 0 && !R.Assumed.empty() &&
       llvm::is_contained(R.Assumed, assignedVariable(S)))
     return Flow::Normal;
+  // One computed inside the region, where its statement runs.
+  if (M == Mode::Region && Depth == 0 && !R.Assumed.empty())
+    if (const VarDecl *V = assignedVariable(S))
+      if (llvm::is_contained(R.Assumed, V) && R.contains(V, SM) &&
+          InputBit.count(V)) {
+        assignInput(V);
+        return Flow::Normal;
+      }
   if (M == Mode::Region && Anchors.count(S)) {
     RankOp Marker;
     Marker.K = RankOp::Kind::Marker;

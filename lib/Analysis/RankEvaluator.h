@@ -64,6 +64,11 @@ struct Region {
   /// % size` was meant to be), to say what a region that sends to rank -1
   /// would be. Nothing proven with it is a proof.
   bool WrapRemainders = false;
+  /// Each MPI_Iprobe finds its message (Listing 7's polling form, run to
+  /// the moment the message is there). Only the polling proof
+  /// (PollingProof.h), which shows that every caller polls until then,
+  /// makes a finding evaluated this way a proof.
+  bool ProbesArrive = false;
 
   /// Whether the region is evaluated under one of the assumptions above.
   bool assumes() const {

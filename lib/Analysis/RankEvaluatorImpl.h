@@ -132,6 +132,8 @@ private:
   Value entryValue(const clang::ValueDecl *D, clang::QualType T,
                    clang::SourceLocation Use);
   void enterRegion();
+  /// Stores the setting's value of input \p V in it.
+  void assignInput(const clang::VarDecl *V);
   void evaluateProbes();
   /// The values of \p Exprs here into \p Values (Unknown where one cannot
   /// be evaluated).
@@ -193,6 +195,9 @@ private:
   Value vectorCall(const clang::CXXMemberCallExpr *Call, bool &Handled);
   Value construct(const clang::CXXConstructExpr *Construct, Place Into);
   Value mpiCall(const clang::CallExpr *Call, const mpi::FunctionInfo &Info);
+  /// MPI_Iprobe: stops the run, or with Region::ProbesArrive finds the
+  /// message.
+  Value probe(const clang::CallExpr *Call);
   void havocArguments(const clang::CallExpr *Call, const std::string &Why);
   /// A send or receive of the region; returns its op index.
   std::optional<uint32_t> message(const clang::CallExpr *Call, bool Send,

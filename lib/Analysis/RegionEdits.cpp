@@ -22,19 +22,7 @@ namespace {
 /// The point-to-point calls and waits the collective replaces.
 bool isPatternCall(const CallExpr *Call) {
   const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
-  if (!Info)
-    return false;
-  switch (Info->TheFamily) {
-  case mpi::Family::BlockingSend:
-  case mpi::Family::NonblockingSend:
-  case mpi::Family::BlockingRecv:
-  case mpi::Family::NonblockingRecv:
-  case mpi::Family::SendRecv:
-  case mpi::Family::Wait:
-    return true;
-  default:
-    return false;
-  }
+  return Info && (isMessageCall(Call) || Info->TheFamily == mpi::Family::Wait);
 }
 
 /// The statements \p S holds in statement position: a block's statements,

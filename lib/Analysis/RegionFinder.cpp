@@ -10,6 +10,7 @@
 #include "CollectiveJudge.h"
 #include "CommQueries.h"
 #include "Fallback.h"
+#include "Polling.h"
 #include "RegionEdits.h"
 #include "StatementTree.h"
 
@@ -23,23 +24,6 @@ namespace mpilift {
 namespace analysis {
 
 namespace {
-
-/// Point-to-point calls and waits: what a region is made of.
-bool isPointToPointCall(const CallExpr *Call) {
-  const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
-  if (!Info)
-    return false;
-  switch (Info->TheFamily) {
-  case mpi::Family::BlockingSend:
-  case mpi::Family::NonblockingSend:
-  case mpi::Family::BlockingRecv:
-  case mpi::Family::NonblockingRecv:
-  case mpi::Family::SendRecv:
-    return true;
-  default:
-    return false;
-  }
-}
 
 /// Every block of \p Body, inner ones before the blocks holding them.
 void blocksInnerFirst(const Stmt *S, std::vector<const CompoundStmt *> &Out) {
@@ -56,6 +40,18 @@ std::string spelled(const Expr *E, const ASTContext &Ctx) {
   return Lexer::getSourceText(SM.getExpansionRange(E->getSourceRange()), SM,
                               Ctx.getLangOpts())
       .str();
+}
+
+/// The first MPI_Iprobe of \p R's statements.
+const CallExpr *firstProbe(const Region &R) {
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    if (const Stmt *S = findFirst(R.Block->body_begin()[I], [](const Stmt *X) {
+          const auto *Call = dyn_cast<CallExpr>(X);
+          const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
+          return Info && Info->Id == mpi::FunctionId::Iprobe;
+        }))
+      return cast<CallExpr>(S);
+  llvm_unreachable("a region whose probes arrive has no probe");
 }
 
 class Finder {
@@ -101,7 +97,7 @@ private:
 bool Finder::holdsUnclaimed(const Stmt *S) const {
   return findFirst(S, [&](const Stmt *X) {
     const auto *Call = dyn_cast<CallExpr>(X);
-    return Call && isPointToPointCall(Call) && !Claimed.count(Call);
+    return Call && isMessageCall(Call) && !Claimed.count(Call);
   });
 }
 
@@ -109,7 +105,7 @@ void Finder::claim(const Region &R) {
   for (unsigned I = R.First; I <= R.Last; ++I)
     findFirst(R.Block->body_begin()[I], [&](const Stmt *X) {
       if (const auto *Call = dyn_cast<CallExpr>(X))
-        if (isPointToPointCall(Call))
+        if (isMessageCall(Call))
           Claimed.insert(Call);
       return false;
     });
@@ -125,17 +121,23 @@ void Finder::dropRefusalsInside(const Region &R) {
   });
 }
 
-/// The statement before \p R that was computing a value when an
-/// evaluation stopped for \p Why: the statement running then, or the
-/// declaration or assignment whose value holds the reason's place (`int
-/// root = read_root();`, whose unknown result stops the run only where
-/// the region reads it).
+/// The statement before \p R, or one of its own statements declaring a
+/// variable, that was computing a value when an evaluation stopped for
+/// \p Why: the statement running then, or the declaration or assignment
+/// whose value holds the reason's place (`int root = read_root();`, whose
+/// unknown result stops the run only where the region reads it; `int n =
+/// wanted_length();` on the root).
 const Stmt *computationStopped(const eval::Reason &Why, const Region &R,
                                const SourceManager &SM) {
   SourceLocation RegionBegin = SM.getExpansionLoc(R.first()->getBeginLoc());
   auto Before = [&](const Stmt *S) {
-    return S && SM.isBeforeInTranslationUnit(SM.getExpansionLoc(S->getEndLoc()),
-                                             RegionBegin);
+    if (!S)
+      return false;
+    if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(S->getEndLoc()),
+                                     RegionBegin))
+      return true;
+    const auto *Decl = dyn_cast<DeclStmt>(S);
+    return Decl && Decl->isSingleDecl() && R.contains(S, SM);
   };
   if (Before(Why.During))
     return Why.During;
@@ -161,13 +163,15 @@ const Stmt *assumableComputation(const eval::Reason &Why, const Region &R,
   const Stmt *S = computationStopped(Why, R, SM);
   if (!S)
     return nullptr;
-  // Computed anew in each iteration of a loop around the region, it is
-  // no value the region starts with.
+  // Computed anew in each iteration of a loop around the region, or of
+  // one inside it, it is no value the region starts with.
+  bool Inside = R.contains(S, SM);
   for (const Stmt *P = parentStmt(*S, Ctx); P; P = parentStmt(*P, Ctx))
     if (isLoop(P) &&
-        SM.isPointWithin(SM.getExpansionLoc(R.first()->getBeginLoc()),
-                         SM.getExpansionLoc(P->getBeginLoc()),
-                         SM.getExpansionLoc(P->getEndLoc())))
+        (Inside ||
+         SM.isPointWithin(SM.getExpansionLoc(R.first()->getBeginLoc()),
+                          SM.getExpansionLoc(P->getBeginLoc()),
+                          SM.getExpansionLoc(P->getEndLoc()))))
       return nullptr;
   const VarDecl *V = assignedVariable(S);
   if (!V || V->getParentFunctionOrMethod() != R.Function ||
@@ -181,7 +185,7 @@ const Stmt *assumableComputation(const eval::Reason &Why, const Region &R,
 /// stopped the evaluation first (\p Why; \p At is the statement computing
 /// the first of R.Assumed, if those are the assumption).
 Verdict unproven(Verdict V, const Region &R, const Stmt *At,
-                 const eval::Reason &Why) {
+                 const eval::Reason &Why, const ASTContext &Ctx) {
   if (V.Proof) {
     V.Looks = V.Proof->Kind;
     V.Topology = V.Proof->Topology;
@@ -191,8 +195,12 @@ Verdict unproven(Verdict V, const Region &R, const Stmt *At,
   std::string Reason;
   if (At) {
     const VarDecl &First = *assignedVariable(At);
-    Reason = "'" + First.getNameAsString() +
-             "' is not proven the same on every rank (" + Why.Text + ")";
+    Reason = "'" + First.getNameAsString() + "' " +
+             (R.contains(At, Ctx.getSourceManager())
+                  ? "is computed from what the evaluation cannot follow, "
+                    "and the region's messages depend on it"
+                  : "is not proven the same on every rank") +
+             " (" + Why.Text + ")";
     Loc = isa<DeclStmt>(At) ? First.getLocation() : At->getBeginLoc();
   } else if (R.AssumedRank) {
     std::string Roles = "'" + R.AssumedRank->getNameAsString() + "'";
@@ -292,6 +300,18 @@ void Finder::scan(const CompoundStmt *B) {
           Closes = W;
         }
       }
+      // A probe: the region run to the moment each message is there may
+      // be Listing 7's polling broadcast (provePolling decides).
+      if (Closes.S == Closure::State::Stopped && Closes.Why.Probe &&
+          !R.assumes()) {
+        Region Polled = R;
+        Polled.ProbesArrive = true;
+        Closure P = regionCloses(TU, Polled);
+        if (P.S != Closure::State::Stopped) {
+          R = Polled;
+          Closes = P;
+        }
+      }
       if (Closes.S == Closure::State::Stopped) {
         recordStop(R, R.assumes() ? FirstStop : Closes.Why);
         break; // A run stops: the old recogniser or a larger region says.
@@ -326,7 +346,7 @@ void Finder::scan(const CompoundStmt *B) {
           recordStop(R, FirstStop);
           break;
         }
-        V = unproven(std::move(V), R, FirstAt, FirstStop);
+        V = unproven(std::move(V), R, FirstAt, FirstStop, Ctx);
       }
       if (V.Proof)
         dropRefusalsInside(R);
@@ -402,6 +422,9 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   C.Range = R.range();
   C.Refusals = V.Refusals;
   if (!V.Proof) {
+    // A polling form says what else stands in the way.
+    if (R.ProbesArrive && V.Looks)
+      provePolling(firstProbe(R), C, TU);
     planFallback(R, C);
     return C;
   }
@@ -452,10 +475,18 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   C.RootBuffer = P.Buffer ? P.Buffer : P.RecvBuffer;
   C.SendBuffer = P.SendBuffer;
   C.InPlace = P.InPlace;
+  // The probe's status is the receive's: both go.
+  const CallExpr *Probe = R.ProbesArrive ? firstProbe(R) : nullptr;
+  if (Probe) {
+    Edits.Calls.push_back(Probe);
+    C.Calls.push_back(Probe);
+  }
   checkSourceForm(Edits, C);
   checkStatus(R, Edits, C);
   checkOrder(R, Edits, C);
   placeWaits(R, C);
+  if (Probe)
+    provePolling(Probe, C, TU);
   return C;
 }
 
@@ -572,7 +603,7 @@ void Finder::checkOrder(const Region &R, const RegionEdits &Edits,
   };
   const Stmt *Other = findFirst(F.getBody(), [&](const Stmt *S) {
     const auto *Call = dyn_cast<CallExpr>(S);
-    if (!Call || !isPointToPointCall(Call) || R.contains(Call, SM))
+    if (!Call || !isMessageCall(Call) || R.contains(Call, SM))
       return false;
     CommKey Key = commKey(mpiArgAsWritten(Call, mpi::Role::Comm), Ctx);
     if (Key.valid() && Comm.valid() && Key != Comm)
@@ -667,7 +698,7 @@ void Finder::recordStop(const Region &R, const eval::Reason &Why) {
   for (unsigned I = R.First; I <= R.Last; ++I)
     findFirst(R.Block->body_begin()[I], [&](const Stmt *X) {
       const auto *Call = dyn_cast<CallExpr>(X);
-      if (Call && isPointToPointCall(Call) && !Claimed.count(Call) &&
+      if (Call && isMessageCall(Call) && !Claimed.count(Call) &&
           Stopped.insert(Call).second)
         U.Calls.push_back(Call);
       return false;

@@ -193,51 +193,6 @@ llvm::Expected<std::string> cdagOperations(const CallExpr *Call,
       .str();
 }
 
-/// Listing 7 in MPI 3: one MPI_Ibcast per broadcast, in a request that
-/// outlives the calls of the polling function. The root completes it at
-/// once, as its send did; the others start it at their first probe and
-/// test it at each, so the branch that received now runs when it is over.
-llvm::Expected<tooling::AtomicChange>
-rewritePolling(const ManualCollective &C, ASTContext &Context,
-               const RewriteOptions &Options) {
-  const SourceManager &SM = Context.getSourceManager();
-  tooling::AtomicChange Change(SM, C.RootStmt->getBeginLoc());
-  CallTexts Texts = textsOf(C, Context);
-  std::string Request =
-      freshName("bcast_request",
-                SM.getBufferData(
-                    SM.getFileID(SM.getExpansionLoc(C.Guard->getBeginLoc()))),
-                Options.TakenNames);
-  auto [GuardLine, Indent] = lineStart(C.Guard->getBeginLoc(), SM);
-  if (llvm::Error E = Change.insert(SM, GuardLine,
-                                    Indent + "static MPI_Request " + Request +
-                                        " = MPI_REQUEST_NULL;\n"))
-    return E;
-  auto [RootCall, PeerCall] = collectiveCalls(C, Texts);
-  std::string Root = nonblockingForm(RootCall, Request) + ";\nMPI_Wait(&" +
-                     Request + ", MPI_STATUS_IGNORE);";
-  DynTypedNodeList Parents = Context.getParents(*C.RootStmt);
-  if (Parents.empty() || !Parents[0].get<CompoundStmt>())
-    Root = "{\n" + Root + "\n}";
-  if (llvm::Error E = Change.replace(
-          SM, tooling::getExtendedRange(*C.RootStmt, tok::semi, Context), Root))
-    return E;
-  std::string Start = "if (" + Request + " == MPI_REQUEST_NULL)\n" +
-                      nonblockingForm(PeerCall, Request) + ";\nMPI_Test(&" +
-                      Request + ", " +
-                      argText(C.Polling->Probe, mpi::Role::Flag, Context) +
-                      ", MPI_STATUS_IGNORE);";
-  if (llvm::Error E = Change.replace(
-          SM,
-          tooling::getExtendedRange(*C.Polling->ProbeStmt, tok::semi, Context),
-          Start))
-    return E;
-  for (const Stmt *S : C.Removed)
-    if (llvm::Error E = Change.replace(SM, wholeLines(*S, Context), ""))
-      return E;
-  return Change;
-}
-
 } // namespace
 
 StringRef collectiveFunction(ManualKind Kind, bool Nonblocking) {
@@ -262,8 +217,6 @@ rewriteManualCollective(const ManualCollective &C, ASTContext &Context,
   assert(C.isSafe() && "rewriting a collective that failed a safety check");
   if (C.Region)
     return rewriteProvenRegion(C, Context, Options);
-  if (C.Polling)
-    return rewritePolling(C, Context, Options);
   const SourceManager &SM = Context.getSourceManager();
   tooling::AtomicChange Change(SM, C.RootStmt->getBeginLoc());
   CallTexts Texts = textsOf(C, Context);

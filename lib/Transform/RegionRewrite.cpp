@@ -16,6 +16,8 @@
 
 #include "mpilift/Transform/CollectiveRewrite.h"
 
+#include "mpilift/Analysis/MPICalls.h"
+
 #include "SourceEdits.h"
 
 #include "clang/AST/ASTContext.h"
@@ -140,6 +142,90 @@ bool isBranch(const Stmt &S, ASTContext &Context) {
   return Parent && !isa<CompoundStmt>(Parent);
 }
 
+/// Removes what the rewrite replaces, statement by statement: an `else`
+/// left empty goes with its keyword, a branch becomes empty.
+llvm::Error removeStatements(llvm::ArrayRef<const Stmt *> Removed,
+                             ASTContext &Context,
+                             tooling::AtomicChange &Change) {
+  const SourceManager &SM = Context.getSourceManager();
+  for (const Stmt *S : Removed) {
+    DynTypedNodeList Parents = Context.getParents(*S);
+    const auto *If = Parents.empty() ? nullptr : Parents[0].get<IfStmt>();
+    if (If && If->getElse() == S) {
+      SourceLocation From = Lexer::getLocForEndOfToken(
+          If->getThen()->getEndLoc(), 0, SM, Context.getLangOpts());
+      CharSourceRange Range = CharSourceRange::getCharRange(
+          From, Lexer::getLocForEndOfToken(S->getEndLoc(), 0, SM,
+                                           Context.getLangOpts()));
+      if (llvm::Error E = Change.replace(SM, Range, ""))
+        return E;
+      continue;
+    }
+    if (isBranch(*S, Context)) {
+      CharSourceRange Range = tooling::getExtendedRange(*S, tok::semi, Context);
+      if (llvm::Error E =
+              Change.replace(SM, Range, isa<CompoundStmt>(S) ? "{}" : ";"))
+        return E;
+      continue;
+    }
+    if (llvm::Error E = Change.replace(SM, wholeLines(*S, Context), ""))
+      return E;
+  }
+  return llvm::Error::success();
+}
+
+/// Listing 7 in MPI 3: one MPI_Ibcast per broadcast, in a request that
+/// outlives the calls of the polling function. The root completes it at
+/// once, as its send did; the others start it at their first probe and
+/// test it at each, so the branch that received runs when it is over.
+llvm::Expected<tooling::AtomicChange>
+rewritePolling(const ManualCollective &C, const Texts &T, ASTContext &Context,
+               const RewriteOptions &Options, tooling::AtomicChange Change) {
+  const ProvenRegion &R = *C.Region;
+  const analysis::PollingForm &Form = *C.Polling;
+  const SourceManager &SM = Context.getSourceManager();
+  const Stmt *First = R.Block->body_begin()[R.First];
+  std::string Request = freshName(
+      "bcast_request",
+      SM.getBufferData(SM.getFileID(SM.getExpansionLoc(First->getBeginLoc()))),
+      Options.TakenNames);
+  auto [Line, Indent] = lineStart(First->getBeginLoc(), SM);
+  if (llvm::Error E = Change.insert(SM, Line,
+                                    Indent + "static MPI_Request " + Request +
+                                        " = MPI_REQUEST_NULL;\n"))
+    return E;
+  // The proof's own placement (before the guard) would block the others
+  // until the message is there: the root's call takes the place of its
+  // send, the others' start and test it where they probed.
+  llvm::Expected<std::string> RootCall = callAt(C, T, true, false);
+  llvm::Expected<std::string> OthersCall = callAt(C, T, false, true);
+  if (!RootCall)
+    return RootCall.takeError();
+  if (!OthersCall)
+    return OthersCall.takeError();
+  std::string Root = nonblocking(*RootCall, Request) + ";\nMPI_Wait(&" +
+                     Request + ", MPI_STATUS_IGNORE);";
+  if (isBranch(*Form.RootSend, Context))
+    Root = "{\n" + Root + "\n}";
+  if (llvm::Error E = Change.replace(
+          SM, tooling::getExtendedRange(*Form.RootSend, tok::semi, Context),
+          Root))
+    return E;
+  std::string Start =
+      "if (" + Request + " == MPI_REQUEST_NULL)\n" +
+      nonblocking(*OthersCall, Request) + ";\nMPI_Test(&" + Request + ", " +
+      sourceText(analysis::mpiArgAsWritten(Form.Probe, mpi::Role::Flag),
+                 Context) +
+      ", MPI_STATUS_IGNORE);";
+  if (llvm::Error E = Change.replace(
+          SM, tooling::getExtendedRange(*Form.ProbeStmt, tok::semi, Context),
+          Start))
+    return E;
+  if (llvm::Error E = removeStatements(Form.Removed, Context, Change))
+    return E;
+  return Change;
+}
+
 } // namespace
 
 llvm::Expected<tooling::AtomicChange>
@@ -151,6 +237,8 @@ rewriteProvenRegion(const ManualCollective &C, ASTContext &Context,
   const Stmt *First = R.Block->body_begin()[R.First];
   tooling::AtomicChange Change(SM, First->getBeginLoc());
   Texts T = textsOf(R, Context);
+  if (C.Polling)
+    return rewritePolling(C, T, Context, Options, Change);
   std::string Request;
   if (Options.Nonblocking) {
     if (!C.Wait)
@@ -220,30 +308,8 @@ rewriteProvenRegion(const ManualCollective &C, ASTContext &Context,
     if (llvm::Error E = Change.insert(SM, P.Anchor->getBeginLoc(), Text + "\n"))
       return E;
   }
-  for (const Stmt *S : R.Removed) {
-    // An `else` with nothing left goes with its keyword.
-    DynTypedNodeList Parents = Context.getParents(*S);
-    const auto *If = Parents.empty() ? nullptr : Parents[0].get<IfStmt>();
-    if (If && If->getElse() == S) {
-      SourceLocation From = Lexer::getLocForEndOfToken(
-          If->getThen()->getEndLoc(), 0, SM, Context.getLangOpts());
-      CharSourceRange Range = CharSourceRange::getCharRange(
-          From, Lexer::getLocForEndOfToken(S->getEndLoc(), 0, SM,
-                                           Context.getLangOpts()));
-      if (llvm::Error E = Change.replace(SM, Range, ""))
-        return E;
-      continue;
-    }
-    if (isBranch(*S, Context)) {
-      CharSourceRange Range = tooling::getExtendedRange(*S, tok::semi, Context);
-      if (llvm::Error E =
-              Change.replace(SM, Range, isa<CompoundStmt>(S) ? "{}" : ";"))
-        return E;
-      continue;
-    }
-    if (llvm::Error E = Change.replace(SM, wholeLines(*S, Context), ""))
-      return E;
-  }
+  if (llvm::Error E = removeStatements(R.Removed, Context, Change))
+    return E;
   return Change;
 }
 

@@ -84,8 +84,10 @@ std::string reasons(const ManualCollective &C) {
 
 // Listing 3: the star broadcast from master_task = 4, with the root skipped
 // by `if (j != master_task)`... written in the paper as `rank !=`, which
-// would send to the root itself; here the loop variable is compared.
-TEST(ManualCollectiveTest, Listing3StarBroadcastIsSafe) {
+// would send to the root itself; here the loop variable is compared. Below
+// five processes the others wait for a rank that does not exist: a
+// broadcast only from five processes on: refused by scale independence.
+TEST(ManualCollectiveTest, Listing3StarBroadcastNeedsFiveProcesses) {
   Analysed A = analyse(R"(
 void f(void) {
   int x = 0, rank, numtasks, master_task = 4, tag = 1;
@@ -107,10 +109,13 @@ void f(void) {
 )");
   ASSERT_EQ(A.Found.size(), 1u);
   const ManualCollective &C = A.Found[0];
-  EXPECT_TRUE(C.isSafe()) << reasons(C);
   EXPECT_EQ(C.Kind, ManualKind::Bcast);
   EXPECT_EQ(C.Topology, ManualTopology::Star);
-  EXPECT_EQ(sourceText(C.Root, A.AST->getASTContext()), "master_task");
+  ASSERT_EQ(C.Refusals.size(), 1u) << reasons(C);
+  EXPECT_EQ(C.Refusals[0].Check, SafetyCheck::ScaleIndependence);
+  EXPECT_EQ(C.Refusals[0].Reason,
+            "at 4 processes, rank 0 receives from rank 4, which does not "
+            "exist");
 }
 
 // Listing 1: `if (dest == 42) continue;` makes it input dependent.
@@ -363,8 +368,8 @@ TEST(ManualCollectiveTest, Listing7AsPrintedStopsPollingTooEarly) {
   ASSERT_EQ(C.Refusals.size(), 2u) << reasons(C);
   EXPECT_EQ(C.Refusals[0].Check, SafetyCheck::ScaleIndependence);
   EXPECT_EQ(C.Refusals[0].Reason,
-            "at 1 process with root 0, rank 0 receives 0 messages but is "
-            "sent 1");
+            "at 1 process, rank 0 sends to rank 0 (tag 7, 12 bytes), and no "
+            "receive takes the message");
   EXPECT_EQ(C.Refusals[1].Check, SafetyCheck::PollingLoop);
   EXPECT_NE(C.Refusals[1].Reason.find("reports 0 while waiting, 0 once it "
                                       "has arrived and 0 on the root"),
@@ -380,8 +385,13 @@ TEST(ManualCollectiveTest, Listing7WithItsEarlyReturnIsSafe) {
   ASSERT_TRUE(C.Polling.has_value());
   EXPECT_TRUE(C.isSafe()) << reasons(C);
   EXPECT_EQ(C.Polling->Probe->getDirectCallee()->getName(), "MPI_Iprobe");
-  // The receive goes with the forwarding send.
-  EXPECT_EQ(C.Removed.size(), 2u);
+  // The receive goes with the forwarding send: the block that holds only
+  // them; the root's send is where its call goes.
+  ASSERT_EQ(C.Polling->Removed.size(), 1u);
+  EXPECT_EQ(C.Polling->Removed[0], C.Polling->Arrived->getThen());
+  ASSERT_TRUE(C.Polling->RootSend);
+  EXPECT_EQ(C.Polling->RootSend, C.RootStmt);
+  EXPECT_TRUE(llvm::isa<clang::IfStmt>(C.Polling->RootSend));
 }
 
 // The caller reads the buffer between two probes: refused.

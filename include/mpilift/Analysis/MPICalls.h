@@ -30,6 +30,10 @@ namespace analysis {
 /// dependent arguments), or null.
 const mpi::FunctionInfo *mpiCallee(const clang::CallExpr *Call);
 
+/// Whether \p Call sends or receives a message: a blocking or nonblocking
+/// send or receive, or MPI_Sendrecv.
+bool isMessageCall(const clang::CallExpr *Call);
+
 /// The argument of \p Call with role \p R, as written, or null.
 const clang::Expr *mpiArgAsWritten(const clang::CallExpr *Call, mpi::Role R);
 /// The same for a call already known to call \p Info's function.

@@ -129,6 +129,20 @@ struct PollingForm {
   /// `if (flag)`: the then-branch receives, the else-branch (if any) is
   /// the not-yet path.
   const clang::IfStmt *Arrived = nullptr;
+  /// The receive the then-branch starts with.
+  const clang::CallExpr *Recv = nullptr;
+  /// The rank guard: one branch is the root's (RootBranch), which sends
+  /// and does not probe; the other probes.
+  const clang::IfStmt *Guard = nullptr;
+  const clang::Stmt *RootBranch = nullptr;
+  /// The statement of the root's branch that sends: the root's call takes
+  /// its place.
+  const clang::Stmt *RootSend = nullptr;
+  /// What the rewrite deletes: the proof's removals, less the root's send
+  /// and the blocks around it.
+  std::vector<const clang::Stmt *> Removed;
+  /// The broadcast's root as the region spells it; null for a constant.
+  const clang::Expr *Root = nullptr;
 };
 
 /// Where a proven region's collective call goes: before \c Anchor, or
