@@ -165,17 +165,6 @@ bool sameSpelling(const Expr *A, const Expr *B, const ASTContext &Context) {
                        squeezed(spellingText(B, Context));
 }
 
-/// Whether \p A and \p B are the same expression over the same
-/// declarations (a shadowing variable of the same name is not the same).
-bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Context) {
-  if (!A || !B)
-    return false;
-  llvm::FoldingSetNodeID IdA, IdB;
-  A->IgnoreParenImpCasts()->Profile(IdA, Context, /*Canonical=*/true);
-  B->IgnoreParenImpCasts()->Profile(IdB, Context, /*Canonical=*/true);
-  return IdA == IdB;
-}
-
 /// The same text naming the same declarations.
 bool sameArgument(const Expr *A, const Expr *B, const ASTContext &Context) {
   return sameSpelling(A, B, Context) && sameExpression(A, B, Context);

@@ -641,16 +641,6 @@ bool isMessageStmt(const Stmt *S) {
   return isa<CallExpr>(S) && isMessageCall(cast<CallExpr>(S));
 }
 
-/// The same expression, naming the same declarations.
-bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Context) {
-  if (!A || !B)
-    return false;
-  llvm::FoldingSetNodeID IdA, IdB;
-  A->IgnoreParenImpCasts()->Profile(IdA, Context, /*Canonical=*/true);
-  B->IgnoreParenImpCasts()->Profile(IdB, Context, /*Canonical=*/true);
-  return IdA == IdB;
-}
-
 /// Whether statement \p S is \p Call and nothing else.
 bool isCallStatement(const Stmt *S, const CallExpr *Call) {
   const auto *E = dyn_cast_or_null<Expr>(S);

@@ -378,6 +378,8 @@ std::vector<ManualCollective> Finder::run() {
 ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   RegionEdits Edits = planEdits(
       R, TU, V.Proof ? V.Proof->arguments() : std::vector<const Expr *>());
+  // Listing 7's probe, when the region was run with probes arriving.
+  const CallExpr *Probe = R.ProbesArrive ? firstProbe(R) : nullptr;
   ManualCollective C;
   C.Kind = V.Proof ? V.Proof->Kind : *V.Looks;
   C.Topology = V.Proof ? V.Proof->Topology : V.Topology;
@@ -423,8 +425,8 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   C.Refusals = V.Refusals;
   if (!V.Proof) {
     // A polling form says what else stands in the way.
-    if (R.ProbesArrive && V.Looks)
-      provePolling(firstProbe(R), C, TU);
+    if (Probe && V.Looks)
+      provePolling(Probe, C, TU);
     planFallback(R, C);
     return C;
   }
@@ -476,7 +478,6 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   C.SendBuffer = P.SendBuffer;
   C.InPlace = P.InPlace;
   // The probe's status is the receive's: both go.
-  const CallExpr *Probe = R.ProbesArrive ? firstProbe(R) : nullptr;
   if (Probe) {
     Edits.Calls.push_back(Probe);
     C.Calls.push_back(Probe);

@@ -24,6 +24,19 @@
 namespace mpilift {
 namespace analysis {
 
+/// Whether \p A and \p B are the same expression over the same
+/// declarations (a shadowing variable of the same name is not the same);
+/// false when either is null.
+inline bool sameExpression(const clang::Expr *A, const clang::Expr *B,
+                           const clang::ASTContext &Context) {
+  if (!A || !B)
+    return false;
+  llvm::FoldingSetNodeID IdA, IdB;
+  A->IgnoreParenImpCasts()->Profile(IdA, Context, /*Canonical=*/true);
+  B->IgnoreParenImpCasts()->Profile(IdB, Context, /*Canonical=*/true);
+  return IdA == IdB;
+}
+
 /// The first node under \p S (itself included) satisfying \p P, in
 /// pre-order; null when none does.
 template <typename Pred>
