@@ -328,6 +328,19 @@ std::optional<Observation> Judge::observe(int64_t P,
       }
     }
     if (!M.Unmatched.empty()) {
+      std::optional<std::string> Misaddressed;
+      if (!Looking && !V.Looks)
+        Misaddressed = lookPastPeers(P, Runs, Global, M.Unmatched);
+      // Senders and receivers that disagree at the first size with
+      // messages, and pair up when the receives name the rank that sends
+      // to them: their arguments do not match (one root for all, one
+      // partner each), whatever the size.
+      if (Misaddressed && !Reference && V.Looks) {
+        refuse(SafetyCheck::MatchingArguments,
+               "at " + processes(P) + ", " + *Misaddressed,
+               Call(Global[M.Unmatched.front()].second));
+        return std::nullopt;
+      }
       refuse(SafetyCheck::ScaleIndependence,
              "at " + processes(P) + ", " + Describe(M.Unmatched.front()),
              Call(Global[M.Unmatched.front()].second));
@@ -428,6 +441,57 @@ void Judge::lookPastSizes(int64_t P, const std::vector<RankRun> &Runs,
     Own(Peer).Bytes = Global[Id].second->Bytes;
   }
   lookAt(P, Even);
+}
+
+std::optional<std::string>
+Judge::lookPastPeers(int64_t P, const std::vector<RankRun> &Runs,
+                     ArrayRef<std::pair<int64_t, const RankOp *>> Global,
+                     ArrayRef<cg::OpId> Unmatched) {
+  std::vector<RankRun> Paired = Runs;
+  auto Own = [&](cg::OpId Id) -> RankOp & {
+    auto [Rank, Op] = Global[Id];
+    return Paired[Rank].Ops[Op - Runs[Rank].Ops.data()];
+  };
+  std::vector<cg::OpId> Sends;
+  for (cg::OpId Id : Unmatched)
+    if (Global[Id].second->K == RankOp::Kind::Send)
+      Sends.push_back(Id);
+  std::optional<std::string> First;
+  for (cg::OpId Id : Unmatched) {
+    auto [Rank, Recv] = Global[Id];
+    if (Recv->K != RankOp::Kind::Recv)
+      continue;
+    auto Addressed = [&, Rank = Rank, Recv = Recv](cg::OpId S) {
+      const RankOp &Send = *Global[S].second;
+      return Send.Peer == Rank && Send.Tag == Recv->Tag &&
+             Send.Bytes == Recv->Bytes;
+    };
+    auto Only = llvm::find_if(Sends, Addressed);
+    if (Only == Sends.end() ||
+        std::find_if(std::next(Only), Sends.end(), Addressed) != Sends.end()) {
+      Own(Id).K = RankOp::Kind::Marker; // Left out.
+      continue;
+    }
+    int64_t Sender = Global[*Only].first;
+    Own(Id).Peer = static_cast<int32_t>(Sender);
+    Sends.erase(Only);
+    if (First)
+      continue;
+    // The source as the receive spells it (MPI_Sendrecv names it second).
+    const Expr *Source =
+        Recv->Call ? mpiArgAsWritten(Recv->Call, mpi::Role::Source) : nullptr;
+    First = "rank " + std::to_string(Rank) + " waits for a message from rank " +
+            std::to_string(Recv->Peer) + " (" +
+            (Source ? "source '" + sourceText(Source, Ctx) + "', " : "") +
+            "tag " + std::to_string(Recv->Tag) +
+            "), and the one sent to it comes from rank " +
+            std::to_string(Sender) +
+            "; the ranks do not agree on who sends to whom";
+  }
+  for (cg::OpId Id : Sends)
+    Own(Id).K = RankOp::Kind::Marker;
+  lookAt(P, Paired);
+  return First;
 }
 
 void Judge::lookAt(int64_t P, const std::vector<RankRun> &Runs) {

@@ -278,6 +278,37 @@ CommKey commKey(const Expr *E, const ASTContext &Context) {
   return Key;
 }
 
+const CallExpr *sizeQueryStatement(const Stmt *S, const VarDecl **Size) {
+  const auto *E = dyn_cast_or_null<Expr>(S);
+  if (!E)
+    return nullptr;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Assign = dyn_cast<BinaryOperator>(E))
+    if (Assign->getOpcode() == BO_Assign)
+      E = Assign->getRHS()->IgnoreParenImpCasts();
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
+  if (!Info || Info->Id != mpi::FunctionId::Comm_size)
+    return nullptr;
+  const auto *Out = dyn_cast_or_null<UnaryOperator>(
+      mpiArgAsWritten(Call, mpi::Role::SizeOut));
+  const VarDecl *V = Out && Out->getOpcode() == UO_AddrOf
+                         ? namedVariable(Out->getSubExpr())
+                         : nullptr;
+  if (!V || !V->isLocalVarDecl())
+    return nullptr;
+  if (Size)
+    *Size = V;
+  return Call;
+}
+
+const VarDecl *computedVariable(const Stmt *S) {
+  const VarDecl *Size = nullptr;
+  if (sizeQueryStatement(S, &Size))
+    return Size;
+  return assignedVariable(S);
+}
+
 std::optional<QueryValue> queryValueOf(const ValueDecl *D,
                                        const FunctionDecl &Where,
                                        TranslationUnitFacts &TU,

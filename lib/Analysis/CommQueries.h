@@ -66,6 +66,16 @@ std::optional<QueryValue> queryValueOf(const clang::ValueDecl *D,
                                        TranslationUnitFacts &TU,
                                        unsigned Depth = 0);
 
+/// The MPI_Comm_size call that statement \p S is (`MPI_Comm_size(c,
+/// &n);`, also as `ierr = MPI_Comm_size(c, &n);`) when it writes the size
+/// into a local variable, which \p Size receives; null otherwise.
+const clang::CallExpr *sizeQueryStatement(const clang::Stmt *S,
+                                          const clang::VarDecl **Size);
+
+/// The variable statement \p S computes as a whole: the one of
+/// assignedVariable(S), or the size a sizeQueryStatement writes.
+const clang::VarDecl *computedVariable(const clang::Stmt *S);
+
 } // namespace analysis
 } // namespace mpilift
 

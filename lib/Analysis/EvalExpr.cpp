@@ -160,6 +160,16 @@ Value RankEvaluator::Impl::evalCast(const CastExpr *Cast) {
   QualType To = Cast->getType();
   switch (Cast->getCastKind()) {
   case CK_LValueToRValue: {
+    // A constant (`constexpr int kTag = 42;`, `static const int n = 8;`):
+    // its value, wherever it is declared.
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Sub->IgnoreParens()))
+      if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+          V && To->isIntegralOrEnumerationType() &&
+          V->isUsableInConstantExpressions(Ctx))
+        if (const APValue *Init = V->evaluateValue(); Init && Init->isInt())
+          return Value::integer(Init->getInt().getExtValue(),
+                                Ctx.getIntWidth(To),
+                                To->isSignedIntegerOrEnumerationType());
     std::optional<Place> P = place(Sub);
     if (!P)
       return Value::unknown(0);

@@ -160,6 +160,16 @@ private:
   void lookPastSizes(int64_t P, const std::vector<RankRun> &Runs,
                      ArrayRef<std::pair<int64_t, const RankOp *>> Global,
                      ArrayRef<cg::OpId> PeerOf);
+  /// After the messages at \p P left \p Unmatched without a partner:
+  /// what they form when each such receive takes the one unmatched send
+  /// addressed to its rank with its tag and size (the receive names the
+  /// wrong source) and every other unmatched message is left out, to say
+  /// what the region looks like. Returns the first receive so re-paired,
+  /// described for a note, if any.
+  std::optional<std::string>
+  lookPastPeers(int64_t P, const std::vector<RankRun> &Runs,
+                ArrayRef<std::pair<int64_t, const RankOp *>> Global,
+                ArrayRef<cg::OpId> Unmatched);
   /// Observes \p Runs, which the program may never make (receives
   /// resized, communicators taken as one), only to say what the region
   /// looks like: no refusal, reference or closure comes from them.

@@ -439,12 +439,15 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
   // Before the region only what leads to it or what the region needs runs.
   // A function called from there runs whole: its call is needed, and so is
   // what it returns (`int src = source(rank, size);`).
-  if (M == Mode::Prefix && Depth == 0 && !onPath(S) && !writesNeeded(S))
+  bool Init = std::exchange(LoopInit, false);
+  if (M == Mode::Prefix && Depth == 0 && !Init && !onPath(S) &&
+      !writesNeeded(S))
     return Flow::Normal;
   // An assumed input takes its value at the region's entry.
-  if (M == Mode::Prefix && Depth == 0 && !R.Assumed.empty() &&
-      llvm::is_contained(R.Assumed, assignedVariable(S)))
-    return Flow::Normal;
+  if (M == Mode::Prefix && Depth == 0 && R.assumes())
+    if (const VarDecl *V = computedVariable(S))
+      if (llvm::is_contained(R.Assumed, V) || V == R.AssumedSize)
+        return Flow::Normal;
   // One computed inside the region, where its statement runs.
   if (M == Mode::Region && Depth == 0 && !R.Assumed.empty())
     if (const VarDecl *V = assignedVariable(S))
@@ -617,8 +620,10 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::execLoop(const Stmt *Loop) {
   const Expr *Cond = loopCondition(Loop);
   const Expr *Inc = nullptr;
   if (const auto *For = dyn_cast<ForStmt>(Loop)) {
+    LoopInit = true;
     if (For->getInit() && exec(For->getInit()) == Flow::Stop)
       return Flow::Stop;
+    LoopInit = false;
     Inc = For->getInc();
   }
   bool First = true;

@@ -57,7 +57,9 @@ struct Region {
   /// An integer read at the region's entry that the evaluation cannot
   /// follow (a parameter whose callers are not visible, a global), taken
   /// as the rank or the size of the region's communicator: to say what
-  /// the region would be if it were. Nothing proven with it is a proof.
+  /// the region would be if it were. The size may also be a local set by
+  /// MPI_Comm_size on another communicator than the messages use. Nothing
+  /// proven with either is a proof.
   const clang::ValueDecl *AssumedRank = nullptr;
   const clang::ValueDecl *AssumedSize = nullptr;
   /// A negative remainder wraps into the divisor's range (what `(rank - 1)
@@ -72,7 +74,7 @@ struct Region {
 
   /// Whether the region is evaluated under one of the assumptions above.
   bool assumes() const {
-    return !Assumed.empty() || AssumedRank || WrapRemainders;
+    return !Assumed.empty() || AssumedRank || AssumedSize || WrapRemainders;
   }
 
   const clang::Stmt *first() const { return Block->body_begin()[First]; }

@@ -279,6 +279,9 @@ private:
   /// The statement of a block execBlock is about to run (a statement of its
   /// own, not part of another).
   const clang::Stmt *BlockChild = nullptr;
+  /// The next statement exec() runs is a loop's init, which runs whenever
+  /// its loop does (before the region too).
+  bool LoopInit = false;
   const clang::Stmt *Outer = nullptr;
 };
 

@@ -67,6 +67,13 @@ private:
   void recordStop(const Region &R, const eval::Reason &Why);
   bool holdsUnclaimed(const Stmt *S) const;
   void scan(const CompoundStmt *B);
+  /// Regions of a function's body from statement \p First to each of
+  /// \p Ends (in order) whose messages never close: the first that looks
+  /// like a collective when its unmatched messages are paired or left
+  /// out (senders and receivers that disagree on the root, a loop bound
+  /// one short) is a finding, refused. Its last statement, if any.
+  std::optional<unsigned> judgeUnclosed(const CompoundStmt *B, unsigned First,
+                                        ArrayRef<unsigned> Ends);
   void claim(const Region &R);
   /// Forgets the refusals of smaller regions inside \p R, which is proven:
   /// its rewrite replaces their calls too (the inner loop of a recursive
@@ -130,22 +137,37 @@ void Finder::dropRefusalsInside(const Region &R) {
 const Stmt *computationStopped(const eval::Reason &Why, const Region &R,
                                const SourceManager &SM) {
   SourceLocation RegionBegin = SM.getExpansionLoc(R.first()->getBeginLoc());
+  SourceLocation Loc =
+      Why.Loc.isValid() ? SM.getExpansionLoc(Why.Loc) : SourceLocation();
+  SourceRange Body = R.Function->getBody()->getSourceRange();
+  // Before the region, or a declaration in it whose initializer stopped
+  // the run (itself or in a function it calls; not a loop's `int i = 1`
+  // that ran before the loop's condition stopped).
   auto Before = [&](const Stmt *S) {
     if (!S)
       return false;
     if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(S->getEndLoc()),
                                      RegionBegin))
       return true;
-    const auto *Decl = dyn_cast<DeclStmt>(S);
-    return Decl && Decl->isSingleDecl() && R.contains(S, SM);
+    const Expr *Init = assignedValue(dyn_cast<DeclStmt>(S));
+    if (!Init || !R.contains(S, SM))
+      return false;
+    bool InHelper =
+        !SM.isPointWithin(Loc, SM.getExpansionLoc(Body.getBegin()),
+                          SM.getExpansionLoc(Body.getEnd())) &&
+        findFirst(Init, [](const Stmt *X) { return isa<CallExpr>(X); });
+    return Loc.isInvalid() || InHelper ||
+           SM.isPointWithin(Loc, SM.getExpansionLoc(Init->getBeginLoc()),
+                            SM.getExpansionLoc(Init->getEndLoc()));
   };
   if (Before(Why.During))
     return Why.During;
-  if (Why.Loc.isInvalid())
+  if (Loc.isInvalid())
     return nullptr;
-  SourceLocation Loc = SM.getExpansionLoc(Why.Loc);
   return findFirst(R.Function->getBody(), [&](const Stmt *S) {
-    const Expr *Value = assignedValue(S);
+    const Expr *Value = sizeQueryStatement(S, nullptr);
+    if (!Value)
+      Value = assignedValue(S);
     if (!Value || !Before(S))
       return false;
     return SM.isPointWithin(Loc, SM.getExpansionLoc(Value->getBeginLoc()),
@@ -173,7 +195,7 @@ const Stmt *assumableComputation(const eval::Reason &Why, const Region &R,
                           SM.getExpansionLoc(P->getBeginLoc()),
                           SM.getExpansionLoc(P->getEndLoc()))))
       return nullptr;
-  const VarDecl *V = assignedVariable(S);
+  const VarDecl *V = computedVariable(S);
   if (!V || V->getParentFunctionOrMethod() != R.Function ||
       isa<ParmVarDecl>(V) || !V->getType()->isIntegralOrEnumerationType())
     return nullptr;
@@ -193,8 +215,20 @@ Verdict unproven(Verdict V, const Region &R, const Stmt *At,
   }
   SourceLocation Loc = Why.Loc.isValid() ? Why.Loc : R.first()->getBeginLoc();
   std::string Reason;
-  if (At) {
-    const VarDecl &First = *assignedVariable(At);
+  SafetyCheck Check = checkOfStop(Why);
+  if (const CallExpr *Query = At ? sizeQueryStatement(At, nullptr) : nullptr) {
+    // A loop bound from another communicator's size: a collective only
+    // where the two sizes agree.
+    const Expr *Comm = mpiArgAsWritten(Query, mpi::Role::Comm);
+    Reason = "'" + computedVariable(At)->getNameAsString() +
+             "' is set by MPI_Comm_size on '" + sourceText(Comm, Ctx) +
+             "', not on the communicator of the region's messages; the "
+             "region forms this collective only where the two have the "
+             "same size";
+    Check = SafetyCheck::ScaleIndependence;
+    Loc = Query->getBeginLoc();
+  } else if (At) {
+    const VarDecl &First = *computedVariable(At);
     Reason = "'" + First.getNameAsString() + "' " +
              (R.contains(At, Ctx.getSourceManager())
                   ? "is computed from what the evaluation cannot follow, "
@@ -213,7 +247,7 @@ Verdict unproven(Verdict V, const Region &R, const Stmt *At,
     Reason = Why.Text + "; the region forms this collective only if a "
                         "negative remainder wrapped around";
   }
-  V.Refusals = {{checkOfStop(Why), Reason, Loc}};
+  V.Refusals = {{Check, Reason, Loc}};
   return V;
 }
 
@@ -255,29 +289,41 @@ void Finder::scan(const CompoundStmt *B) {
     // as inputs to say what the region looks like; the first one's reason
     // refuses it.
     llvm::SmallVector<const VarDecl *, 2> Assumed;
+    // Another communicator's size, taken as the size of the region's.
+    const VarDecl *OtherSize = nullptr;
     eval::Reason FirstStop;
     const Stmt *FirstAt = nullptr;
+    // The ends of the regions from Start whose messages stay open with no
+    // assumption, and whether a run stopped.
+    std::vector<unsigned> OpenEnds;
+    bool RunStopped = false;
     for (size_t End = Start; End < Idx.size() && !Done; ++End) {
       Region R{&F, B, Idx[Start], Idx[End], Assumed};
+      R.AssumedSize = OtherSize;
       Closure Closes = regionCloses(TU, R);
       while (Closes.S == Closure::State::Stopped && Assumed.size() < 3) {
         const Stmt *At = assumableComputation(Closes.Why, R, Ctx);
-        const VarDecl *V = At ? assignedVariable(At) : nullptr;
-        if (!V || llvm::is_contained(Assumed, V))
+        const VarDecl *V = At ? computedVariable(At) : nullptr;
+        if (!V || llvm::is_contained(Assumed, V) || V == OtherSize)
           break;
-        if (Assumed.empty()) {
+        if (!R.assumes()) {
           FirstStop = Closes.Why;
           FirstAt = At;
         }
-        Assumed.push_back(V);
-        R.Assumed = Assumed;
+        if (sizeQueryStatement(At, nullptr) && !OtherSize) {
+          OtherSize = V;
+          R.AssumedSize = V;
+        } else {
+          Assumed.push_back(V);
+          R.Assumed = Assumed;
+        }
         Closes = regionCloses(TU, R);
       }
       // An integer the region reads at its entry and cannot follow (a
       // parameter whose callers are not visible, a global): taken as the
       // rank or the size, it may say what the region would be.
       if (Closes.S == Closure::State::Stopped && Closes.Why.Entry &&
-          Assumed.empty()) {
+          !R.assumes()) {
         eval::Reason Why = Closes.Why;
         if (std::optional<Region> Roles = assumeRankOrSize(TU, R, Why)) {
           R = *Roles;
@@ -289,7 +335,7 @@ void Finder::scan(const CompoundStmt *B) {
       // A message to rank -1: with remainders wrapped around, it may say
       // what the region was meant to be.
       if (Closes.S == Closure::State::Stopped && Closes.Why.MissingPeer &&
-          Assumed.empty() && !R.AssumedRank) {
+          !R.assumes()) {
         Region Wrapped = R;
         Wrapped.WrapRemainders = true;
         Closure W = regionCloses(TU, Wrapped);
@@ -314,10 +360,14 @@ void Finder::scan(const CompoundStmt *B) {
       }
       if (Closes.S == Closure::State::Stopped) {
         recordStop(R, R.assumes() ? FirstStop : Closes.Why);
-        break; // A run stops: the old recogniser or a larger region says.
+        RunStopped = true;
+        break; // A run stops: a larger region may say more.
       }
-      if (Closes.S == Closure::State::Open)
+      if (Closes.S == Closure::State::Open) {
+        if (!R.assumes())
+          OpenEnds.push_back(Idx[End]);
         continue;
+      }
       Verdict V = judgeRegion(TU, R);
       // A copy of the rank's own block right before or after the region
       // belongs to it.
@@ -356,9 +406,31 @@ void Finder::scan(const CompoundStmt *B) {
       Start = End + 1;
       Done = true;
     }
+    if (!Done && !RunStopped && B == F.getBody())
+      if (std::optional<unsigned> Last =
+              judgeUnclosed(B, Idx[Start], OpenEnds)) {
+        while (Start < Idx.size() && Idx[Start] <= *Last)
+          ++Start;
+        Done = true;
+      }
     if (!Done)
       ++Start;
   }
+}
+
+std::optional<unsigned> Finder::judgeUnclosed(const CompoundStmt *B,
+                                              unsigned First,
+                                              ArrayRef<unsigned> Ends) {
+  for (unsigned Last : Ends) {
+    Region R{&F, B, First, Last, {}};
+    Verdict V = judgeRegion(TU, R);
+    if (V.Proof || !V.Looks)
+      continue;
+    Found.push_back(finding(R, V));
+    claim(R);
+    return Last;
+  }
+  return std::nullopt;
 }
 
 std::vector<ManualCollective> Finder::run() {
@@ -474,9 +546,6 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   PR.Sizes = P.Sizes;
   PR.Skipped = P.Skipped;
   C.Region = std::move(PR);
-  C.RootBuffer = P.Buffer ? P.Buffer : P.RecvBuffer;
-  C.SendBuffer = P.SendBuffer;
-  C.InPlace = P.InPlace;
   // The probe's status is the receive's: both go.
   if (Probe) {
     Edits.Calls.push_back(Probe);

@@ -247,6 +247,50 @@ void f(int *data) {
             "over 2 of them; rank 2 takes no part");
 }
 
+// Senders and receivers that disagree on the root: no message finds its
+// partner, but each receive pairs with the one send addressed to its rank,
+// and then the messages form a broadcast.
+TEST(CollectiveJudgeTest, RootsThatDisagreeAreRefusedByMatchingArguments) {
+  EXPECT_EQ(judge(R"(
+void f(int *data) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int leader = size - 1;
+  if (rank == leader) {
+    for (int i = 0; i < size; i++)
+      if (i != leader)
+        MPI_Send(data, 2, MPI_INT, i, 5, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(data, 2, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)"),
+            "matching-arguments: at 3 processes, rank 0 waits for a message "
+            "from rank 0 (source '0', tag 5), and the one sent to it comes "
+            "from rank 2; the ranks do not agree on who sends to whom");
+}
+
+// A loop bound one short: a receive that nothing sends to stays a
+// scale-independence refusal, even though the rest resembles a broadcast.
+TEST(CollectiveJudgeTest, MessageThatNeverComesIsScaleDependent) {
+  EXPECT_EQ(judge(R"(
+void f(int *data) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    for (int i = 1; i < size - 1; i++)
+      MPI_Send(data, 1, MPI_INT, i, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(data, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)"),
+            "scale-independence: at 3 processes, rank 2 waits for a message "
+            "from rank 0 (tag 0, 4 bytes) that never comes");
+}
+
 TEST(CollectiveJudgeTest, PowersOfTwoOnlyIsRefusedAtTheFirstFailingSize) {
   EXPECT_EQ(judge(R"(
 void f(int *buf) {

@@ -1,4 +1,4 @@
-//===- ManualCollectiveTest.cpp - The recogniser and its safety checks ----===//
+//===- ManualCollectiveTest.cpp - The finder and its safety checks --------===//
 //
 // Part of mpilift.
 //
@@ -282,7 +282,8 @@ void f(void) {
   const ManualCollective &C = A.Found[0];
   EXPECT_TRUE(C.isSafe()) << reasons(C);
   EXPECT_EQ(C.Kind, ManualKind::Allgather);
-  EXPECT_TRUE(C.InPlace);
+  ASSERT_TRUE(C.Region.has_value());
+  EXPECT_TRUE(C.Region->InPlace);
   ASSERT_TRUE(C.Wait.has_value());
   ASSERT_NE(C.Wait->Before, nullptr);
   EXPECT_EQ(C.Wait->Reason, "this statement uses 'table'");

@@ -207,6 +207,54 @@ void f(int *data) {
 )";
 }
 
+// A named constant is its value wherever it is declared: a namespace's
+// `constexpr`, a `static const` member.
+TEST(RankEvaluatorTest, ConstantsAreTheirValues) {
+  Parsed P(R"(
+namespace {
+constexpr int kTag = 42;
+}
+struct Sizes {
+  static const int kCount = 6;
+};
+void f(int *data) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    MPI_Send(data, Sizes::kCount, MPI_INT, 1, kTag, MPI_COMM_WORLD);
+  else if (rank == 1)
+    MPI_Recv(data, Sizes::kCount, MPI_INT, 0, kTag, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+}
+)",
+           /*CXX=*/true);
+  std::optional<Region> R = P.communicationRegion("f");
+  ASSERT_TRUE(R);
+  RankRun Run = RankEvaluator(*P.TU, *R).run(0, 2, {});
+  ASSERT_FALSE(Run.Stopped) << Run.Stopped->Text;
+  EXPECT_EQ(describe(Run), "send 1 24B tag 42 @what 'data' points to+0");
+}
+
+// Before the region, a loop that writes what the region reads runs with
+// its init (the init alone writes nothing the region reads).
+TEST(RankEvaluatorTest, LoopBeforeTheRegionRunsWithItsInit) {
+  const char *Code = R"(
+void f(void) {
+  int rank, size, n = 0;
+  int data[4];
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int i = 0; i < 3; i++)
+    n += 2;
+  if (rank == 0)
+    MPI_Send(data, n, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
+  else if (rank == 1)
+    MPI_Recv(data, n, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+)";
+  EXPECT_EQ(runAt(Code, 1, 2), "recv 0 6B tag 0 @'data'+0");
+}
+
 TEST(RankEvaluatorTest, InputDependencyStops) {
   EXPECT_EQ(runAt(starFromUnknownRoot("read_root()").c_str(), 1, 3),
             "stopped: the condition 'rank == root' cannot be evaluated: the "
