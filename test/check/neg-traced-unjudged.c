@@ -1,8 +1,8 @@
 // Issue 14, "no silence": a chain broadcast along an order the ranks agree
 // on at start-up (received data sorted by a key, as node-aware codes do).
-// The evaluator cannot follow received data, and the template recogniser
-// does not know the spelling; the trace shows a broadcast on these lines,
-// so mpilift says what it saw and why it could not judge it.
+// The evaluator cannot follow received data; the trace shows a broadcast
+// on these lines, so mpilift says what it saw and why it could not judge
+// it.
 // RUN: %check-rewrite refuse %s %t --trace | FileCheck %s --implicit-check-not=warning:
 #include <mpi.h>
 #include <stdio.h>

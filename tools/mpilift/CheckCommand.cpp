@@ -6,7 +6,7 @@
 ///
 /// \file
 /// `mpilift check [-p DIR] [--patterns FILE | --trace DIR] [--fix] FILES...
-/// [-- COMPILER ARGS]`: runs the collective recogniser and its safety checks
+/// [-- COMPILER ARGS]`: runs the collective finder and its safety checks
 /// over translation units of a compile database, prints clang-style
 /// diagnostics with fix-its, and applies the rewrites with --fix.
 ///

@@ -5,17 +5,17 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The code-pattern recogniser and the safety checks of the collective
-/// rewrite (paper 002, sections III, V and VI).
+/// Hand-written collectives and the safety checks of their rewrite (paper
+/// 002, sections III, V and VI).
 ///
-/// A manual collective is a rank guard (`if (rank == root)` in either branch
-/// order, also `!=`) whose root branch holds the collective statement (a loop
-/// over the peers with one send or receive per iteration) and whose other
-/// branch holds the matching receive or send. Every candidate is reported;
-/// the safety checks (input independence, scale independence, message
-/// integrity, and the argument, ordering and status rules) decide whether it
-/// may be rewritten, and each refusal names its check and points at the
-/// statement that made it fail.
+/// A manual collective is a region of statements whose point-to-point
+/// messages, evaluated for every rank at every size of the proof, form one
+/// collective over all processes (lib/Analysis/RegionFinder.h,
+/// CollectiveJudge.h). Every region that looks like a collective is
+/// reported; the safety checks (input independence, scale independence,
+/// message integrity, and the argument, ordering and status rules) decide
+/// whether it may be rewritten, and each refusal names its check and
+/// points at the statement that made it fail.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -192,42 +192,20 @@ struct ManualCollective {
   ManualKind Kind = ManualKind::Bcast;
   ManualTopology Topology = ManualTopology::Star;
   const clang::FunctionDecl *Function = nullptr;
-  const clang::IfStmt *Guard = nullptr; ///< The rank guard.
-  /// The root's collective statement, which the root's call replaces: the
-  /// loop over peers of a star, the send (or its `if`) of a ring or chain.
+  /// The statement the finding is reported at, as a reader looks for it:
+  /// the loop around the first call (a star's root loop), else the
+  /// statement of the region's block that holds it.
   const clang::Stmt *RootStmt = nullptr;
-  /// The root's call (MPI_Send for bcast/scatter, MPI_Recv for gather; in
-  /// the star's loop) and the call of the other branch that talks to it.
+  /// The region's first message call; for the libcdag fallback, the one
+  /// blocking send (RootCall) and the one blocking receive (PeerCall) the
+  /// graph re-expresses.
   const clang::CallExpr *RootCall = nullptr;
   const clang::CallExpr *PeerCall = nullptr;
-  /// The root, as the guard names it; for allgather and alltoall, which
-  /// have no root, the calling rank the loop skips.
-  const clang::Expr *Root = nullptr;
-  /// The root's buffer without the per-peer offset (scatter and gather:
-  /// the array base; broadcast: the send buffer itself).
-  const clang::Expr *RootBuffer = nullptr;
-  /// Allgather and alltoall: what each rank sends (the array base for
-  /// alltoall), and whether the exchange is in place (the rank's own block
-  /// of the receive array is its contribution, so MPI_IN_PLACE is exact).
-  const clang::Expr *SendBuffer = nullptr;
-  bool InPlace = false;
-  /// Set when the root's loop does more than send or receive (it prints,
-  /// counts, ...): the rewrite keeps the loop, deletes only this statement
-  /// (the root's call, or the `if` that holds nothing else), and puts the
-  /// collective before the loop, so the rest runs as before.
-  const clang::Stmt *LoopCallStmt = nullptr;
-  /// Statements the rewrite deletes: a ring's or chain's forwarding send,
-  /// the closing receive of a ring that returns to its root.
-  std::vector<const clang::Stmt *> Removed;
   /// The latest safe completion point of a nonblocking form, after the
-  /// whole pattern statement; none when that statement is not in a block.
+  /// region; none when the region's buffers are used at once.
   std::optional<WaitPoint> Wait;
-  /// Statements after the pattern inside its own branches that may touch
-  /// the buffers: the nonblocking form waits before each of them too (the
-  /// later wait then finds the request already complete).
-  std::vector<const clang::Stmt *> BranchWaits;
-  /// The statement the rewrite puts in place (the guard, or the exchange
-  /// loop): a nonblocking form declares its request before it.
+  /// The region's first statement: a nonblocking form or a fallback graph
+  /// declares what it needs before it.
   const clang::Stmt *PatternStmt = nullptr;
   /// Set for Listing 7's polling ring or chain.
   std::optional<PollingForm> Polling;
