@@ -426,13 +426,21 @@ std::optional<Observation> Judge::observe(int64_t P,
   return O;
 }
 
+/// In \p Copy, a copy of \p Runs, the operation that \p Where (a rank
+/// and one of its operations in \p Runs) names.
+static RankOp &copiedOp(std::vector<RankRun> &Copy,
+                        const std::vector<RankRun> &Runs,
+                        std::pair<int64_t, const RankOp *> Where) {
+  auto [Rank, Op] = Where;
+  return Copy[Rank].Ops[Op - Runs[Rank].Ops.data()];
+}
+
 void Judge::lookPastSizes(int64_t P, const std::vector<RankRun> &Runs,
                           ArrayRef<std::pair<int64_t, const RankOp *>> Global,
                           ArrayRef<cg::OpId> PeerOf) {
   std::vector<RankRun> Even = Runs;
   auto Own = [&](cg::OpId Id) -> RankOp & {
-    auto [Rank, Op] = Global[Id];
-    return Even[Rank].Ops[Op - Runs[Rank].Ops.data()];
+    return copiedOp(Even, Runs, Global[Id]);
   };
   for (cg::OpId Id = 0; Id < PeerOf.size(); ++Id) {
     cg::OpId Peer = PeerOf[Id];
@@ -449,8 +457,7 @@ Judge::lookPastPeers(int64_t P, const std::vector<RankRun> &Runs,
                      ArrayRef<cg::OpId> Unmatched) {
   std::vector<RankRun> Paired = Runs;
   auto Own = [&](cg::OpId Id) -> RankOp & {
-    auto [Rank, Op] = Global[Id];
-    return Paired[Rank].Ops[Op - Runs[Rank].Ops.data()];
+    return copiedOp(Paired, Runs, Global[Id]);
   };
   std::vector<cg::OpId> Sends;
   for (cg::OpId Id : Unmatched)
@@ -466,12 +473,11 @@ Judge::lookPastPeers(int64_t P, const std::vector<RankRun> &Runs,
       return Send.Peer == Rank && Send.Tag == Recv->Tag &&
              Send.Bytes == Recv->Bytes;
     };
-    auto Only = llvm::find_if(Sends, Addressed);
-    if (Only == Sends.end() ||
-        std::find_if(std::next(Only), Sends.end(), Addressed) != Sends.end()) {
+    if (llvm::count_if(Sends, Addressed) != 1) {
       Own(Id).K = RankOp::Kind::Marker; // Left out.
       continue;
     }
+    auto Only = llvm::find_if(Sends, Addressed);
     int64_t Sender = Global[*Only].first;
     Own(Id).Peer = static_cast<int32_t>(Sender);
     Sends.erase(Only);

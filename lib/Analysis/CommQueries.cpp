@@ -287,8 +287,7 @@ const CallExpr *sizeQueryStatement(const Stmt *S, const VarDecl **Size) {
     if (Assign->getOpcode() == BO_Assign)
       E = Assign->getRHS()->IgnoreParenImpCasts();
   const auto *Call = dyn_cast<CallExpr>(E);
-  const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
-  if (!Info || Info->Id != mpi::FunctionId::Comm_size)
+  if (queryOf(Call) != CommQuery::Size)
     return nullptr;
   const auto *Out = dyn_cast_or_null<UnaryOperator>(
       mpiArgAsWritten(Call, mpi::Role::SizeOut));

@@ -432,6 +432,7 @@ void RankEvaluator::Impl::initialize(Place P, QualType T, const Expr *Init) {
 //===-- Statements --------------------------------------------------------===//
 
 RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
+  bool Init = std::exchange(LoopInit, false);
   if (!S || stopped())
     return Flow::Stop;
   if (!tick(S))
@@ -439,7 +440,6 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
   // Before the region only what leads to it or what the region needs runs.
   // A function called from there runs whole: its call is needed, and so is
   // what it returns (`int src = source(rank, size);`).
-  bool Init = std::exchange(LoopInit, false);
   if (M == Mode::Prefix && Depth == 0 && !Init && !onPath(S) &&
       !writesNeeded(S))
     return Flow::Normal;
@@ -620,10 +620,11 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::execLoop(const Stmt *Loop) {
   const Expr *Cond = loopCondition(Loop);
   const Expr *Inc = nullptr;
   if (const auto *For = dyn_cast<ForStmt>(Loop)) {
-    LoopInit = true;
-    if (For->getInit() && exec(For->getInit()) == Flow::Stop)
-      return Flow::Stop;
-    LoopInit = false;
+    if (const Stmt *Init = For->getInit()) {
+      LoopInit = true;
+      if (exec(Init) == Flow::Stop)
+        return Flow::Stop;
+    }
     Inc = For->getInc();
   }
   bool First = true;

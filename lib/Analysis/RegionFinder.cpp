@@ -152,11 +152,13 @@ const Stmt *computationStopped(const eval::Reason &Why, const Region &R,
     const Expr *Init = assignedValue(dyn_cast<DeclStmt>(S));
     if (!Init || !R.contains(S, SM))
       return false;
+    if (Loc.isInvalid())
+      return true;
     bool InHelper =
         !SM.isPointWithin(Loc, SM.getExpansionLoc(Body.getBegin()),
                           SM.getExpansionLoc(Body.getEnd())) &&
         findFirst(Init, [](const Stmt *X) { return isa<CallExpr>(X); });
-    return Loc.isInvalid() || InHelper ||
+    return InHelper ||
            SM.isPointWithin(Loc, SM.getExpansionLoc(Init->getBeginLoc()),
                             SM.getExpansionLoc(Init->getEndLoc()));
   };
