@@ -22,13 +22,25 @@ namespace analysis {
 namespace judge {
 
 /// Whether the runs at \p P would exceed the budget, predicted from how
-/// the operations grew from 32 to 64 processes.
+/// the operations grew from 32 to 64 processes, and from the parabola
+/// through 16, 32 and 64 (work of every rank over all ranks, such as
+/// counts computed on each, hides behind one rank's fixed work in the
+/// growth from 32 to 64 alone).
 bool Judge::tooLarge(int64_t P) {
   auto Predict = [&](std::map<int64_t, uint64_t> &At) {
     if (!At.count(32) || !At.count(64) || !At[32] || !At[64])
       return 0.0;
     double Growth = std::log(double(At[64]) / double(At[32])) / std::log(2.0);
-    return double(At[64]) * std::pow(double(P) / 64.0, Growth);
+    double Power = double(At[64]) * std::pow(double(P) / 64.0, Growth);
+    if (!At.count(16))
+      return Power;
+    // Lagrange's form of the parabola through the three points.
+    double X = double(P), Y16 = double(At[16]), Y32 = double(At[32]),
+           Y64 = double(At[64]);
+    double Parabola = Y16 * (X - 32) * (X - 64) / ((16.0 - 32) * (16.0 - 64)) +
+                      Y32 * (X - 16) * (X - 64) / ((32.0 - 16) * (32.0 - 64)) +
+                      Y64 * (X - 16) * (X - 32) / ((64.0 - 16) * (64.0 - 32));
+    return std::max(Power, Parabola);
   };
   if (P <= 64 || (Predict(OpsAt) <= double(OperationBudget) &&
                   Predict(StepsAt) <= double(SizeStepBudget)))
@@ -199,11 +211,18 @@ static std::optional<Refusal> notOneCollective(int64_t P,
                    At + Noun(C.Kind) + " of " + std::to_string(C.Parts) +
                        " separate blocks",
                    {}};
-  if (!manualKind(C.Kind))
+  if (C.Kind == cg::CollectiveKind::Allgatherv ||
+      C.Kind == cg::CollectiveKind::Alltoallv)
     return Refusal{SafetyCheck::MatchingArguments,
                    At + withArticle(cg::name(C.Kind)) +
                        ": the ranks' blocks differ in size, and the v forms "
-                       "are not rewritten yet",
+                       "of the allgather and the alltoall are not rewritten "
+                       "yet",
+                   {}};
+  if (!resembledKind(C.Kind))
+    return Refusal{SafetyCheck::ScaleIndependence,
+                   At + withArticle(cg::name(C.Kind)) +
+                       ", which no hand-written form is rewritten to",
                    {}};
   return std::nullopt;
 }
@@ -382,6 +401,7 @@ std::optional<Observation> Judge::observe(int64_t P,
   cg::DetectionOptions Options;
   Options.MinSubset = 2; // To say which processes a subset pattern misses.
   cg::Detection D = cg::detect(Transfers, static_cast<cg::Rank>(P), Options);
+  completeWithEmptyBlocks(P, Runs, D);
   if (std::optional<Refusal> Not = notOneCollective(P, D)) {
     // What the messages resemble names the refusal, also when they form
     // it over part of the processes only or in blocks of different sizes.
@@ -392,7 +412,9 @@ std::optional<Observation> Judge::observe(int64_t P,
   }
   const cg::Collective &C = D.Collectives[0];
   Observation O;
-  O.Kind = *manualKind(C.Kind);
+  O.Kind = *resembledKind(C.Kind);
+  O.Vector = C.Kind == cg::CollectiveKind::Scatterv ||
+             C.Kind == cg::CollectiveKind::Gatherv;
   if (P == 2 && Reference) {
     // Two processes cannot tell a broadcast from a scatter or a gather,
     // nor an allgather from an alltoall: the larger sizes decide.
@@ -646,6 +668,10 @@ bool Judge::shape(int64_t P, const cg::Collective &C,
   case ManualKind::Gather: {
     bool FromRoot = O.Kind != ManualKind::Gather;
     O.Root = FromRoot ? C.Blocks[0].Src : C.Blocks[0].Dst;
+    O.Blocks.assign(P, std::nullopt);
+    O.Bytes.assign(P, 0);
+    // Two processes cannot tell a v form: once one, the larger sizes say.
+    O.Vector |= P == 2 && AnyVector;
     for (const cg::Transfer &T : C.Blocks) {
       Where Src = whereOf(T.SrcAddr), Dst = whereOf(T.DstAddr);
       int64_t Peer = FromRoot ? T.Dst : T.Src;
@@ -655,15 +681,20 @@ bool Judge::shape(int64_t P, const cg::Collective &C,
         if (!Agree(O.Buffer[O.Root], Src))
           return Fail("the root sends from more than one buffer");
         O.Buffer[T.Dst] = Dst;
-      } else if (O.Kind == ManualKind::Scatter) {
-        if (!Agree(O.Send[O.Root], before(Src, Peer * B)))
-          return Fail("the root's blocks are not in rank order");
-        O.Recv[T.Dst] = Dst;
-      } else {
-        if (!Agree(O.Recv[O.Root], before(Dst, Peer * B)))
-          return Fail("the root's blocks are not in rank order");
-        O.Send[T.Src] = Src;
+        continue;
       }
+      O.Blocks[Peer] = FromRoot ? Src : Dst;
+      O.Bytes[Peer] = T.Size;
+      (FromRoot ? O.Recv[T.Dst] : O.Send[T.Src]) = FromRoot ? Dst : Src;
+      // Blocks of one size in rank order from one base are the plain
+      // form; any other layout needs the v form's displacements.
+      std::optional<Where> &Base = FromRoot ? O.Send[O.Root] : O.Recv[O.Root];
+      if (!O.Vector && !Agree(Base, before(*O.Blocks[Peer], Peer * B)))
+        O.Vector = true;
+    }
+    if (O.Vector) {
+      O.Send[O.Root] = O.Recv[O.Root] = std::nullopt;
+      return disjointBlocks(P, O);
     }
     return true;
   }
@@ -773,9 +804,15 @@ Verdict Judge::run() {
   AsBuffer.assign(N, false);
   AsSend.assign(N, false);
   AsRecv.assign(N, false);
+  AsCounts.assign(N, false);
+  AsOwnCount.assign(N, false);
   for (size_t I = 0; I < N; ++I) {
-    AsRoot[I] = AsCount[I] = Candidates[I].Int;
+    AsRoot[I] = AsCount[I] = AsOwnCount[I] = Candidates[I].Int;
     AsBuffer[I] = AsSend[I] = AsRecv[I] = Candidates[I].Pointer;
+    AsCounts[I] = Candidates[I].IntArray;
+    for (size_t J = 0; J < N; ++J)
+      if (Candidates[I].Pointer && Candidates[J].IntArray && I != J)
+        BaseDispls.push_back({I, J});
   }
   // A first look at four processes finds the inputs that decide anything.
   std::vector<RankRun> RankRuns;
@@ -846,8 +883,10 @@ Verdict Judge::run() {
       // A candidate wrong in every role need not be evaluated again.
       std::vector<bool> Live(Candidates.size());
       for (size_t I = 0; I < Candidates.size(); ++I)
-        Live[I] =
-            AsRoot[I] || AsCount[I] || AsBuffer[I] || AsSend[I] || AsRecv[I];
+        Live[I] = AsRoot[I] || AsCount[I] || AsBuffer[I] || AsSend[I] ||
+                  AsRecv[I] || AsCounts[I] || AsOwnCount[I];
+      for (auto [Base, Displs] : BaseDispls)
+        Live[Base] = Live[Displs] = true;
       Eval.setLiveProbes(std::move(Live));
     }
   }
@@ -864,6 +903,8 @@ Verdict Judge::run() {
   Proof.Runs = Runs;
   Proof.Skipped = Skipped;
   choose(Proof);
+  if (AnyVector && !chooseVector(Proof))
+    return std::move(V);
   if (FirstCall) {
     Proof.Comm = mpiArgAsWritten(FirstCall, mpi::Role::Comm);
     Proof.Datatype = mpiArgAsWritten(FirstCall, mpi::Role::Datatype);

@@ -65,6 +65,12 @@ struct RegionProof {
   const clang::Expr *SendBuffer = nullptr;
   const clang::Expr *RecvBuffer = nullptr;
   bool InPlace = false;
+  /// V forms (MPI_Scatterv, MPI_Gatherv): int arrays that hold, at the
+  /// root, each rank's element count and its block's displacement from
+  /// the root's buffer; Count is then each other rank's own count. Null
+  /// for the other forms.
+  const clang::Expr *Counts = nullptr;
+  const clang::Expr *Displs = nullptr;
   /// Where the calls go: every rank reaches exactly one of them.
   std::vector<Placement> Placements;
   /// How many sizes the proof ran at, how many runs, and the large sizes
@@ -77,8 +83,8 @@ struct RegionProof {
   /// must outlive the edits.
   std::vector<const clang::Expr *> arguments() const {
     std::vector<const clang::Expr *> Out;
-    for (const clang::Expr *E :
-         {Root, Count, Datatype, Comm, Buffer, SendBuffer, RecvBuffer})
+    for (const clang::Expr *E : {Root, Count, Datatype, Comm, Buffer,
+                                 SendBuffer, RecvBuffer, Counts, Displs})
       if (E)
         Out.push_back(E);
     return Out;

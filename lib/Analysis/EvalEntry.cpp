@@ -34,6 +34,8 @@ namespace analysis {
 
 namespace {
 
+bool integerElementRead(const Expr *Base, ASTContext &Ctx);
+
 /// Every variable whose value \p S reads (not only its address: `&x`, an
 /// array that decays to a pointer).
 void valuesReadIn(const Stmt *S, ASTContext &Ctx,
@@ -50,11 +52,90 @@ void valuesReadIn(const Stmt *S, ASTContext &Ctx,
       if (Op->getOpcode() == UO_AddrOf)
         return false;
     if (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent))
-      if (Cast->getCastKind() == CK_ArrayToPointerDecay)
+      if (Cast->getCastKind() == CK_ArrayToPointerDecay &&
+          !integerElementRead(Cast, Ctx))
         return false;
     Out.insert(V);
     return false;
   });
+}
+
+/// Whether \p Base, a pointer (or a decayed array), is indexed and the
+/// element read as an integer value (`counts[p]` as a count): the values
+/// stored in it then matter, not only where it points.
+bool integerElementRead(const Expr *Base, ASTContext &Ctx) {
+  const Stmt *Parent = parentStmt(*Base, Ctx);
+  const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Parent);
+  if (!Sub || Sub->getBase() != Base ||
+      !Sub->getType()->isIntegralOrEnumerationType())
+    return false;
+  const auto *Read = dyn_cast_or_null<ImplicitCastExpr>(parentStmt(*Sub, Ctx));
+  return Read && Read->getCastKind() == CK_LValueToRValue;
+}
+
+/// Every pointer variable whose elements \p S reads as integers, in
+/// \p Out.
+void elementsReadIn(const Stmt *S, ASTContext &Ctx,
+                    llvm::SmallPtrSetImpl<const VarDecl *> &Out) {
+  findFirst(S, [&](const Stmt *X) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(X);
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!V || !V->getType()->isPointerType())
+      return false;
+    const auto *Load =
+        dyn_cast_or_null<ImplicitCastExpr>(parentStmt(*Ref, Ctx));
+    if (Load && integerElementRead(Load, Ctx))
+      Out.insert(V);
+    return false;
+  });
+}
+
+/// The variable a pointer expression is based on (`counts`, `counts + 1`),
+/// if it names one.
+const VarDecl *pointerBase(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  while (const auto *Op = dyn_cast<BinaryOperator>(E)) {
+    if (!Op->isAdditiveOp())
+      return nullptr;
+    E = (Op->getLHS()->getType()->isPointerType() ? Op->getLHS() : Op->getRHS())
+            ->IgnoreParenImpCasts();
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+/// The stores into what the pointer \p V points to (`counts[p] = n;`,
+/// `*(counts + p) += 1;`) and the calls it is passed to (which may fill
+/// it), in \p Body: when the region reads its elements as integers, the
+/// run must make them.
+std::vector<Write> elementStoresThrough(const VarDecl &V, const Stmt *Body) {
+  std::vector<Write> Out;
+  auto Through = [&](const Expr *Target) {
+    Target = Target->IgnoreParenImpCasts();
+    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(Target))
+      return pointerBase(Sub->getBase()) == &V;
+    if (const auto *Deref = dyn_cast<UnaryOperator>(Target))
+      return Deref->getOpcode() == UO_Deref &&
+             pointerBase(Deref->getSubExpr()) == &V;
+    return false;
+  };
+  findFirst(Body, [&](const Stmt *S) {
+    if (const auto *Op = dyn_cast<BinaryOperator>(S)) {
+      if (Op->isAssignmentOp() && Through(Op->getLHS()))
+        Out.push_back({Op->getOpcode() == BO_Assign ? WriteKind::Assign
+                                                    : WriteKind::Compound,
+                       Op, Op->getRHS()});
+    } else if (const auto *Un = dyn_cast<UnaryOperator>(S)) {
+      if (Un->isIncrementDecrementOp() && Through(Un->getSubExpr()))
+        Out.push_back({WriteKind::IncDec, Un});
+    } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      for (const Expr *Arg : Call->arguments())
+        if (Arg->getType()->isPointerType() && pointerBase(Arg) == &V)
+          Out.push_back({WriteKind::AddressPass, Arg, nullptr, Call});
+    }
+    return false;
+  });
+  return Out;
 }
 
 /// Every field of the object a member function runs on that \p S names.
@@ -113,8 +194,11 @@ void RankEvaluator::Impl::computeNeeded() {
   const FunctionFacts &Facts = TU.factsOf(*R.Function);
   unsigned RegionBegin = offsetOf(R.first()->getBeginLoc(), SM);
   llvm::SmallPtrSet<const VarDecl *, 32> Seeds;
-  for (unsigned I = R.First; I <= R.Last; ++I)
+  llvm::SmallPtrSet<const VarDecl *, 8> ElementsRead;
+  for (unsigned I = R.First; I <= R.Last; ++I) {
     valuesReadIn(R.Block->body_begin()[I], Ctx, Seeds);
+    elementsReadIn(R.Block->body_begin()[I], Ctx, ElementsRead);
+  }
   // The conditions that lead to the region.
   for (const Stmt *S : Path) {
     if (const auto *If = dyn_cast<IfStmt>(S))
@@ -129,6 +213,7 @@ void RankEvaluator::Impl::computeNeeded() {
       variablesIn(Switch->getCond(), Seeds);
   }
   SmallVector<const VarDecl *, 32> Work;
+  llvm::SmallPtrSet<const VarDecl *, 8> ElementsFollowed;
   for (const VarDecl *V : Seeds)
     if (V->getParentFunctionOrMethod() == R.Function && !R.contains(V, SM))
       Work.push_back(V);
@@ -137,9 +222,21 @@ void RankEvaluator::Impl::computeNeeded() {
     const VarDecl *V = Work.pop_back_val();
     // An assumed input is given its value at the region's entry; how the
     // program computes it does not run.
-    if (llvm::is_contained(R.Assumed, V) || !Needed.insert(V).second)
+    if (llvm::is_contained(R.Assumed, V))
       continue;
-    for (const Write &W : Facts.writesOf(V)) {
+    bool First = Needed.insert(V).second;
+    // A pointer whose elements the slice reads as integers (counts and
+    // displacements): what is stored through it before the region too.
+    bool Elements = ElementsRead.count(V) && ElementsFollowed.insert(V).second;
+    if (!First && !Elements)
+      continue;
+    std::vector<Write> Writes;
+    if (First)
+      Writes.assign(Facts.writesOf(V).begin(), Facts.writesOf(V).end());
+    if (Elements)
+      llvm::append_range(Writes,
+                         elementStoresThrough(*V, R.Function->getBody()));
+    for (const Write &W : Writes) {
       unsigned At = offsetOf(W.Where->getBeginLoc(), SM);
       if (At >= RegionBegin)
         continue; // In or after the region: the run does it, or never.
@@ -159,6 +256,8 @@ void RankEvaluator::Impl::computeNeeded() {
         else if (const auto *Switch = dyn_cast<SwitchStmt>(S))
           variablesIn(Switch->getCond(), Read);
       }
+      elementsReadIn(W.Call ? static_cast<const Stmt *>(W.Call) : W.Where, Ctx,
+                     ElementsRead);
       for (const VarDecl *X : Read)
         if (X->getParentFunctionOrMethod() == R.Function)
           Work.push_back(X);

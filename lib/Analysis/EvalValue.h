@@ -196,6 +196,12 @@ struct Object {
       iterator It = lower_bound(Off);
       return It != end() && It->first == Off ? It : end();
     }
+    const Entry *find(int64_t Off) const {
+      const Entry *It = std::lower_bound(
+          Entries.begin(), Entries.end(), Off,
+          [](const Entry &E, int64_t Key) { return E.first < Key; });
+      return It != end() && It->first == Off ? It : end();
+    }
     size_t count(int64_t Off) { return find(Off) != end() ? 1 : 0; }
     /// Removes the cells that start in [\p Begin, \p End).
     void eraseStarting(int64_t Begin, int64_t End) {

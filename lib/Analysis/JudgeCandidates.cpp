@@ -82,7 +82,10 @@ std::vector<Candidate> candidatesOf(const Region &R, ASTContext &Ctx) {
     if (!usable(E, R, Ctx) || !writtenAsItself(E, Ctx) ||
         !Seen.insert(Plain).second)
       return;
-    Out.push_back({E, Int, Pointer});
+    QualType Element =
+        Pointer ? QualType(T->getPointeeOrArrayElementType(), 0) : QualType();
+    bool IntArray = Pointer && Element->isSpecificBuiltinType(BuiltinType::Int);
+    Out.push_back({E, Int, Pointer, IntArray});
   };
   std::function<void(const Expr *)> AddParts = [&](const Expr *E) {
     if (!E)
@@ -138,6 +141,19 @@ std::vector<Candidate> candidatesOf(const Region &R, ASTContext &Ctx) {
   return Out;
 }
 
+llvm::SmallVector<const eval::Value *, 4>
+valuesBeforeMessages(const RankRun &Run, size_t I) {
+  SmallVector<const eval::Value *, 4> Vals = {&Run.Probes[I]};
+  for (const RankOp &Op : Run.Ops) {
+    if ((Op.K == RankOp::Kind::Send || Op.K == RankOp::Kind::Recv) &&
+        !Op.SelfCopy)
+      break;
+    if (Op.K == RankOp::Kind::Marker && I < Op.Values.size())
+      Vals.push_back(&Op.Values[I]);
+  }
+  return Vals;
+}
+
 void Judge::filterCandidates(const Observation &O,
                              const std::vector<RankRun> &Runs) {
   int64_t P = static_cast<int64_t>(Runs.size());
@@ -148,17 +164,9 @@ void Judge::filterCandidates(const Observation &O,
         AsRoot[I] = AsCount[I] = AsBuffer[I] = AsSend[I] = AsRecv[I] = false;
         break;
       }
-      // The candidate's values at the region's start and at each place
-      // the rank passes before its first message: one of them must be
-      // right (the placement then proves it right where the call goes).
-      SmallVector<const eval::Value *, 4> Vals = {&Run.Probes[I]};
-      for (const RankOp &Op : Run.Ops) {
-        if ((Op.K == RankOp::Kind::Send || Op.K == RankOp::Kind::Recv) &&
-            !Op.SelfCopy)
-          break;
-        if (Op.K == RankOp::Kind::Marker && I < Op.Values.size())
-          Vals.push_back(&Op.Values[I]);
-      }
+      // One of the values must be right (the placement then proves it
+      // right where the call goes).
+      SmallVector<const eval::Value *, 4> Vals = valuesBeforeMessages(Run, I);
       auto Any = [&](auto Right) {
         return llvm::any_of(Vals,
                             [&](const eval::Value *V) { return Right(*V); });
@@ -194,6 +202,7 @@ void Judge::filterCandidates(const Observation &O,
     AllInPlace &= In;
     NoneInPlace &= !In;
   }
+  filterVectorCandidates(O, Runs);
 }
 
 void Judge::choose(RegionProof &Proof) {

@@ -108,6 +108,9 @@ inline std::string processes(int64_t P) {
 struct Candidate {
   const Expr *E;
   bool Int, Pointer;
+  /// A pointer to (or array of) int: the counts or displacements of a
+  /// v form.
+  bool IntArray = false;
 };
 
 /// Whether \p E names a variable declared inside the region (which does
@@ -128,7 +131,45 @@ struct Observation {
   /// Per rank: where its part of the collective is (see RegionProof).
   std::vector<std::optional<Where>> Buffer, Send, Recv;
   std::vector<bool> InPlace;
+  /// Scatter and gather: per rank other than the root, where its block
+  /// lies at the root and its size in bytes. Vector: the blocks differ in
+  /// size or are not in rank order from one base (MPI_Scatterv and
+  /// MPI_Gatherv; Send at the root of a scatter and Recv at the root of a
+  /// gather stay empty then, the displacements say where the blocks are).
+  std::vector<std::optional<Where>> Blocks;
+  std::vector<uint64_t> Bytes;
+  bool Vector = false;
 };
+
+/// A scatter or gather detected over some processes only, when each of
+/// the others exchanges one empty message with the root (a block
+/// distribution of fewer rows than processes): the v form over all of
+/// them, with empty blocks.
+void completeWithEmptyBlocks(int64_t P, const std::vector<RankRun> &Runs,
+                             cg::Detection &D);
+
+/// The values of candidate \p I in \p Run at the region's start and at each
+/// place the rank passes before its first message: one must be right.
+llvm::SmallVector<const eval::Value *, 4>
+valuesBeforeMessages(const RankRun &Run, size_t I);
+
+/// Whether \p Array points, in \p Run's memory at its end, to ints that
+/// hold \p Expected at each index that has a value, and the run wrote
+/// none of the ints up to the last such index: they held the same at the
+/// region's start.
+bool holdsInts(const RankRun &Run, const eval::Value &Array,
+               ArrayRef<std::optional<int64_t>> Expected);
+
+/// The element counts of the v form \p O (per rank but the root), or
+/// nothing when a block is not a whole number of \p TypeSize elements.
+std::optional<std::vector<std::optional<int64_t>>>
+vectorCounts(const Observation &O, uint64_t TypeSize);
+
+/// The displacements of the v form \p O from \p Base (a pointer at the
+/// root), in elements of \p TypeSize bytes; nothing when a block lies in
+/// another object, before the base or between elements.
+std::optional<std::vector<std::optional<int64_t>>>
+vectorDispls(const Observation &O, const eval::Value &Base, uint64_t TypeSize);
 
 class Judge {
 public:
@@ -196,9 +237,21 @@ private:
   }
   ManualTopology topologyOf(const Observation &O,
                             const std::vector<RankRun> &Runs);
+  /// A v form's blocks at the root lie in one buffer and do not overlap
+  /// (MPI_Scatterv reads, MPI_Gatherv writes, no location twice);
+  /// refused if not.
+  bool disjointBlocks(int64_t P, const Observation &O);
   bool shape(int64_t P, const cg::Collective &C,
              const std::vector<cg::Transfer> &Self, Observation &O);
   void filterCandidates(const Observation &O, const std::vector<RankRun> &Runs);
+  /// For a v form: which int arrays hold the counts, which pairs of a
+  /// base and an int array the displacements at the root, and which
+  /// integers each other rank's own count.
+  void filterVectorCandidates(const Observation &O,
+                              const std::vector<RankRun> &Runs);
+  /// The v form's arguments from the candidates left; false (refused)
+  /// when the counts or displacements are in no array in scope.
+  bool chooseVector(RegionProof &Proof);
   /// After a refusal at \p Failed processes, before any size showed a
   /// collective: whether some other size shows one (a pattern correct
   /// only for powers of two), so the finding can say what it looks like.
@@ -215,6 +268,12 @@ private:
   std::vector<Candidate> Candidates;
   /// Per candidate: still right as root, count, buffer, send, receive.
   std::vector<bool> AsRoot, AsCount, AsBuffer, AsSend, AsRecv;
+  /// V forms: per candidate, still right as the counts array, as each
+  /// other rank's own count; the (base, displacements) pairs still right.
+  std::vector<bool> AsCounts, AsOwnCount;
+  std::vector<std::pair<size_t, size_t>> BaseDispls;
+  /// Some size's scatter or gather was a v form.
+  bool AnyVector = false;
   std::optional<ManualKind> Reference;
   int64_t ReferenceSize = 0;
   uint32_t Deciding = 0;

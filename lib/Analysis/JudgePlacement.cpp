@@ -45,7 +45,15 @@ bool Judge::place(RegionProof &Proof) {
     return false;
   }
   // The arguments, evaluated where the call goes.
-  enum Slot { RootSlot, CountSlot, BufferSlot, SendSlot, RecvSlot };
+  enum Slot {
+    RootSlot,
+    CountSlot,
+    BufferSlot,
+    SendSlot,
+    RecvSlot,
+    CountsSlot,
+    DisplsSlot
+  };
   std::vector<const Expr *> Args;
   std::vector<Slot> Slots;
   auto Arg = [&](const Expr *E, Slot S) {
@@ -59,6 +67,12 @@ bool Judge::place(RegionProof &Proof) {
   Arg(Proof.Buffer, BufferSlot);
   Arg(Proof.SendBuffer, SendSlot);
   Arg(Proof.RecvBuffer, RecvSlot);
+  Arg(Proof.Counts, CountsSlot);
+  Arg(Proof.Displs, DisplsSlot);
+  bool Vector = Proof.Counts != nullptr;
+  // The v form's base at the root: its send buffer (scatter), its receive
+  // buffer (gather).
+  Slot BaseSlot = Proof.Kind == ManualKind::Scatter ? SendSlot : RecvSlot;
   Eval.setProbes({});
   Eval.setAnchors(Edits.Anchors, Args);
   std::vector<PlacedRun> Placed;
@@ -86,6 +100,12 @@ bool Judge::place(RegionProof &Proof) {
             // A later pass of the same place has no values: a place a
             // rank passes twice is no place for its call anyway.
             bool Right = Op.Values.size() == Slots.size();
+            auto ValueOf = [&](Slot S) -> const eval::Value * {
+              for (size_t K = 0; K < Slots.size(); ++K)
+                if (Slots[K] == S)
+                  return &Op.Values[K];
+              return nullptr;
+            };
             for (size_t K = 0; K < Slots.size() && O && Right; ++K) {
               const eval::Value &Val = Op.Values[K];
               auto Is = [&](const std::optional<Where> &W) {
@@ -97,19 +117,40 @@ bool Judge::place(RegionProof &Proof) {
                 Right &= Val.isInt() && Val.I == O->Root;
                 break;
               case CountSlot:
-                Right &= Val.isInt() && TypeSize &&
-                         uint64_t(Val.I) * *TypeSize == O->Block;
+                // A v form's root passes no count of its own.
+                if (Vector)
+                  Right &= Rank == O->Root ||
+                           (Val.isInt() && TypeSize &&
+                            uint64_t(Val.I) * *TypeSize == O->Bytes[Rank]);
+                else
+                  Right &= Val.isInt() && TypeSize &&
+                           uint64_t(Val.I) * *TypeSize == O->Block;
+                break;
+              case CountsSlot:
+              case DisplsSlot:
+                // Only the root's matter; checked below.
                 break;
               case BufferSlot:
                 Right &= Is(O->Buffer[Rank]);
                 break;
               case SendSlot:
-                Right &= Is(O->Send[Rank]);
-                break;
               case RecvSlot:
-                Right &= Is(O->Recv[Rank]);
+                // A v form's base at the root: the displacements from it
+                // are checked below.
+                if (!(Vector && PR.IsRoot && Slots[K] == BaseSlot))
+                  Right &=
+                      Is(Slots[K] == SendSlot ? O->Send[Rank] : O->Recv[Rank]);
                 break;
               }
+            }
+            if (Vector && O && Right && PR.IsRoot && TypeSize) {
+              std::optional<std::vector<std::optional<int64_t>>> Counts =
+                  vectorCounts(*O, *TypeSize);
+              std::optional<std::vector<std::optional<int64_t>>> Displs =
+                  vectorDispls(*O, *ValueOf(BaseSlot), *TypeSize);
+              Right = Counts && Displs &&
+                      holdsInts(Run, *ValueOf(CountsSlot), *Counts) &&
+                      holdsInts(Run, *ValueOf(DisplsSlot), *Displs);
             }
             PR.ArgsRight.push_back(Right);
             // Who is the root where nothing moves (one process): the root

@@ -387,6 +387,9 @@ bool RankEvaluator::Impl::wasSent(ObjectId Obj, int64_t Off, int64_t Bytes) {
 void RankEvaluator::Impl::initialize(Place P, QualType T, const Expr *Init) {
   if (!Init)
     return;
+  // The value as written: stripping the implicit nodes would also strip
+  // the load of an lvalue (`int me = w.me;` would be given its address).
+  const Expr *Written = Init;
   Init = Init->IgnoreImplicit();
   if (const auto *List = dyn_cast<InitListExpr>(Init)) {
     if (const auto *Array = Ctx.getAsConstantArrayType(T)) {
@@ -426,7 +429,7 @@ void RankEvaluator::Impl::initialize(Place P, QualType T, const Expr *Init) {
   }
   if (isa<StringLiteral>(Init) || T->isArrayType() || T->isRecordType())
     return; // Contents not followed: loads of it say so.
-  store(P, T, eval(Init), Init);
+  store(P, T, eval(Written), Init);
 }
 
 //===-- Statements --------------------------------------------------------===//

@@ -542,6 +542,8 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   PR.SendBuffer = P.SendBuffer;
   PR.RecvBuffer = P.RecvBuffer;
   PR.InPlace = P.InPlace;
+  PR.Counts = P.Counts;
+  PR.Displs = P.Displs;
   PR.ErrorVar = Edits.ErrorVar;
   if (Edits.ErrorCheck && Edits.deleted(Edits.ErrorCheck))
     PR.ErrorCheck = Edits.ErrorCheck;
@@ -720,9 +722,12 @@ static bool keptMayTouch(const BufferAccess &Access, const Stmt *S,
 /// statement touches the buffers; at once where a kept statement of the
 /// region after the call may touch them.
 void Finder::placeWaits(const Region &R, ManualCollective &C) {
-  SmallVector<const ValueDecl *, 3> Buffers;
+  // A v form's arrays of counts and displacements, like its buffers, must
+  // stay as they are until the nonblocking call completes.
+  SmallVector<const ValueDecl *, 5> Buffers;
   for (const Expr *E :
-       {C.Region->Buffer, C.Region->SendBuffer, C.Region->RecvBuffer})
+       {C.Region->Buffer, C.Region->SendBuffer, C.Region->RecvBuffer,
+        C.Region->Counts, C.Region->Displs})
     if (E)
       Buffers.push_back(bufferBase(E));
   if (Buffers.empty() || llvm::is_contained(Buffers, nullptr))

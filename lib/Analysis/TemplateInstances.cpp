@@ -76,6 +76,7 @@ bool sameRewrite(const ProvenRegion &A, const ProvenRegion &B) {
          sameLoc(A.Datatype, B.Datatype) && sameLoc(A.Comm, B.Comm) &&
          sameLoc(A.Buffer, B.Buffer) && sameLoc(A.SendBuffer, B.SendBuffer) &&
          sameLoc(A.RecvBuffer, B.RecvBuffer) && A.InPlace == B.InPlace &&
+         sameLoc(A.Counts, B.Counts) && sameLoc(A.Displs, B.Displs) &&
          sameLoc(A.ErrorVar, B.ErrorVar) && sameLoc(A.ErrorCheck, B.ErrorCheck);
 }
 

@@ -85,13 +85,17 @@ llvm::Expected<std::string> cdagOperations(const CallExpr *Call,
 
 } // namespace
 
-StringRef collectiveFunction(ManualKind Kind, bool Nonblocking) {
+StringRef collectiveFunction(ManualKind Kind, bool Nonblocking, bool Vector) {
   switch (Kind) {
   case ManualKind::Bcast:
     return Nonblocking ? "MPI_Ibcast" : "MPI_Bcast";
   case ManualKind::Scatter:
+    if (Vector)
+      return Nonblocking ? "MPI_Iscatterv" : "MPI_Scatterv";
     return Nonblocking ? "MPI_Iscatter" : "MPI_Scatter";
   case ManualKind::Gather:
+    if (Vector)
+      return Nonblocking ? "MPI_Igatherv" : "MPI_Gatherv";
     return Nonblocking ? "MPI_Igather" : "MPI_Gather";
   case ManualKind::Allgather:
     return Nonblocking ? "MPI_Iallgather" : "MPI_Allgather";

@@ -42,7 +42,7 @@ using analysis::sourceText;
 
 /// The argument texts of the call.
 struct Texts {
-  std::string Root, Count, Type, Comm, Buffer, Send, Recv;
+  std::string Root, Count, Type, Comm, Buffer, Send, Recv, Counts, Displs;
 };
 
 Texts textsOf(const ProvenRegion &R, const ASTContext &Context) {
@@ -59,6 +59,8 @@ Texts textsOf(const ProvenRegion &R, const ASTContext &Context) {
   T.Buffer = Of(R.Buffer);
   T.Send = Of(R.SendBuffer);
   T.Recv = Of(R.RecvBuffer);
+  T.Counts = Of(R.Counts);
+  T.Displs = Of(R.Displs);
   return T;
 }
 
@@ -74,6 +76,16 @@ llvm::Expected<std::string> callAt(const ManualCollective &C, const Texts &T,
   case ManualKind::Scatter:
     if (Root && Others)
       break;
+    if (R.isVector() && Root)
+      return llvm::formatv("MPI_Scatterv({0}, {1}, {2}, {3}, MPI_IN_PLACE, 0, "
+                           "{3}, {4}, {5})",
+                           T.Send, T.Counts, T.Displs, T.Type, T.Root, T.Comm)
+          .str();
+    if (R.isVector())
+      return llvm::formatv("MPI_Scatterv(NULL, NULL, NULL, {2}, {0}, {1}, {2}, "
+                           "{3}, {4})",
+                           T.Recv, T.Count, T.Type, T.Root, T.Comm)
+          .str();
     if (Root)
       return llvm::formatv("MPI_Scatter({0}, {1}, {2}, MPI_IN_PLACE, {1}, "
                            "{2}, {3}, {4})",
@@ -85,6 +97,16 @@ llvm::Expected<std::string> callAt(const ManualCollective &C, const Texts &T,
   case ManualKind::Gather:
     if (Root && Others)
       break;
+    if (R.isVector() && Root)
+      return llvm::formatv("MPI_Gatherv(MPI_IN_PLACE, 0, {3}, {0}, {1}, {2}, "
+                           "{3}, {4}, {5})",
+                           T.Recv, T.Counts, T.Displs, T.Type, T.Root, T.Comm)
+          .str();
+    if (R.isVector())
+      return llvm::formatv("MPI_Gatherv({0}, {1}, {2}, NULL, NULL, NULL, {2}, "
+                           "{3}, {4})",
+                           T.Send, T.Count, T.Type, T.Root, T.Comm)
+          .str();
     if (Root)
       return llvm::formatv("MPI_Gather(MPI_IN_PLACE, {1}, {2}, {0}, {1}, "
                            "{2}, {3}, {4})",

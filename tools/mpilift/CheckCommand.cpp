@@ -900,7 +900,8 @@ private:
     F.Message = Head + "; replace it with " +
                 (C.Polling ? std::string("MPI_Ibcast polled by MPI_Test")
                            : transform::collectiveFunction(
-                                 C.Kind, Settings.Options.Nonblocking)
+                                 C.Kind, Settings.Options.Nonblocking,
+                                 C.Region && C.Region->isVector())
                                  .str()) +
                 " [" + F.Rule + "]";
     if (C.Region && !C.Region->Skipped.empty())

@@ -65,6 +65,9 @@ std::string judge(const char *Code, bool CXX = false, int First = -1,
     Out += " recv=" + text(Pr.RecvBuffer, Ctx);
   if (Pr.InPlace)
     Out += " in-place";
+  if (Pr.Counts)
+    Out +=
+        " counts=" + text(Pr.Counts, Ctx) + " displs=" + text(Pr.Displs, Ctx);
   if (getenv("SHOW_PLACEMENTS"))
     for (const Placement &Pl : Pr.Placements)
       fprintf(stderr, "  placed at line %u %s%s: %s\n",
@@ -154,6 +157,80 @@ void f(int *all, int *mine) {
 }
 )"),
             "scatter root=0 count=2 send=all recv=mine");
+}
+
+// Blocks of different sizes: the v form, with the program's arrays of
+// counts and displacements, and each other rank's own count.
+TEST(CollectiveJudgeTest, GatherOfUnequalBlocksIsAVectorForm) {
+  EXPECT_EQ(judge(R"(
+void *malloc(unsigned long);
+void f(int *mine, int *all) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int *counts = malloc(size * sizeof(int));
+  int *displs = malloc(size * sizeof(int));
+  int total = 0;
+  for (int p = 0; p < size; p++) {
+    counts[p] = 1 + p % 3;
+    displs[p] = total;
+    total += counts[p];
+  }
+  if (rank == 0) {
+    for (int p = 1; p < size; p++)
+      MPI_Recv(all + displs[p], counts[p], MPI_INT, p, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  } else {
+    MPI_Send(mine, counts[rank], MPI_INT, 0, 0, MPI_COMM_WORLD);
+  }
+}
+)"),
+            "gather root=0 count=counts[rank] send=mine recv=all "
+            "counts=counts displs=displs");
+}
+
+// The same without arrays: MPI_Gatherv would need them; refused, saying so.
+TEST(CollectiveJudgeTest, VectorFormWithoutArraysIsRefused) {
+  EXPECT_EQ(judge(R"(
+void f(int *mine, int *all) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    int at = 0;
+    for (int p = 1; p < size; p++) {
+      MPI_Recv(all + at, 1 + p % 3, MPI_INT, p, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      at += 1 + p % 3;
+    }
+  } else {
+    MPI_Send(mine, 1 + rank % 3, MPI_INT, 0, 0, MPI_COMM_WORLD);
+  }
+}
+)"),
+            "matching-arguments: the ranks' blocks differ in size or are not "
+            "in rank order, and no int array in scope at the pattern's start "
+            "holds, at the root, every other rank's count, which MPI_Gatherv "
+            "takes");
+}
+
+// Blocks that overlap at the root make MPI_Scatterv erroneous.
+TEST(CollectiveJudgeTest, OverlappingBlocksAreRefused) {
+  EXPECT_EQ(judge(R"(
+void f(int *all, int *mine) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    for (int i = 1; i < size; i++)
+      MPI_Send(all + i, 2, MPI_INT, i, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(mine, 2, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+}
+)"),
+            "matching-arguments: at 3 processes, the root's blocks for ranks 1 "
+            "and 2 overlap; MPI_Scatterv reads no location twice");
 }
 
 TEST(CollectiveJudgeTest, RingAllgatherWithSendrecv) {

@@ -255,6 +255,57 @@ void f(void) {
   EXPECT_EQ(runAt(Code, 1, 2), "recv 0 6B tag 0 @'data'+0");
 }
 
+// A variable initialized from an lvalue takes its value, not its address
+// (`int me = w.me;` once gave a pointer, and the region moved nothing).
+TEST(RankEvaluatorTest, InitializerLoadsItsValue) {
+  const char *Code = R"(
+struct world { int me, np; };
+void f(void) {
+  struct world w;
+  int data[4];
+  MPI_Comm_rank(MPI_COMM_WORLD, &w.me);
+  MPI_Comm_size(MPI_COMM_WORLD, &w.np);
+  int me = w.me;
+  int last = w.np - 1;
+  if (me == 0)
+    MPI_Send(data, 4, MPI_INT, last, 0, MPI_COMM_WORLD);
+  else if (me == last)
+    MPI_Recv(data, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+)";
+  EXPECT_EQ(runAt(Code, 0, 3), "send 2 16B tag 0 @'data'+0");
+  EXPECT_EQ(runAt(Code, 2, 3), "recv 0 16B tag 0 @'data'+0");
+}
+
+// Counts the region reads through a pointer are made before it: the
+// stores through the pointer run, and so does a helper it is passed to.
+TEST(RankEvaluatorTest, CountsStoredThroughAPointerAreFollowed) {
+  const char *Code = R"(
+void *malloc(unsigned long);
+static void fill(int *c, int n) {
+  for (int p = 0; p < n; p++)
+    c[p] += p;
+}
+void f(void) {
+  int rank, size;
+  double data[64];
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int *counts = malloc(size * sizeof(int));
+  for (int p = 0; p < size; p++)
+    counts[p] = 2;
+  fill(counts, size);
+  if (rank == 0)
+    MPI_Send(data, counts[2], MPI_DOUBLE, 2, 0, MPI_COMM_WORLD);
+  else if (rank == 2)
+    MPI_Recv(data, counts[rank], MPI_DOUBLE, 0, 0, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+}
+)";
+  EXPECT_EQ(runAt(Code, 0, 3), "send 2 32B tag 0 @'data'+0");
+  EXPECT_EQ(runAt(Code, 2, 3), "recv 0 32B tag 0 @'data'+0");
+}
+
 TEST(RankEvaluatorTest, InputDependencyStops) {
   EXPECT_EQ(runAt(starFromUnknownRoot("read_root()").c_str(), 1, 3),
             "stopped: the condition 'rank == root' cannot be evaluated: the "

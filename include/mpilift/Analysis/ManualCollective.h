@@ -174,6 +174,12 @@ struct ProvenRegion {
   const clang::Expr *Buffer = nullptr, *SendBuffer = nullptr,
                     *RecvBuffer = nullptr;
   bool InPlace = false;
+  /// V forms (MPI_Scatterv, MPI_Gatherv): the int arrays of counts and
+  /// displacements at the root; Count is each other rank's own. Null for
+  /// the other forms.
+  const clang::Expr *Counts = nullptr, *Displs = nullptr;
+  /// Whether the call is a v form.
+  bool isVector() const { return Counts != nullptr; }
   /// The variable the removed calls' error codes went to (`ierr =
   /// MPI_Send(...)`): the collective's goes there too. Null if none.
   const clang::VarDecl *ErrorVar = nullptr;

@@ -59,8 +59,10 @@ llvm::Expected<clang::tooling::AtomicChange>
 rewriteToCDag(const analysis::ManualCollective &Collective,
               clang::ASTContext &Context, llvm::StringSet<> *TakenNames);
 
-/// The MPI function the rewrite of \p Kind calls.
-llvm::StringRef collectiveFunction(analysis::ManualKind Kind, bool Nonblocking);
+/// The MPI function the rewrite of \p Kind calls (\p Vector: its v form,
+/// for a scatter or a gather).
+llvm::StringRef collectiveFunction(analysis::ManualKind Kind, bool Nonblocking,
+                                   bool Vector = false);
 
 } // namespace transform
 } // namespace mpilift
