@@ -45,6 +45,8 @@ StringRef checkName(SafetyCheck Check) {
     return "source-form";
   case SafetyCheck::PollingLoop:
     return "polling-loop";
+  case SafetyCheck::ReductionOrder:
+    return "reduction-order";
   }
   llvm_unreachable("unknown safety check");
 }

@@ -36,6 +36,9 @@ llvm::ArrayRef<RuleInfo> allRules() {
        "docs/checks/mpilift-split-recv.md"},
       {"mpilift-sink-wait", "a wait that can move past independent statements",
        "docs/checks/mpilift-sink-wait.md"},
+      {"mpilift-fuse-collectives",
+       "a sequence of collective calls that one collective call replaces",
+       "docs/checks/mpilift-fuse-collectives.md"},
   };
   return Rules;
 }

@@ -14,6 +14,7 @@
 
 #include "Commands.h"
 
+#include "mpilift/Analysis/Fusion.h"
 #include "mpilift/Analysis/LibraryHeaders.h"
 #include "mpilift/Analysis/ManualCollective.h"
 #include "mpilift/Analysis/Overlap.h"
@@ -24,6 +25,7 @@
 #include "mpilift/Check/Suppression.h"
 #include "mpilift/Trace/Symbolizer.h"
 #include "mpilift/Transform/CollectiveRewrite.h"
+#include "mpilift/Transform/FusionRewrite.h"
 #include "mpilift/Transform/OverlapRewrite.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -69,7 +71,8 @@ namespace {
 /// The rules that run when neither --checks nor .mpilift.yaml says: the
 /// collective rules. The overlap rules change where programs block, which
 /// pays only sometimes (docs/performance.md), so they run when named.
-constexpr const char *DefaultChecks = "mpilift-manual-*";
+constexpr const char *DefaultChecks =
+    "mpilift-manual-*,mpilift-fuse-collectives";
 
 /// Call sites of the patterns a trace shows, as (real path, line), and as
 /// (file name, line, function) for sources checked somewhere else than
@@ -338,6 +341,9 @@ struct CheckState {
   transform::OverlapOptions Overlap;
   double OverlapThresholdMs = 1.0;
   bool OverlapAggressive = false;
+  /// mpilift-fuse-collectives: floating-point sums and products may be
+  /// combined in another order.
+  bool AllowReassociation = false;
   bool Fix = false;
   /// Rewrites per file, deduplicated by their edits (a header pattern is
   /// reached from every translation unit that includes it).
@@ -508,6 +514,12 @@ private:
       for (const FunctionDecl *F : Functions)
         for (const analysis::UnjudgedCalls &U : Finder.unjudged(*F))
           reportUnjudged(Context, *F, U);
+    if (Settings.Checks.contains(analysis::fusionRuleId())) {
+      analysis::FusionFinder Fusions(Context, State.AllowReassociation);
+      for (const FunctionDecl *F : Functions)
+        for (const analysis::FusionSite &S : Fusions.find(*F))
+          reportFusion(Context, S);
+    }
     if (!anyOverlapRule(Settings.Checks))
       return;
     analysis::OverlapFinder Overlaps(Context, State.OverlapAggressive);
@@ -790,6 +802,48 @@ private:
       finishFinding(std::move(F), std::nullopt, Loc, Head);
       return; // One finding for the calls one reason stopped.
     }
+  }
+
+  /// A sequence of collectives one call replaces: the rewrite, or the
+  /// checks that refused it.
+  void reportFusion(ASTContext &Context, const analysis::FusionSite &S) {
+    const SourceManager &SM = Context.getSourceManager();
+    std::string Rule = analysis::fusionRuleId().str();
+    SourceLocation Loc = SM.getExpansionLoc(S.First->getBeginLoc());
+    std::optional<check::Finding> Started = startFinding(SM, Rule, Loc);
+    if (!Started)
+      return;
+    check::Finding &F = *Started;
+    F.Fingerprint = fingerprintOf(Rule, *S.Function, S.FirstStmt, Context);
+    std::string Head =
+        "MPI_Reduce followed by MPI_Bcast of its result from the same root";
+    F.Notes.push_back({placeOf(SM, SM.getExpansionLoc(S.Second->getBeginLoc())),
+                       "the broadcast of the reduced value"});
+    std::optional<tooling::AtomicChange> Change;
+    if (S.isSafe()) {
+      llvm::Expected<tooling::AtomicChange> Made =
+          transform::rewriteFusion(S, Context);
+      if (Made) {
+        Change = std::move(*Made);
+        F.Message = Head + "; replace them with MPI_Allreduce [" + Rule + "]";
+      } else {
+        F.Message = Head +
+                    "; not rewritten: " + llvm::toString(Made.takeError()) +
+                    " [" + Rule + "]";
+      }
+    } else {
+      std::string Checks;
+      for (const analysis::Refusal &R : S.Refusals) {
+        std::string Name = analysis::checkName(R.Check).str();
+        if (Checks.find(Name) == std::string::npos)
+          Checks += (Checks.empty() ? "" : ", ") + Name;
+        F.Notes.push_back(
+            {placeOf(SM, SM.getExpansionLoc(R.Loc)), Name + ": " + R.Reason});
+      }
+      F.Message =
+          Head + "; not rewritten: " + Checks + " refused [" + Rule + "]";
+    }
+    finishFinding(std::move(F), std::move(Change), Loc, Head);
   }
 
   /// An overlap site: what the wait can cross, the rewrite, and what the
@@ -1439,6 +1493,12 @@ int runCheckCommand(int Argc, const char **Argv) {
       cl::desc("overlap rules: test the request in the loops between a "
                "split call and its wait, so MPI progresses"),
       cl::cat(Category));
+  cl::opt<bool> AllowReassociation(
+      "allow-reassociation",
+      cl::desc("mpilift-fuse-collectives: fuse floating-point sums and "
+               "products too, whose results may then differ in the last "
+               "bits (the reduction-order check)"),
+      cl::cat(Category));
   cl::opt<bool> OverlapAggressive(
       "overlap-aggressive",
       cl::desc("overlap rules: a split call's wait may leave its loop "
@@ -1538,6 +1598,7 @@ int runCheckCommand(int Argc, const char **Argv) {
   State.Overlap.PollInterval = PollInterval;
   State.OverlapThresholdMs = OverlapThreshold;
   State.OverlapAggressive = OverlapAggressive;
+  State.AllowReassociation = AllowReassociation;
   State.Sarif = Format == "sarif";
   auto Given =
       [](const cl::opt<std::string> &Opt) -> std::optional<std::string> {

@@ -61,6 +61,12 @@ int MPI_Wait(MPI_Request *, MPI_Status *);
 int MPI_Waitall(int, MPI_Request *, MPI_Status *);
 int MPI_Iprobe(int, int, MPI_Comm, int *, MPI_Status *);
 int MPI_Bcast(void *, int, MPI_Datatype, int, MPI_Comm);
+typedef struct op *MPI_Op;
+extern struct op sum_op, max_op;
+#define MPI_SUM (&sum_op)
+#define MPI_MAX (&max_op)
+#define MPI_IN_PLACE ((void *)1)
+int MPI_Reduce(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
 int MPI_Sendrecv(const void *, int, MPI_Datatype, int, int, void *, int,
                  MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
 void *memcpy(void *, const void *, size_t);

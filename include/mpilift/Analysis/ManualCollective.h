@@ -64,7 +64,8 @@ enum class SafetyCheck {
   MessageOrder,      ///< No other message the rewrite would reorder.
   StatusUse,         ///< The receive status is not read afterwards.
   SourceForm,        ///< Macros and other spellings we cannot rewrite.
-  PollingLoop, ///< Listing 7: every caller polls until the message is there.
+  PollingLoop,    ///< Listing 7: every caller polls until the message is there.
+  ReductionOrder, ///< A combination that rounds differently in another order.
 };
 
 /// "input-independence", "scale-independence", ...

@@ -1,0 +1,33 @@
+//===- FusionRewrite.h - One collective for a fused sequence ----*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The rewrite of a fusion site (mpilift/Analysis/Fusion.h): the first call
+/// becomes the fused collective, with the error code going where the
+/// first call's went; the second call's statement goes (a declaration
+/// keeps its variable, now MPI_SUCCESS); the statements between stay.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_TRANSFORM_FUSIONREWRITE_H
+#define MPILIFT_TRANSFORM_FUSIONREWRITE_H
+
+#include "mpilift/Analysis/Fusion.h"
+
+#include "clang/Tooling/Refactoring/AtomicChange.h"
+#include "llvm/Support/Error.h"
+
+namespace mpilift {
+namespace transform {
+
+/// The edits that fuse \p Site, which must be safe.
+llvm::Expected<clang::tooling::AtomicChange>
+rewriteFusion(const analysis::FusionSite &Site, clang::ASTContext &Context);
+
+} // namespace transform
+} // namespace mpilift
+
+#endif // MPILIFT_TRANSFORM_FUSIONREWRITE_H
