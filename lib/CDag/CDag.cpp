@@ -747,7 +747,7 @@ int runOriginal(cDAG_Schedule_s &S) {
       uint32_t I = Ready.front();
       Ready.pop_front();
       const cg::Operation &Op = Ops[I];
-      if (Op.Kind == cg::OpKind::Local) {
+      if (!cg::isMessage(Op.Kind)) {
         complete(I);
         continue;
       }

@@ -17,12 +17,25 @@
 /// each visit costs O(log m) map operations per flow; a split creates at
 /// most one flow per received region it covers.
 ///
+/// Combine operations extend the origins to terms: a region can hold, besides
+/// one (process, address) origin, an operation applied element by element to
+/// the data of several contributions (a term, kept in a table; a segment
+/// names its term by a negative source and its offset into the term by its
+/// source address). A combine reads the terms of both its regions, cut at
+/// every boundary of either, and writes their union under its operation;
+/// sends and receives move terms as they move origins. A term holds its
+/// contributions as runs of processes at one address, so the sum a star or
+/// a ring builds over p processes stays a few runs long when every process
+/// contributes from the same place.
+///
 //===----------------------------------------------------------------------===//
 
 #include "mpilift/CommGraph/CommGraph.h"
 
 #include <algorithm>
 #include <deque>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -49,12 +62,72 @@ struct Segment {
 using Memory = std::map<Key, Segment>;
 
 /// Part of a send's buffer: Size bytes at Offset came from (Src, SrcAddr).
+/// A negative Src names the term -Src - 1 instead, at offset SrcAddr.
 struct Piece {
   uint64_t Offset;
   uint64_t Size;
   Address SrcAddr;
   Rank Src;
 };
+
+/// What combine operations made: Op over the contributions, whose
+/// addresses are those of the term's offset 0.
+struct Term {
+  ReduceOp Op;
+  uint32_t Element;
+  bool Repeated;
+  OpId Writer;
+  std::vector<Contribution> Parts;
+};
+
+bool isTerm(Rank Src) { return Src < 0; }
+uint32_t termIndex(Rank Src) { return static_cast<uint32_t>(-(Src + 1)); }
+Rank termSource(uint32_t Index) { return -static_cast<Rank>(Index) - 1; }
+
+/// The contributions of \p P's data at \p Offset bytes into it.
+void partsOf(const Piece &P, uint64_t Offset, const std::vector<Term> &Terms,
+             std::vector<Contribution> &Out) {
+  Out.clear();
+  if (!isTerm(P.Src)) {
+    Out.push_back({P.Src, P.Src, P.SrcAddr + Offset});
+    return;
+  }
+  for (Contribution C : Terms[termIndex(P.Src)].Parts) {
+    C.Addr += P.SrcAddr + Offset;
+    Out.push_back(C);
+  }
+}
+
+/// The union of two sorted lists of contributions, neighbours with one
+/// address merged; \p Repeated is set when a process is in both.
+std::vector<Contribution> mergeParts(const std::vector<Contribution> &A,
+                                     const std::vector<Contribution> &B,
+                                     bool &Repeated) {
+  std::vector<Contribution> All;
+  All.reserve(A.size() + B.size());
+  std::merge(A.begin(), A.end(), B.begin(), B.end(), std::back_inserter(All),
+             [](const Contribution &X, const Contribution &Y) {
+               return X.First < Y.First;
+             });
+  std::vector<Contribution> Out;
+  for (const Contribution &C : All) {
+    if (!Out.empty() && C.First <= Out.back().Last) {
+      Repeated = true;
+      if (C.Last > Out.back().Last && C.Addr == Out.back().Addr)
+        Out.back().Last = C.Last;
+      else if (C.Last > Out.back().Last)
+        Out.push_back({Out.back().Last + 1, C.Last, C.Addr});
+      continue;
+    }
+    if (!Out.empty() && C.First == Out.back().Last + 1 &&
+        C.Addr == Out.back().Addr) {
+      Out.back().Last = C.Last;
+      continue;
+    }
+    Out.push_back(C);
+  }
+  return Out;
+}
 
 /// The segment of \p Owner that starts at or before \p Addr and covers it.
 Memory::iterator segmentCovering(Memory &Mem, Rank Owner, Address Addr) {
@@ -135,7 +208,7 @@ void writeRegion(Memory &Mem, Rank Owner, Address Start, uint64_t Size,
 void emitTransfers(const Memory &Mem, std::vector<Transfer> &Out,
                    std::vector<OpId> *Writers) {
   for (const auto &[K, S] : Mem) {
-    if (S.Src == K.Owner && S.SrcAddr == K.Start)
+    if (isTerm(S.Src) || (S.Src == K.Owner && S.SrcAddr == K.Start))
       continue;
     if (!Out.empty()) {
       Transfer &Last = Out.back();
@@ -151,10 +224,110 @@ void emitTransfers(const Memory &Mem, std::vector<Transfer> &Out,
   }
 }
 
+/// The terms of \p Mem as combinations, merging neighbours whose
+/// contributions continue each other.
+void emitCombinations(const Memory &Mem, const std::vector<Term> &Terms,
+                      std::vector<Combination> &Out) {
+  std::vector<Contribution> Parts;
+  for (const auto &[K, S] : Mem) {
+    if (!isTerm(S.Src))
+      continue;
+    const Term &T = Terms[termIndex(S.Src)];
+    Piece P{0, S.End - K.Start, S.SrcAddr, S.Src};
+    partsOf(P, 0, Terms, Parts);
+    if (!Out.empty()) {
+      Combination &Last = Out.back();
+      bool Continues =
+          Last.Dst == K.Owner && Last.DstAddr + Last.Size == K.Start &&
+          Last.Op == T.Op && Last.Element == T.Element &&
+          Last.Repeated == T.Repeated && Last.Parts.size() == Parts.size();
+      for (size_t I = 0; Continues && I < Parts.size(); ++I)
+        Continues = Parts[I].First == Last.Parts[I].First &&
+                    Parts[I].Last == Last.Parts[I].Last &&
+                    Parts[I].Addr == Last.Parts[I].Addr + Last.Size;
+      if (Continues) {
+        Last.Size += S.End - K.Start;
+        continue;
+      }
+    }
+    Combination C;
+    C.Dst = K.Owner;
+    C.DstAddr = K.Start;
+    C.Size = S.End - K.Start;
+    C.Op = T.Op;
+    C.Element = T.Element;
+    C.Parts = Parts;
+    C.Repeated = T.Repeated;
+    C.Writer = T.Writer;
+    Out.push_back(std::move(C));
+  }
+}
+
+/// Combine operation \p A of \p G: its region becomes the operation of
+/// itself and its source, term by term.
+void combine(const Graph &G, OpId A, Memory &Mem, std::vector<Term> &Terms) {
+  const Operation &Op = G.ops()[A];
+  const CombineInfo &Info = G.combine(A);
+  std::vector<Piece> Into, From, Out;
+  readRegion(Mem, Op.Owner, Op.Start, Op.Size, Into);
+  readRegion(Mem, Op.Owner, Info.From, Op.Size, From);
+  std::vector<Contribution> Left, Right;
+  size_t I = 0, J = 0;
+  for (uint64_t Pos = 0; Pos < Op.Size;) {
+    while (Into[I].Offset + Into[I].Size <= Pos)
+      ++I;
+    while (From[J].Offset + From[J].Size <= Pos)
+      ++J;
+    uint64_t End = std::min(Into[I].Offset + Into[I].Size,
+                            From[J].Offset + From[J].Size);
+    partsOf(Into[I], Pos - Into[I].Offset, Terms, Left);
+    partsOf(From[J], Pos - From[J].Offset, Terms, Right);
+    Term T;
+    T.Op = Info.Op;
+    T.Element = Info.Element;
+    T.Repeated = false;
+    T.Writer = A;
+    // Different operations nest: what results is no one operation.
+    for (const Piece *P : {&Into[I], &From[J]})
+      if (isTerm(P->Src)) {
+        const Term &Old = Terms[termIndex(P->Src)];
+        T.Repeated |= Old.Repeated;
+        if (Old.Op != Info.Op || Old.Element != Info.Element)
+          T.Op = ReduceOp::Other;
+      }
+    T.Parts = mergeParts(Left, Right, T.Repeated);
+    Terms.push_back(std::move(T));
+    Out.push_back({Pos, End - Pos, 0,
+                   termSource(static_cast<uint32_t>(Terms.size() - 1))});
+    Pos = End;
+  }
+  writeRegion(Mem, Op.Owner, Op.Start, Op.Size, Out, A);
+}
+
 } // namespace
 
+Rank Combination::processes() const {
+  Rank N = 0;
+  Rank Next = std::numeric_limits<Rank>::min();
+  for (const Contribution &C : Parts) {
+    Rank First = std::max(C.First, Next);
+    if (C.Last >= First)
+      N += C.Last - First + 1;
+    Next = std::max(Next, C.Last + 1);
+  }
+  return N;
+}
+
+const Contribution *Combination::partOf(Rank R) const {
+  for (const Contribution &C : Parts)
+    if (C.First <= R && R <= C.Last)
+      return &C;
+  return nullptr;
+}
+
 Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
-                 DataflowStats *Stats, std::vector<OpId> *Writers) {
+                 DataflowStats *Stats, std::vector<OpId> *Writers,
+                 std::vector<Combination> *Combined) {
   const std::vector<Operation> &Ops = G.ops();
   if (M.PeerOf.size() != Ops.size())
     return Status::error("the matching does not belong to this graph");
@@ -167,6 +340,7 @@ Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
       Ready.push_back(I);
   }
   Memory Mem;
+  std::vector<Term> Terms;
   // Flows of sends whose receive was not visited yet.
   std::unordered_map<OpId, std::vector<Piece>> InFlight;
   std::vector<Piece> Pieces;
@@ -198,6 +372,13 @@ Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
     case OpKind::Local:
       eraseRegion(Mem, Op.Owner, Op.Start, Op.Start + Op.Size);
       break;
+    case OpKind::Combine:
+      // Without a caller for them, combined data is the process's own.
+      if (Combined)
+        combine(G, A, Mem, Terms);
+      else
+        eraseRegion(Mem, Op.Owner, Op.Start, Op.Start + Op.Size);
+      break;
     }
     for (OpId S : G.successors(A))
       if (--Left[S] == 0)
@@ -213,6 +394,10 @@ Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
   if (Writers)
     Writers->clear();
   emitTransfers(Mem, Out, Writers);
+  if (Combined) {
+    Combined->clear();
+    emitCombinations(Mem, Terms, *Combined);
+  }
   return Status();
 }
 

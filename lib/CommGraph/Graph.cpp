@@ -35,6 +35,14 @@ uint32_t LocalGraph::addLocal(Address Written, uint64_t Size) {
   return I;
 }
 
+uint32_t LocalGraph::addCombine(Address Into, Address From, uint64_t Size,
+                                ReduceOp Op, uint32_t Element) {
+  uint32_t I = addSend(Into, Size, -1, static_cast<int32_t>(Combines.size()));
+  Ops[I].Kind = OpKind::Combine;
+  Combines.push_back({From, Op, Element});
+  return I;
+}
+
 void LocalGraph::addDependency(uint32_t Before, uint32_t After) {
   Deps.emplace_back(Before, After);
 }
@@ -43,15 +51,18 @@ void LocalGraph::addScratch(Address Buffer, uint64_t Size) {
   Scratch.emplace_back(Buffer, Size);
 }
 
-// Layout: owner, #ops, #deps, #scratch, then 5 words per op (kind, start,
-// size, peer, tag), 2 per dependency, 2 per scratch region.
+// Layout: owner, #ops, #deps, #scratch, #combines, then 5 words per op
+// (kind, start, size, peer, tag), 2 per dependency, 2 per scratch region, 3
+// per combine (from, operation, element size).
 std::vector<uint64_t> LocalGraph::serialize() const {
   std::vector<uint64_t> W;
-  W.reserve(4 + Ops.size() * 5 + Deps.size() * 2 + Scratch.size() * 2);
+  W.reserve(5 + Ops.size() * 5 + Deps.size() * 2 + Scratch.size() * 2 +
+            Combines.size() * 3);
   W.push_back(static_cast<uint64_t>(static_cast<uint32_t>(Owner)));
   W.push_back(Ops.size());
   W.push_back(Deps.size());
   W.push_back(Scratch.size());
+  W.push_back(Combines.size());
   for (const Operation &Op : Ops) {
     W.push_back(static_cast<uint64_t>(Op.Kind));
     W.push_back(Op.Start);
@@ -67,22 +78,31 @@ std::vector<uint64_t> LocalGraph::serialize() const {
     W.push_back(Start);
     W.push_back(Size);
   }
+  for (const CombineInfo &C : Combines) {
+    W.push_back(C.From);
+    W.push_back(static_cast<uint64_t>(C.Op));
+    W.push_back(C.Element);
+  }
   return W;
 }
 
 Status LocalGraph::deserialize(const uint64_t *Data, size_t Words,
                                LocalGraph &Out) {
-  if (Words < 4)
+  if (Words < 5)
     return Status::error("graph encoding too short");
-  uint64_t NumOps = Data[1], NumDeps = Data[2], NumScratch = Data[3];
+  uint64_t NumOps = Data[1], NumDeps = Data[2], NumScratch = Data[3],
+           NumCombines = Data[4];
   if (NumOps > Words || NumDeps > Words || NumScratch > Words ||
-      4 + NumOps * 5 + NumDeps * 2 + NumScratch * 2 != Words)
+      NumCombines > Words ||
+      5 + NumOps * 5 + NumDeps * 2 + NumScratch * 2 + NumCombines * 3 != Words)
     return Status::error("graph encoding has the wrong length");
   Out = LocalGraph(static_cast<Rank>(static_cast<uint32_t>(Data[0])));
-  const uint64_t *P = Data + 4;
+  const uint64_t *P = Data + 5;
   for (uint64_t I = 0; I < NumOps; ++I, P += 5) {
-    if (P[0] > static_cast<uint64_t>(OpKind::Local))
+    if (P[0] > static_cast<uint64_t>(OpKind::Combine))
       return Status::error("graph encoding has an unknown operation kind");
+    if (P[0] == static_cast<uint64_t>(OpKind::Combine) && P[4] >= NumCombines)
+      return Status::error("graph encoding names a combine it does not have");
     uint32_t Index =
         Out.addSend(P[1], P[2], static_cast<Rank>(static_cast<uint32_t>(P[3])),
                     static_cast<int32_t>(static_cast<uint32_t>(P[4])));
@@ -92,6 +112,13 @@ Status LocalGraph::deserialize(const uint64_t *Data, size_t Words,
     Out.addDependency(static_cast<uint32_t>(P[0]), static_cast<uint32_t>(P[1]));
   for (uint64_t I = 0; I < NumScratch; ++I, P += 2)
     Out.addScratch(P[0], P[1]);
+  for (uint64_t I = 0; I < NumCombines; ++I, P += 3) {
+    if (P[1] > static_cast<uint64_t>(ReduceOp::Other) || P[2] == 0 ||
+        P[2] > UINT32_MAX)
+      return Status::error("graph encoding has a bad combine");
+    Out.Combines.push_back(
+        {P[0], static_cast<ReduceOp>(P[1]), static_cast<uint32_t>(P[2])});
+  }
   return Status();
 }
 
@@ -110,7 +137,11 @@ Status Graph::add(const LocalGraph &G) {
   const std::vector<Operation> &Local = G.ops();
   for (size_t I = 0; I < Local.size(); ++I) {
     const Operation &Op = Local[I];
-    if (Op.Kind != OpKind::Local && (Op.Peer < 0 || Op.Peer >= NumProcs))
+    if (Op.Kind == OpKind::Combine &&
+        static_cast<uint32_t>(Op.Tag) >= G.combines().size())
+      return Status::error("combine " + std::to_string(I) + " of process " +
+                           std::to_string(R) + " has no combine information");
+    if (isMessage(Op.Kind) && (Op.Peer < 0 || Op.Peer >= NumProcs))
       return Status::error(
           std::string(Op.Kind == OpKind::Send ? "send " : "receive ") +
           std::to_string(I) + " of process " + std::to_string(R) +
@@ -126,7 +157,10 @@ Status Graph::add(const LocalGraph &G) {
   for (const Operation &Op : Local) {
     Ops.push_back(Op);
     Ops.back().Owner = R;
+    if (Op.Kind == OpKind::Combine)
+      Ops.back().Tag = static_cast<int32_t>(Combines.size() + Op.Tag);
   }
+  Combines.insert(Combines.end(), G.combines().begin(), G.combines().end());
   for (const auto &[Before, After] : G.dependencies())
     Edges.emplace_back(First[R] + Before, First[R] + After);
   for (const auto &[Start, Size] : G.scratch())
@@ -163,16 +197,49 @@ void Graph::buildAdjacency() const {
 
 std::string Graph::describe(OpId Op) const {
   const Operation &O = Ops[Op];
-  std::string S = O.Kind == OpKind::Send   ? "send "
-                  : O.Kind == OpKind::Recv ? "receive "
-                                           : "local operation ";
+  std::string S = O.Kind == OpKind::Send      ? "send "
+                  : O.Kind == OpKind::Recv    ? "receive "
+                  : O.Kind == OpKind::Combine ? "combine "
+                                              : "local operation ";
   S +=
       std::to_string(localIndex(Op)) + " of process " + std::to_string(O.Owner);
-  if (O.Kind != OpKind::Local)
+  if (isMessage(O.Kind))
     S += " (" + std::string(O.Kind == OpKind::Send ? "to " : "from ") +
          std::to_string(O.Peer) + ", tag " + std::to_string(O.Tag) + ", " +
          std::to_string(O.Size) + " bytes)";
   return S;
+}
+
+const char *name(ReduceOp Op) {
+  switch (Op) {
+  case ReduceOp::Sum:
+    return "MPI_SUM";
+  case ReduceOp::Prod:
+    return "MPI_PROD";
+  case ReduceOp::Min:
+    return "MPI_MIN";
+  case ReduceOp::Max:
+    return "MPI_MAX";
+  case ReduceOp::LAnd:
+    return "MPI_LAND";
+  case ReduceOp::LOr:
+    return "MPI_LOR";
+  case ReduceOp::LXor:
+    return "MPI_LXOR";
+  case ReduceOp::BAnd:
+    return "MPI_BAND";
+  case ReduceOp::BOr:
+    return "MPI_BOR";
+  case ReduceOp::BXor:
+    return "MPI_BXOR";
+  case ReduceOp::MinLoc:
+    return "MPI_MINLOC";
+  case ReduceOp::MaxLoc:
+    return "MPI_MAXLOC";
+  case ReduceOp::Other:
+    return "an operation of its own";
+  }
+  return "?";
 }
 
 } // namespace commgraph

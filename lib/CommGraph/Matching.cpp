@@ -119,7 +119,7 @@ Status match(const Graph &G, Matching &M) {
     OpId A = Ready.front();
     Ready.pop_front();
     const Operation &Op = Ops[A];
-    if (Op.Kind == OpKind::Local) {
+    if (!isMessage(Op.Kind)) {
       complete(A);
       continue;
     }
@@ -156,7 +156,7 @@ Status match(const Graph &G, Matching &M) {
   for (OpId I = 0; I < Ops.size(); ++I) {
     if (Left[I] != 0)
       NeverReady.push_back(I);
-    else if (Ops[I].Kind != OpKind::Local && M.PeerOf[I] == NoOp)
+    else if (isMessage(Ops[I].Kind) && M.PeerOf[I] == NoOp)
       Unmatched.push_back(I);
   }
   if (!NeverReady.empty()) {

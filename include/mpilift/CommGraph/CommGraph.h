@@ -18,7 +18,11 @@
 ///    forwarded buffers;
 ///  - wait sets (section 2.3);
 ///  - the collective operations the transfers form (Algorithm 5, section
-///    4.2 for process subsets, section 2.4 for vector variants).
+///    4.2 for process subsets, section 2.4 for vector variants);
+///  - reductions: a combine operation folds one region into another with an
+///    operation (MPI_SUM, MPI_MAX, ...); the dataflow then says, for every
+///    byte, which processes' data it combines and from where, and
+///    detectReductions names reduce, allreduce, scan and exscan.
 ///
 /// Plain C++17 with no other dependency: libcdag links it into user
 /// programs.
@@ -29,6 +33,7 @@
 #define MPILIFT_COMMGRAPH_COMMGRAPH_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,17 +46,52 @@ using Address = uint64_t;
 using OpId = uint32_t; ///< Index into Graph::ops().
 constexpr OpId NoOp = UINT32_MAX;
 
-enum class OpKind : uint8_t { Send, Recv, Local };
+enum class OpKind : uint8_t { Send, Recv, Local, Combine };
+
+/// Sends and receives; local and combine operations are a process's own.
+inline bool isMessage(OpKind K) {
+  return K == OpKind::Send || K == OpKind::Recv;
+}
+
+/// MPI's predefined reduction operations, and Other: a function of both
+/// values that is none of them (nothing says it is associative or
+/// commutative).
+enum class ReduceOp : uint8_t {
+  Sum,
+  Prod,
+  Min,
+  Max,
+  LAnd,
+  LOr,
+  LXor,
+  BAnd,
+  BOr,
+  BXor,
+  MinLoc,
+  MaxLoc,
+  Other,
+};
+
+/// "MPI_SUM", "MPI_MAX", ...; "an operation of its own" for Other.
+const char *name(ReduceOp Op);
+
+/// What a combine operation reads besides the region it writes.
+struct CombineInfo {
+  Address From = 0;
+  ReduceOp Op = ReduceOp::Other;
+  uint32_t Element = 1; ///< Bytes per element; the operation is elementwise.
+};
 
 /// One operation of one process (32 bytes: graphs have millions).
 struct Operation {
   /// Send: the data sent. Recv: where it lands. Local: the region the
-  /// operation overwrites with data of its own (Size 0: none).
+  /// operation overwrites with data of its own (Size 0: none). Combine:
+  /// the region it folds the data at CombineInfo::From into.
   Address Start = 0;
   uint64_t Size = 0;
   Rank Owner = 0;
   Rank Peer = -1; ///< Send: destination. Recv: source.
-  int32_t Tag = 0;
+  int32_t Tag = 0; ///< Combine: the index of its CombineInfo.
   OpKind Kind = OpKind::Local;
 };
 
@@ -87,7 +127,10 @@ public:
   uint32_t addRecv(Address Buffer, uint64_t Size, Rank Source, int32_t Tag);
   /// A local operation; it overwrites [Written, Written + Size) if Size > 0.
   uint32_t addLocal(Address Written = 0, uint64_t Size = 0);
-  /// \p After may start only once \p Before completed.
+  /// [Into, Into + Size) becomes \p Op of itself and [From, From + Size),
+  /// element by element (\p Element bytes each).
+  uint32_t addCombine(Address Into, Address From, uint64_t Size, ReduceOp Op,
+                      uint32_t Element);  /// \p After may start only once \p Before completed.
   void addDependency(uint32_t Before, uint32_t After);
   /// A region whose content at the end does not matter (a temporary buffer
   /// of a tree algorithm): transfers into it are not part of the result.
@@ -101,6 +144,7 @@ public:
   const std::vector<std::pair<Address, uint64_t>> &scratch() const {
     return Scratch;
   }
+  const std::vector<CombineInfo> &combines() const { return Combines; }
 
   /// A flat encoding for sending the graph to another process, and back.
   std::vector<uint64_t> serialize() const;
@@ -112,6 +156,7 @@ private:
   std::vector<Operation> Ops;
   std::vector<std::pair<uint32_t, uint32_t>> Deps;
   std::vector<std::pair<Address, uint64_t>> Scratch;
+  std::vector<CombineInfo> Combines;
 };
 
 /// The global graph of all processes.
@@ -141,6 +186,10 @@ public:
     return InDegree[Op];
   }
   const std::vector<ScratchRegion> &scratch() const { return Scratch; }
+  /// What combine operation \p Op reads and how it combines.
+  const CombineInfo &combine(OpId Op) const {
+    return Combines[static_cast<uint32_t>(Ops[Op].Tag)];
+  }
   /// "send 3 of process 0 (to 2, tag 7, 40 bytes)", for messages.
   std::string describe(OpId Op) const;
 
@@ -153,6 +202,7 @@ private:
   std::vector<OpId> First;
   std::vector<bool> Added;
   std::vector<ScratchRegion> Scratch;
+  std::vector<CombineInfo> Combines;
   mutable std::vector<std::pair<OpId, OpId>> Edges;
   mutable std::vector<uint32_t> Offsets, InDegree;
   mutable std::vector<OpId> Targets;
@@ -198,6 +248,37 @@ struct DataflowStats {
   uint64_t Splits = 0; ///< Sends split into several flows (Algorithm 4).
 };
 
+/// Processes First..Last each contribute their data at Addr.
+struct Contribution {
+  Rank First = 0, Last = 0;
+  Address Addr = 0;
+  bool operator==(const Contribution &O) const {
+    return First == O.First && Last == O.Last && Addr == O.Addr;
+  }
+};
+
+/// Data a process holds at the end that combines several processes' data:
+/// byte B of [DstAddr, DstAddr + Size) is Op applied, element by element,
+/// to byte B of each contribution (at Addr + B of each process named).
+struct Combination {
+  Rank Dst = 0;
+  Address DstAddr = 0;
+  uint64_t Size = 0;
+  ReduceOp Op = ReduceOp::Other;
+  uint32_t Element = 1;
+  /// Sorted by First; neighbours with the same address are merged.
+  std::vector<Contribution> Parts;
+  /// Some process's data is combined more than once.
+  bool Repeated = false;
+  /// The combine that made it (the last one, for a message).
+  OpId Writer = NoOp;
+
+  /// How many processes contribute (each counted once).
+  Rank processes() const;
+  /// Whether \p R contributes, and where from.
+  const Contribution *partOf(Rank R) const;
+};
+
 /// Algorithms 3 and 4: the final receives of every process in SST form,
 /// sorted by (Dst, DstAddr). Memory a process received and later forwarded
 /// still counts (it holds the data at the end); scratch regions and data
@@ -205,9 +286,12 @@ struct DataflowStats {
 /// same place are dropped.
 /// With \p Writers, also the receive that wrote each transfer (the first
 /// one where neighbouring regions were merged), parallel to \p Out.
+/// With \p Combined, the data combine operations made, sorted by (Dst,
+/// DstAddr) (without it, combined data counts as the process's own).
 Status propagate(const Graph &G, const Matching &M, std::vector<Transfer> &Out,
                  DataflowStats *Stats = nullptr,
-                 std::vector<OpId> *Writers = nullptr);
+                 std::vector<OpId> *Writers = nullptr,
+                 std::vector<Combination> *Combined = nullptr);
 
 /// Section 2.3: the processes each process waits for, sorted; the process
 /// itself is not listed.
@@ -270,6 +354,47 @@ struct Detection {
 /// largest subsets; then vector variants.
 Detection detect(const std::vector<Transfer> &Transfers, Rank NumProcs,
                  const DetectionOptions &Options = DetectionOptions());
+
+enum class ReductionKind : uint8_t { Reduce, Allreduce, Scan, Exscan };
+
+const char *name(ReductionKind K);
+
+/// A reduction over all processes, found in the combined data.
+struct Reduction {
+  ReductionKind Kind = ReductionKind::Reduce;
+  ReduceOp Op = ReduceOp::Other;
+  uint32_t Element = 1;
+  uint64_t Size = 0;
+  Rank Root = -1; ///< Reduce only.
+  /// Per process: where its data is read (every process but the last of
+  /// an exscan, whose data no result needs), where the
+  /// result lands (where MPI's call writes one: the root of a reduce,
+  /// every process of an allreduce or a scan, all but the first of an
+  /// exscan).
+  std::vector<std::optional<Address>> Contribution, Result;
+};
+
+/// What the combined data forms, or why it is no reduction.
+struct ReductionDetection {
+  std::optional<Reduction> Found;
+  /// Why not (when Found is empty), naming a process and what it holds.
+  std::string Why;
+  /// The combination Why is about, if one.
+  OpId Writer = NoOp;
+};
+
+/// Names the reduction \p Combined and \p Transfers (the plain data
+/// moved between processes, which a reduction has none of but the
+/// first result of an exscan) form over \p NumProcs processes: every
+/// process's data is combined exactly once into the result of a reduce
+/// (one process), an allreduce (every process), a scan (process i
+/// combines 0..i) or an exscan (process i combines 0..i-1). Two processes
+/// cannot tell a scan from a reduce to process 1: \p Expected (what larger
+/// sizes showed) decides.
+ReductionDetection
+detectReductions(const std::vector<Combination> &Combined,
+                 const std::vector<Transfer> &Transfers, Rank NumProcs,
+                 std::optional<ReductionKind> Expected = std::nullopt);
 
 } // namespace commgraph
 } // namespace mpilift
