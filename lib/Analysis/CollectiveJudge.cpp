@@ -227,10 +227,35 @@ static std::optional<Refusal> notOneCollective(int64_t P,
   return std::nullopt;
 }
 
+/// The index of \p Run's last message (0 when it has none).
+static size_t lastMessage(const RankRun &Run) {
+  size_t Last = 0;
+  for (size_t Index = 0; Index < Run.Ops.size(); ++Index)
+    if ((Run.Ops[Index].K == RankOp::Kind::Send ||
+         Run.Ops[Index].K == RankOp::Kind::Recv) &&
+        !Run.Ops[Index].SelfCopy)
+      Last = Index;
+  return Last;
+}
+
 std::optional<Observation> Judge::observe(int64_t P,
                                           const std::vector<RankRun> &Runs) {
   cg::Graph G(static_cast<cg::Rank>(P));
   bool Any = false;
+  // A region that combines data from messages is judged as a reduction:
+  // its work buffers, dead after it, are scratch like its own temporaries.
+  // A rank that folds its own data into what it received and sends nothing
+  // more only changes its copy (`p[0] += w;` after a broadcast).
+  // Once a reduction, a reduction (two processes may not tell).
+  bool Combines = (Reference && isReduction(*Reference)) ||
+                  llvm::any_of(Runs, [](const RankRun &Run) {
+                    size_t Last = lastMessage(Run);
+                    for (size_t I = 0; I < Run.Ops.size(); ++I)
+                      if (Run.Ops[I].K == RankOp::Kind::Combine &&
+                          (Run.Ops[I].FromCarried || I < Last))
+                        return true;
+                    return false;
+                  });
   // The op behind each operation of the graph, in the graph's order.
   std::vector<std::pair<int64_t, const RankOp *>> Global;
   for (int64_t Rank = 0; Rank < P; ++Rank) {
@@ -239,16 +264,16 @@ std::optional<Observation> Judge::observe(int64_t P,
     std::vector<uint32_t> LocalId(Run.Ops.size(), UINT32_MAX);
     // What the rank writes after its last message runs after the
     // collective as well: it is no part of what the collective moves.
-    size_t LastMessage = 0;
-    for (size_t Index = 0; Index < Run.Ops.size(); ++Index)
-      if ((Run.Ops[Index].K == RankOp::Kind::Send ||
-           Run.Ops[Index].K == RankOp::Kind::Recv) &&
-          !Run.Ops[Index].SelfCopy)
-        LastMessage = Index;
+    size_t LastMessage = lastMessage(Run);
     for (size_t Index = 0; Index < Run.Ops.size(); ++Index) {
       const RankOp &Op = Run.Ops[Index];
+      // A combine after the rank's last message may as well be a step
+      // after the collective (`total /= size` at a reduction's root): the
+      // judge tries that when the region is no reduction with it.
       if (Op.K == RankOp::Kind::Marker ||
-          (Op.K == RankOp::Kind::Local && Index > LastMessage))
+          (Op.K == RankOp::Kind::Local && Index > LastMessage) ||
+          (Op.K == RankOp::Kind::Combine &&
+           (DropTrailingCombines || !Combines) && Index > LastMessage))
         continue;
       Global.push_back({Rank, &Op});
       if (Op.Offset < 0 || static_cast<uint64_t>(Op.Offset) > OffsetMask) {
@@ -269,7 +294,27 @@ std::optional<Observation> Judge::observe(int64_t P,
         break;
       case RankOp::Kind::Local:
       case RankOp::Kind::Marker:
+        if (Combines && Op.CopyOf) {
+          // `total = local;`: to a reduction, a copy of what it reads.
+          int32_t Tag = -2000000 - static_cast<int32_t>(Index);
+          uint32_t Out = L.addSend(addressOf(Op.FromObject, Op.FromOffset),
+                                   Op.Bytes, static_cast<cg::Rank>(Rank), Tag);
+          for (uint32_t Before : Op.After)
+            if (LocalId[Before] != UINT32_MAX)
+              L.addDependency(LocalId[Before], Out);
+          Global.push_back({Rank, &Op}); // The receiving half.
+          Id = L.addRecv(A, Op.Bytes, static_cast<cg::Rank>(Rank), Tag);
+          break;
+        }
         Id = L.addLocal(A, Op.Bytes);
+        break;
+      case RankOp::Kind::Combine:
+        if (!Combines) {
+          Id = L.addLocal(A, Op.Bytes);
+          break;
+        }
+        Id = L.addCombine(A, addressOf(Op.FromObject, Op.FromOffset), Op.Bytes,
+                          Op.CombineOp, static_cast<uint32_t>(Op.Bytes));
         break;
       }
       LocalId[Index] = Id;
@@ -287,11 +332,15 @@ std::optional<Observation> Judge::observe(int64_t P,
         }
         TypeSize = Op.TypeSize;
       }
-      Any |= !Op.SelfCopy && Op.K != RankOp::Kind::Local;
+      Any |= !Op.SelfCopy &&
+             (Op.K == RankOp::Kind::Send || Op.K == RankOp::Kind::Recv);
     }
-    for (eval::ObjectId Obj = 1; Obj < Run.Objects.size(); ++Obj)
-      if (Run.Objects[Obj].Temporary)
+    for (eval::ObjectId Obj = 1; Obj < Run.Objects.size(); ++Obj) {
+      const auto *Var = dyn_cast_or_null<clang::VarDecl>(Run.Objects[Obj].Decl);
+      if (Run.Objects[Obj].Temporary ||
+          (Combines && Var && deadAfterRegion().count(Var)))
         L.addScratch(addressOf(Obj, 0), OffsetMask);
+    }
     if (cg::Status S = G.add(L); !S.ok()) {
       refuse(SafetyCheck::ScaleIndependence,
              "at " + processes(P) + ", " + S.Message, regionLoc());
@@ -300,7 +349,9 @@ std::optional<Observation> Judge::observe(int64_t P,
   }
   if (!Any)
     return std::nullopt; // Nothing moves (one process, or nothing sent).
-  if (changesMessage(P, Runs))
+  // A reduction passes on other data at every step: what it forms says
+  // whether that is right.
+  if (!Combines && changesMessage(P, Runs))
     return std::nullopt;
   cg::Matching M;
   if (cg::Status S = cg::match(G, M); !S.ok()) {
@@ -374,11 +425,16 @@ std::optional<Observation> Judge::observe(int64_t P,
   }
   V.Closed = true;
   std::vector<cg::Transfer> All, Transfers, Self;
-  if (cg::Status S = cg::propagate(G, M, All); !S.ok()) {
+  std::vector<cg::Combination> Combined;
+  if (cg::Status S = cg::propagate(G, M, All, nullptr, nullptr,
+                                   Combines ? &Combined : nullptr);
+      !S.ok()) {
     refuse(SafetyCheck::ScaleIndependence,
            "at " + processes(P) + ": " + S.Message, regionLoc());
     return std::nullopt;
   }
+  if (Combines)
+    return observeReduction(P, Runs, Global, All, Combined);
   for (const cg::Transfer &T : All)
     (T.Src == T.Dst ? Self : Transfers).push_back(T);
   if (Transfers.empty()) {
@@ -423,19 +479,8 @@ std::optional<Observation> Judge::observe(int64_t P,
     if (Rooted || Exchange)
       O.Kind = *Reference;
   }
-  if (!Reference) {
-    Reference = O.Kind;
-    ReferenceSize = P;
-    V.Looks = O.Kind;
-  } else if (O.Kind != *Reference) {
-    refuse(SafetyCheck::ScaleIndependence,
-           "at " + processes(P) + " the messages form " +
-               withArticle(collectiveNoun(O.Kind)) + ", at " +
-               processes(ReferenceSize) + " " +
-               withArticle(collectiveNoun(*Reference)),
-           regionLoc());
+  if (!sameAsReference(P, O.Kind, "the messages form"))
     return std::nullopt;
-  }
   if (!shape(P, C, Self, O))
     return std::nullopt;
   if (P >= 3) {
@@ -446,6 +491,24 @@ std::optional<Observation> Judge::observe(int64_t P,
       V.Topology = T;
   }
   return O;
+}
+
+bool Judge::sameAsReference(int64_t P, ManualKind Kind, StringRef Forms) {
+  if (!Reference) {
+    Reference = Kind;
+    ReferenceSize = P;
+    V.Looks = Kind;
+    return true;
+  }
+  if (Kind == *Reference)
+    return true;
+  refuse(SafetyCheck::ScaleIndependence,
+         "at " + processes(P) + " " + Forms.str() + " " +
+             withArticle(collectiveNoun(Kind)) + ", at " +
+             processes(ReferenceSize) + " " +
+             withArticle(collectiveNoun(*Reference)),
+         regionLoc());
+  return false;
 }
 
 /// In \p Copy, a copy of \p Runs, the operation that \p Where (a rank
@@ -790,9 +853,9 @@ std::vector<std::vector<int64_t>> Judge::settingsAt(int64_t P) {
 Verdict Judge::run() {
   const SourceManager &SM = Ctx.getSourceManager();
   Candidates = candidatesOf(R, Ctx);
-  std::vector<const Expr *> Probes;
+  std::vector<Probe> Probes;
   for (const Candidate &C : Candidates)
-    Probes.push_back(C.E);
+    Probes.push_back(Probe(C.E, C.Spelling));
   Eval.setProbes(Probes);
   // The candidates are also evaluated where the call may go: a buffer the
   // region allocates before its messages has its value only there.
@@ -811,7 +874,8 @@ Verdict Judge::run() {
     AsBuffer[I] = AsSend[I] = AsRecv[I] = Candidates[I].Pointer;
     AsCounts[I] = Candidates[I].IntArray;
     for (size_t J = 0; J < N; ++J)
-      if (Candidates[I].Pointer && Candidates[J].IntArray && I != J)
+      if (Candidates[I].Pointer && Candidates[J].IntArray && I != J &&
+          Candidates[I].Spelling == BufferSpelling::AsWritten)
         BaseDispls.push_back({I, J});
   }
   // A first look at four processes finds the inputs that decide anything.
@@ -911,37 +975,30 @@ Verdict Judge::run() {
     if (!Proof.Datatype)
       Proof.Datatype = mpiArgAsWritten(FirstCall, mpi::Role::SendType);
   }
-  auto Missing = [&](const char *What) {
-    refuse(SafetyCheck::MatchingArguments,
-           std::string("no expression in scope at the pattern's start has "
-                       "the value of the ") +
-               What + " on every rank at every size",
-           regionLoc());
-  };
   if (isRooted(Proof.Kind) && !Proof.Root) {
     if (RootValues.size() == 1)
       Proof.RootConstant = *RootValues.begin();
     else
-      Missing("root");
+      refuseMissing("root");
   }
   if (!Proof.Count) {
     if (CountValues.size() == 1)
       Proof.CountConstant = *CountValues.begin();
     else
-      Missing("count");
+      refuseMissing("count");
   }
   if (!Proof.Comm || !usable(Proof.Comm, R, Ctx) || !Proof.Datatype ||
       !usable(Proof.Datatype, R, Ctx))
-    Missing("communicator and datatype");
+    refuseMissing("communicator and datatype");
   switch (Proof.Kind) {
   case ManualKind::Bcast:
     if (!Proof.Buffer)
-      Missing("buffer");
+      refuseMissing("buffer");
     break;
   case ManualKind::Scatter:
   case ManualKind::Gather:
     if (!Proof.SendBuffer || !Proof.RecvBuffer)
-      Missing("buffers");
+      refuseMissing("buffers");
     break;
   case ManualKind::Allgather:
   case ManualKind::Alltoall:
@@ -950,7 +1007,13 @@ Verdict Judge::run() {
              "some ranks exchange in place and others do not", regionLoc());
     Proof.InPlace = AllInPlace;
     if (!Proof.RecvBuffer || (!Proof.InPlace && !Proof.SendBuffer))
-      Missing("buffers");
+      refuseMissing("buffers");
+    break;
+  case ManualKind::Reduce:
+  case ManualKind::Allreduce:
+  case ManualKind::Scan:
+  case ManualKind::Exscan:
+    chooseReduction(Proof);
     break;
   }
   (void)SM;

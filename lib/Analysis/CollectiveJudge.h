@@ -71,6 +71,15 @@ struct RegionProof {
   /// for the other forms.
   const clang::Expr *Counts = nullptr;
   const clang::Expr *Displs = nullptr;
+  /// Reductions: how SendBuffer and RecvBuffer are spelled (`&total`,
+  /// `v.data()`); the MPI operation; the statements that combine, which
+  /// the call replaces; whether the collective may combine in another
+  /// order and round differently (--allow-reassociation).
+  BufferSpelling SendSpelling = BufferSpelling::AsWritten,
+                 RecvSpelling = BufferSpelling::AsWritten;
+  std::string Op;
+  std::vector<const clang::Stmt *> Combines;
+  bool Reassociates = false;
   /// Where the calls go: every rank reaches exactly one of them.
   std::vector<Placement> Placements;
   /// How many sizes the proof ran at, how many runs, and the large sizes

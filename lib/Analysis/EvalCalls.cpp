@@ -412,6 +412,49 @@ Value RankEvaluator::Impl::libraryCall(const CallExpr *Call,
 
 //===-- std::vector -------------------------------------------------------===//
 
+/// The element type of \p T if it is a std::vector (or a reference to
+/// one); null otherwise.
+static QualType vectorElementType(QualType T) {
+  const auto *Class = T.getNonReferenceType()->getAsCXXRecordDecl();
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(Class);
+  if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier() ||
+      Spec->getName() != "vector")
+    return QualType();
+  return Spec->getTemplateArgs()[0].getAsType();
+}
+
+Value RankEvaluator::Impl::vectorElements(Place Vec, const Expr *VecExpr) {
+  QualType Elem = vectorElementType(VecExpr->getType());
+  if (Elem.isNull())
+    return unknown(spelled(VecExpr) + " is no std::vector",
+                   VecExpr->getBeginLoc());
+  // The model: the elements' object at offset 0, the size at offset 8.
+  QualType SizeT = Ctx.getSizeType();
+  QualType PtrT = Ctx.getPointerType(Elem);
+  eval::Object &O = Objects[Vec.Obj];
+  if (!O.Cells.count(Vec.Off)) {
+    // A vector the region did not build: its elements are an object of
+    // their own, its size what it was at the region's entry.
+    const ValueDecl *Decl = nullptr;
+    if (const auto *Member =
+            dyn_cast<MemberExpr>(VecExpr->IgnoreParenImpCasts()))
+      Decl = Member->getMemberDecl();
+    else if (const auto *Ref =
+                 dyn_cast<DeclRefExpr>(VecExpr->IgnoreParenImpCasts()))
+      Decl = Ref->getDecl();
+    std::string Name = Decl
+                           ? "the elements of '" + Decl->getNameAsString() + "'"
+                           : "the elements of a vector";
+    ObjectId Elements = newObject(Name, Decl, false);
+    store(Vec, PtrT, Value::pointer(Elements, 0), nullptr);
+    Value Count = Decl
+                      ? entryValue(Decl, SizeT, VecExpr->getBeginLoc())
+                      : unknown("the size of a vector", VecExpr->getBeginLoc());
+    store(Place{Vec.Obj, Vec.Off + 8}, SizeT, Count, nullptr);
+  }
+  return load(Vec, PtrT, VecExpr);
+}
+
 Value RankEvaluator::Impl::vectorCall(const CXXMemberCallExpr *Call,
                                       bool &Handled) {
   const CXXMethodDecl *Method = Call->getMethodDecl();
@@ -428,30 +471,8 @@ Value RankEvaluator::Impl::vectorCall(const CXXMemberCallExpr *Call,
                       ->getTemplateArgs()[0]
                       .getAsType();
   int64_t ElemSize = sizeOf(Elem);
-  // The model: the elements' object at offset 0, the size at offset 8.
   QualType SizeT = Ctx.getSizeType();
-  QualType PtrT = Ctx.getPointerType(Elem);
-  eval::Object &O = Objects[Vec->Obj];
-  if (!O.Cells.count(Vec->Off)) {
-    // A vector the region did not build: its elements are an object of
-    // their own, its size what it was at the region's entry.
-    const ValueDecl *Decl = nullptr;
-    if (const auto *Member =
-            dyn_cast<MemberExpr>(ObjectExpr->IgnoreParenImpCasts()))
-      Decl = Member->getMemberDecl();
-    else if (const auto *Ref =
-                 dyn_cast<DeclRefExpr>(ObjectExpr->IgnoreParenImpCasts()))
-      Decl = Ref->getDecl();
-    std::string Name = Decl
-                           ? "the elements of '" + Decl->getNameAsString() + "'"
-                           : "the elements of a vector";
-    ObjectId Elements = newObject(Name, Decl, false);
-    store(*Vec, PtrT, Value::pointer(Elements, 0), nullptr);
-    Value Count = Decl ? entryValue(Decl, SizeT, Call->getBeginLoc())
-                       : unknown("the size of a vector", Call->getBeginLoc());
-    store(Place{Vec->Obj, Vec->Off + 8}, SizeT, Count, nullptr);
-  }
-  Value Elements = load(*Vec, PtrT, Call);
+  Value Elements = vectorElements(*Vec, ObjectExpr);
   Value Count = load(Place{Vec->Obj, Vec->Off + 8}, SizeT, Call);
   StringRef Name = Method->getName();
   if (Name == "data")
@@ -502,8 +523,12 @@ Value RankEvaluator::Impl::construct(const CXXConstructExpr *Construct,
     QualType Elem = cast<ClassTemplateSpecializationDecl>(Class)
                         ->getTemplateArgs()[0]
                         .getAsType();
+    // The elements belong to the vector's variable, if it is one.
+    const ValueDecl *Owner = Into.Off == 0 ? Objects[Into.Obj].Decl : nullptr;
     ObjectId Elements =
-        newObject("the elements of a vector", nullptr, M == Mode::Region);
+        newObject(Owner ? "the elements of '" + Owner->getNameAsString() + "'"
+                        : std::string("the elements of a vector"),
+                  Owner, M == Mode::Region);
     Value N = Value::integer(0);
     if (Construct->getNumArgs() >= 1 &&
         !isa<CXXDefaultArgExpr>(Construct->getArg(0)) &&
@@ -709,6 +734,8 @@ void RankEvaluator::Impl::copyLocally(Place From, Place To, uint64_t Bytes,
   }
   if (M != Mode::Region || Bytes == 0)
     return;
+  if (carried(From, static_cast<int64_t>(Bytes)))
+    markCarried(To, static_cast<int64_t>(Bytes));
   // A send to the rank itself and its receive, on a tag of their own.
   int32_t Tag = -1000 - static_cast<int32_t>(Out.Ops.size());
   RankOp Send;
@@ -839,6 +866,7 @@ RankEvaluator::Impl::message(const CallExpr *Call, bool Send, mpi::Role Buffer,
   if (!Send) {
     Objects[Buf.Obj].Cells.eraseStarting(
         Buf.I, Buf.I + static_cast<int64_t>(Op.Bytes));
+    markCarried(Place{Buf.Obj, Buf.I}, static_cast<int64_t>(Op.Bytes));
   }
   if (Send && Blocking && BufferedSends) {
     // MPI copies the message and the send returns.
@@ -1061,6 +1089,14 @@ void RankEvaluator::Impl::finishOps() {
       const RankOp &Op = Ops[I];
       if (Op.K == RankOp::Kind::Local) {
         Keep[I] = Touches(Op);
+        continue;
+      }
+      if (Op.K == RankOp::Kind::Combine) {
+        // A combine joins its two objects, as a copy does.
+        Keep[I] = Touches(Op) || Messages.count(Op.FromObject);
+        if (Keep[I])
+          for (ObjectId Obj : {Op.Object, Op.FromObject})
+            Changed |= Messages.insert(Obj).second;
         continue;
       }
       if (!Op.SelfCopy || Op.K != RankOp::Kind::Send || I + 1 >= Ops.size())

@@ -509,14 +509,14 @@ void RankEvaluator::Impl::evaluateProbes() {
   probeValues(Probes, Out.Probes);
 }
 
-void RankEvaluator::Impl::probeValues(ArrayRef<const Expr *> Exprs,
+void RankEvaluator::Impl::probeValues(ArrayRef<Probe> Exprs,
                                       std::vector<Value> &Values) {
   Values.clear();
   Values.reserve(Exprs.size());
   Mode Saved = M;
   M = Mode::Prefix; // Probes record no operations.
   for (size_t I = 0; I < Exprs.size(); ++I) {
-    const Expr *E = Exprs[I];
+    const Expr *E = Exprs[I].getPointer();
     if (I < LiveProbes.size() && !LiveProbes[I]) {
       Values.push_back(Value::unknown(0));
       continue;
@@ -526,7 +526,13 @@ void RankEvaluator::Impl::probeValues(ArrayRef<const Expr *> Exprs,
     // A variable named as an lvalue gives its value (an array its
     // address, as it decays).
     Value V;
-    if (E->isGLValue() && !E->getType()->isArrayType()) {
+    if (Exprs[I].getInt() == BufferSpelling::AddressOf) {
+      std::optional<Place> P = E->isGLValue() ? place(E) : std::nullopt;
+      V = P ? Value::pointer(P->Obj, P->Off) : Value::unknown(0);
+    } else if (Exprs[I].getInt() == BufferSpelling::VectorData) {
+      std::optional<Place> P = E->isGLValue() ? place(E) : std::nullopt;
+      V = P ? vectorElements(*P, E) : Value::unknown(0);
+    } else if (E->isGLValue() && !E->getType()->isArrayType()) {
       std::optional<Place> P = place(E);
       V = P ? load(*P, E->getType(), E) : Value::unknown(0);
     } else {

@@ -314,6 +314,8 @@ Value RankEvaluator::Impl::evalBinary(const BinaryOperator *Op) {
     return Value::integer(*Rhs, 32, true);
   }
   if (Op->isAssignmentOp()) {
+    if (combine(Op))
+      return Value::unknown(0);
     std::optional<Place> P = place(Op->getLHS());
     if (!P)
       return Value::unknown(0);

@@ -102,8 +102,14 @@ public:
   llvm::ArrayRef<const clang::FunctionDecl *>
   functionsUsing(const clang::VarDecl *Global) const;
 
+  /// Whether a floating-point sum or product may be rewritten to a
+  /// collective that combines in another order (--allow-reassociation).
+  bool reassociationAllowed() const { return AllowReassociation; }
+  void allowReassociation(bool Allow) { AllowReassociation = Allow; }
+
 private:
   clang::ASTContext &Context;
+  bool AllowReassociation = false;
   llvm::DenseMap<const clang::FunctionDecl *, llvm::SmallVector<CallSite, 2>>
       Callers;
   llvm::DenseSet<const clang::FunctionDecl *> AddressTaken;

@@ -8,6 +8,7 @@
 
 #include "mpilift/Analysis/MPICalls.h"
 
+#include "CommQueries.h"
 #include "FunctionFacts.h"
 #include "StatementTree.h"
 
@@ -19,6 +20,33 @@ namespace mpilift {
 namespace analysis {
 
 StringRef fusionRuleId() { return "mpilift-fuse-collectives"; }
+
+std::string FusionSite::description() const {
+  switch (Kind) {
+  case FusionKind::ReduceBcast:
+    return "MPI_Reduce followed by MPI_Bcast of its result from the same root";
+  case FusionKind::GatherBcast:
+    return "MPI_Gather followed by MPI_Bcast of the gathered buffer from the "
+           "same root";
+  case FusionKind::PackedAllreduce:
+    return std::to_string(Calls.size()) +
+           " MPI_Allreduce calls back to back with the same operation, "
+           "datatype and communicator";
+  }
+  llvm_unreachable("unknown fusion");
+}
+
+std::string FusionSite::replacement() const {
+  switch (Kind) {
+  case FusionKind::ReduceBcast:
+    return "replace them with MPI_Allreduce";
+  case FusionKind::GatherBcast:
+    return "replace them with MPI_Allgather";
+  case FusionKind::PackedAllreduce:
+    return "replace them with one MPI_Allreduce on a packed buffer";
+  }
+  llvm_unreachable("unknown fusion");
+}
 
 namespace {
 
@@ -46,15 +74,32 @@ bool calls(const CallExpr *Call, mpi::FunctionId Id) {
   return Info && Info->Id == Id;
 }
 
+/// The variable the statement's call assigns its error code to (`ierr =
+/// MPI_X(...)`), null for a bare call; \p Declares is set for `int rc =
+/// MPI_X(...)`.
+const VarDecl *errorVariable(const Stmt *S, bool &Declares) {
+  Declares = isa<DeclStmt>(S);
+  if (const auto *Op = dyn_cast<BinaryOperator>(S))
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens()))
+      return dyn_cast<VarDecl>(Ref->getDecl());
+  return nullptr;
+}
+
 /// The text of \p E as written.
 std::string spelled(const Expr *E, const ASTContext &Context) {
   return E ? sourceText(E, Context) : std::string();
 }
 
+/// The name of the MPI function \p Call calls.
+std::string nameOf(const CallExpr *Call) {
+  return Call->getDirectCallee()->getName().str();
+}
+
 /// Whether a combination by \p Op on \p Type may round differently in
 /// another order: floating-point sums and products, and operations the
 /// program defines (nothing says they are exact).
-std::optional<std::string> orderDependence(StringRef Op, StringRef Type) {
+std::optional<std::string> orderDependence(StringRef Op, StringRef Type,
+                                           StringRef Fused, StringRef Before) {
   static const char *const Exact[] = {"MPI_MAX",    "MPI_MIN",    "MPI_LAND",
                                       "MPI_LOR",    "MPI_LXOR",   "MPI_BAND",
                                       "MPI_BOR",    "MPI_BXOR",   "MPI_MAXLOC",
@@ -81,13 +126,19 @@ std::optional<std::string> orderDependence(StringRef Op, StringRef Type) {
   if (Integer)
     return std::nullopt;
   return "a " + std::string(Op == "MPI_SUM" ? "sum" : "product") + " of '" +
-         Type.str() +
-         "' may round differently when MPI_Allreduce combines the values in "
-         "another order than MPI_Reduce did; --allow-reassociation accepts "
-         "results that differ in the last bits";
+         Type.str() + "' may round differently when " + Fused.str() +
+         " combines the values in another order than " + Before.str() +
+         " did; --allow-reassociation accepts results that differ in the last "
+         "bits";
 }
 
 } // namespace
+
+FusionFinder::FusionFinder(ASTContext &Context, bool AllowReassociation)
+    : Context(Context), AllowReassociation(AllowReassociation),
+      TU(std::make_unique<TranslationUnitFacts>(Context)) {}
+
+FusionFinder::~FusionFinder() = default;
 
 std::vector<FusionSite> FusionFinder::find(const FunctionDecl &F) {
   std::vector<FusionSite> Out;
@@ -101,48 +152,93 @@ std::vector<FusionSite> FusionFinder::find(const FunctionDecl &F) {
   return Out;
 }
 
+std::optional<unsigned>
+FusionFinder::broadcastOfResult(const CompoundStmt &Block, unsigned First) {
+  const CallExpr *Call = statementCall(Block.body_begin()[First]);
+  const Expr *Result = mpiArg(Call, mpi::Role::RecvBuffer);
+  // The first broadcast after it, with nothing but plain statements (no
+  // other collective) between: of the result, it is the pair.
+  for (unsigned J = First + 1; J < Block.size(); ++J) {
+    const CallExpr *Next = statementCall(Block.body_begin()[J]);
+    if (!calls(Next, mpi::FunctionId::Bcast)) {
+      if (Next && mpiCallee(Next)->TheFamily == mpi::Family::BlockingCollective)
+        return std::nullopt;
+      continue;
+    }
+    if (!sameExpression(mpiArg(Next, mpi::Role::InOutBuffer), Result,
+                        Context) ||
+        !sameExpression(mpiArg(Next, mpi::Role::Root),
+                        mpiArg(Call, mpi::Role::Root), Context) ||
+        !sameExpression(mpiArg(Next, mpi::Role::Comm),
+                        mpiArg(Call, mpi::Role::Comm), Context))
+      return std::nullopt;
+    return J;
+  }
+  return std::nullopt;
+}
+
 void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
                           std::vector<FusionSite> &Out) {
-  unsigned Size = Block.size();
-  for (unsigned I = 0; I < Size; ++I) {
-    const CallExpr *Reduce = statementCall(Block.body_begin()[I]);
-    if (!calls(Reduce, mpi::FunctionId::Reduce))
-      continue;
-    const Expr *Result = mpiArg(Reduce, mpi::Role::RecvBuffer);
-    // The first broadcast after it, with nothing but plain statements (no
-    // other collective) between: of the reduced buffer, it is the pair.
-    for (unsigned J = I + 1; J < Size; ++J) {
-      const CallExpr *Next = statementCall(Block.body_begin()[J]);
-      if (!calls(Next, mpi::FunctionId::Bcast)) {
-        if (Next &&
-            mpiCallee(Next)->TheFamily == mpi::Family::BlockingCollective)
-          break;
-        continue;
+  auto Site = [&](FusionKind Kind, unsigned First, unsigned Last) {
+    FusionSite S;
+    S.Kind = Kind;
+    S.Function = &F;
+    S.Block = &Block;
+    for (unsigned I = First; I <= Last; ++I)
+      if (const CallExpr *Call = statementCall(Block.body_begin()[I])) {
+        S.Stmts.push_back(Block.body_begin()[I]);
+        S.Calls.push_back(Call);
       }
-      if (!sameExpression(mpiArg(Next, mpi::Role::InOutBuffer), Result,
-                          Context) ||
-          !sameExpression(mpiArg(Next, mpi::Role::Root),
-                          mpiArg(Reduce, mpi::Role::Root), Context) ||
-          !sameExpression(mpiArg(Next, mpi::Role::Comm),
-                          mpiArg(Reduce, mpi::Role::Comm), Context))
-        break;
-      FusionSite Site;
-      Site.Function = &F;
-      Site.Block = &Block;
-      Site.FirstStmt = Block.body_begin()[I];
-      Site.SecondStmt = Block.body_begin()[J];
-      Site.First = Reduce;
-      Site.Second = Next;
-      judge(Site, I, J);
-      Out.push_back(std::move(Site));
-      break;
+    return S;
+  };
+  for (unsigned I = 0; I < Block.size(); ++I) {
+    const CallExpr *Call = statementCall(Block.body_begin()[I]);
+    bool Reduce = calls(Call, mpi::FunctionId::Reduce);
+    if (Reduce || calls(Call, mpi::FunctionId::Gather)) {
+      std::optional<unsigned> J = broadcastOfResult(Block, I);
+      if (!J)
+        continue;
+      FusionSite S = Site(
+          Reduce ? FusionKind::ReduceBcast : FusionKind::GatherBcast, I, I);
+      S.Stmts.push_back(Block.body_begin()[*J]);
+      S.Calls.push_back(statementCall(Block.body_begin()[*J]));
+      judgePair(S, I, *J);
+      Out.push_back(std::move(S));
+      continue;
+    }
+    unsigned Run = packableRun(Block, I);
+    if (Run >= 2) {
+      FusionSite S = Site(FusionKind::PackedAllreduce, I, I + Run - 1);
+      judgePacked(S);
+      Out.push_back(std::move(S));
+      I += Run - 1;
     }
   }
 }
 
-void FusionFinder::judge(FusionSite &Site, unsigned FirstIndex,
-                         unsigned SecondIndex) {
-  const CallExpr *Reduce = Site.First, *Bcast = Site.Second;
+void FusionFinder::checkOrder(FusionSite &Site, const Expr *Op,
+                              const Expr *Type, const CallExpr *At) {
+  bool Packed = Site.Kind == FusionKind::PackedAllreduce;
+  std::optional<std::string> Why = orderDependence(
+      spelled(Op, Context), spelled(Type, Context),
+      Packed ? "one MPI_Allreduce of more values" : "MPI_Allreduce",
+      Packed ? "the calls it replaces" : "MPI_Reduce");
+  if (Why && !AllowReassociation)
+    Site.Refusals.push_back(
+        {SafetyCheck::ReductionOrder, *Why, At->getBeginLoc()});
+}
+
+void FusionFinder::judgePair(FusionSite &Site, unsigned FirstIndex,
+                             unsigned SecondIndex) {
+  if (Site.Kind == FusionKind::ReduceBcast)
+    judgeReduceBcast(Site);
+  else
+    judgeGatherBcast(Site);
+  judgeBetween(Site, FirstIndex, SecondIndex);
+}
+
+void FusionFinder::judgeReduceBcast(FusionSite &Site) {
+  const CallExpr *Reduce = Site.Calls[0], *Bcast = Site.Calls[1];
   auto Refuse = [&](SafetyCheck Check, std::string Why, SourceLocation Loc) {
     Site.Refusals.push_back({Check, std::move(Why), Loc});
   };
@@ -180,25 +276,92 @@ void FusionFinder::judge(FusionSite &Site, unsigned FirstIndex,
                  "not send from the result buffer",
              Send->getBeginLoc());
   }
-  if (std::optional<std::string> Why = orderDependence(
-          spelled(mpiArgAsWritten(Reduce, mpi::Role::Op), Context),
-          spelled(mpiArgAsWritten(Reduce, mpi::Role::Datatype), Context));
-      Why && !AllowReassociation)
-    Refuse(SafetyCheck::ReductionOrder, *Why, Reduce->getBeginLoc());
+  checkOrder(Site, mpiArgAsWritten(Reduce, mpi::Role::Op),
+             mpiArgAsWritten(Reduce, mpi::Role::Datatype), Reduce);
+}
+
+void FusionFinder::judgeGatherBcast(FusionSite &Site) {
+  const CallExpr *Gather = Site.Calls[0], *Bcast = Site.Calls[1];
+  auto Refuse = [&](SafetyCheck Check, std::string Why, SourceLocation Loc) {
+    Site.Refusals.push_back({Check, std::move(Why), Loc});
+  };
+  if (!sameExpression(mpiArg(Bcast, mpi::Role::Datatype),
+                      mpiArg(Gather, mpi::Role::RecvType), Context))
+    Refuse(SafetyCheck::MatchingArguments,
+           "the broadcast's datatype '" +
+               spelled(mpiArgAsWritten(Bcast, mpi::Role::Datatype), Context) +
+               "' is not the gather's receive datatype '" +
+               spelled(mpiArgAsWritten(Gather, mpi::Role::RecvType), Context) +
+               "'",
+           Bcast->getBeginLoc());
+  // The broadcast sends every block: the communicator's size times the
+  // gather's count, spelled as a product with a variable that holds the
+  // size.
+  const Expr *Count = mpiArg(Bcast, mpi::Role::Count);
+  const Expr *Block = mpiArg(Gather, mpi::Role::RecvCount);
+  CommKey Comm = commKey(mpiArg(Gather, mpi::Role::Comm), Context);
+  auto HoldsSize = [&](const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    const ValueDecl *D = nullptr;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      D = Ref->getDecl();
+    else if (const auto *Member = dyn_cast<MemberExpr>(E))
+      D = Member->getMemberDecl();
+    std::optional<QueryValue> Q =
+        D ? queryValueOf(D, *Site.Function, *TU) : std::nullopt;
+    return Q && Q->Query == CommQuery::Size && Q->Comm == Comm;
+  };
+  const auto *Product =
+      Count ? dyn_cast<BinaryOperator>(Count->IgnoreParenImpCasts()) : nullptr;
+  bool Whole = Product && Product->getOpcode() == BO_Mul &&
+               ((HoldsSize(Product->getLHS()) &&
+                 sameExpression(Product->getRHS(), Block, Context)) ||
+                (HoldsSize(Product->getRHS()) &&
+                 sameExpression(Product->getLHS(), Block, Context)));
+  if (!Whole)
+    Refuse(SafetyCheck::MatchingArguments,
+           "the broadcast's count '" +
+               spelled(mpiArgAsWritten(Bcast, mpi::Role::Count), Context) +
+               "' is not seen to be the communicator's size times the "
+               "gather's count '" +
+               spelled(mpiArgAsWritten(Gather, mpi::Role::RecvCount), Context) +
+               "'",
+           Bcast->getBeginLoc());
+  std::string Send =
+      spelled(mpiArgAsWritten(Gather, mpi::Role::SendBuffer), Context);
+  if (Send.find("MPI_IN_PLACE") != std::string::npos)
+    Refuse(SafetyCheck::SourceForm,
+           "the root gathers in place ('" + Send +
+               "'), and the others' blocks are not in the result buffer for "
+               "MPI_Allgather to take them from there",
+           Gather->getBeginLoc());
+}
+
+void FusionFinder::judgeBetween(FusionSite &Site, unsigned FirstIndex,
+                                unsigned SecondIndex) {
+  const CallExpr *First = Site.Calls[0], *Second = Site.Calls[1];
+  std::string Between = " between " + nameOf(First) + " and " + nameOf(Second);
+  bool Reduce = Site.Kind == FusionKind::ReduceBcast;
+  std::string Fused = Reduce ? "MPI_Allreduce" : "MPI_Allgather";
+  std::string What = Reduce ? "the reduced value" : "the gathered blocks";
+  auto Refuse = [&](SafetyCheck Check, std::string Why, SourceLocation Loc) {
+    Site.Refusals.push_back({Check, std::move(Why), Loc});
+  };
   // What lies between: no message, no use of the result, nothing that
   // changes what the broadcast reads.
+  const Expr *Result = mpiArgAsWritten(First, mpi::Role::RecvBuffer);
   const ValueDecl *Base = bufferBase(Result);
-  llvm::SmallPtrSet<const VarDecl *, 8> BcastReads;
+  llvm::SmallPtrSet<const VarDecl *, 8> SecondReads;
   for (mpi::Role R : {mpi::Role::Count, mpi::Role::Datatype, mpi::Role::Root,
                       mpi::Role::Comm})
-    variablesIn(mpiArgAsWritten(Bcast, R), BcastReads);
+    variablesIn(mpiArgAsWritten(Second, R), SecondReads);
   const auto *BaseVar = dyn_cast_or_null<VarDecl>(Base);
   // A local array or scalar whose address never leaves MPI calls cannot
   // be reached by a function the statements between call.
   bool Private = BaseVar && BaseVar->isLocalVarDecl() &&
                  !BaseVar->getType()->isPointerType() &&
                  !BaseVar->getType()->isReferenceType();
-  const FunctionFacts Facts(Context, *Site.Function);
+  const FunctionFacts &Facts = TU->factsOf(*Site.Function);
   if (Private)
     for (const Write &W : Facts.writesOf(BaseVar))
       if (W.Kind == WriteKind::Escape ||
@@ -206,19 +369,19 @@ void FusionFinder::judge(FusionSite &Site, unsigned FirstIndex,
         Private = false;
   const SourceManager &SM = Context.getSourceManager();
   for (unsigned K = FirstIndex + 1; K < SecondIndex; ++K) {
-    const Stmt *Between = Site.Block->body_begin()[K];
-    if (const Stmt *Mpi = findFirst(Between, [](const Stmt *X) {
+    const Stmt *S = Site.Block->body_begin()[K];
+    if (const Stmt *Mpi = findFirst(S, [](const Stmt *X) {
           const auto *Call = dyn_cast<CallExpr>(X);
           return Call && mpiCallee(Call);
         })) {
       Refuse(SafetyCheck::MessageOrder,
              "'" + cast<CallExpr>(Mpi)->getDirectCallee()->getName().str() +
-                 "' between MPI_Reduce and MPI_Bcast: one MPI_Allreduce "
-                 "would move the broadcast before it",
+                 "'" + Between + ": one " + Fused +
+                 " would move the broadcast before it",
              Mpi->getBeginLoc());
       continue;
     }
-    if (const Stmt *Leave = findFirst(Between, [](const Stmt *X) {
+    if (const Stmt *Leave = findFirst(S, [](const Stmt *X) {
           const auto *Call = dyn_cast<CallExpr>(X);
           const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
           return isa<ReturnStmt>(X) || isa<BreakStmt>(X) ||
@@ -226,48 +389,140 @@ void FusionFinder::judge(FusionSite &Site, unsigned FirstIndex,
                  isa<CXXThrowExpr>(X) || (Callee && Callee->isNoReturn());
         })) {
       Refuse(SafetyCheck::SourceForm,
-             "this statement can leave the code between MPI_Reduce and "
-             "MPI_Bcast, where the ranks that leave would have taken part in "
-             "the broadcast already once the two are one MPI_Allreduce",
+             "this statement can leave the code" + Between +
+                 ", where the ranks that leave would have taken part in the "
+                 "broadcast already once the two are one " +
+                 Fused,
              Leave->getBeginLoc());
       continue;
     }
-    if (!Base || mentions(Between, Base)) {
+    if (!Base || mentions(S, Base)) {
       Refuse(SafetyCheck::MessageIntegrity,
              "this statement uses '" +
                  (Base ? Base->getNameAsString() : spelled(Result, Context)) +
-                 "' between MPI_Reduce and MPI_Bcast, where only the root "
-                 "holds the reduced value; after MPI_Allreduce every rank "
-                 "would",
-             Between->getBeginLoc());
+                 "'" + Between + ", where only the root holds " + What +
+                 "; after " + Fused + " every rank would",
+             S->getBeginLoc());
       continue;
     }
     if (const Stmt *Call =
-            findFirst(Between, [](const Stmt *X) { return isa<CallExpr>(X); });
+            findFirst(S, [](const Stmt *X) { return isa<CallExpr>(X); });
         Call && !Private) {
       const FunctionDecl *Callee = cast<CallExpr>(Call)->getDirectCallee();
       Refuse(SafetyCheck::MessageIntegrity,
              "this statement calls " +
                  (Callee ? "'" + Callee->getNameAsString() + "'"
                          : std::string("a function")) +
-                 " between MPI_Reduce and MPI_Bcast, which may reach '" +
-                 Base->getNameAsString() +
-                 "', where only the root holds the reduced value",
+                 Between + ", which may reach '" + Base->getNameAsString() +
+                 "', where only the root holds " + What,
              Call->getBeginLoc());
       continue;
     }
-    for (const VarDecl *V : BcastReads)
+    for (const VarDecl *V : SecondReads)
       for (const Write &W : Facts.writesOf(V))
-        if (SM.isPointWithin(W.Where->getBeginLoc(), Between->getBeginLoc(),
-                             Between->getEndLoc())) {
+        if (SM.isPointWithin(W.Where->getBeginLoc(), S->getBeginLoc(),
+                             S->getEndLoc())) {
           Refuse(SafetyCheck::MatchingArguments,
                  "this statement changes '" + V->getNameAsString() +
-                     "', which the broadcast reads, between MPI_Reduce and "
-                     "MPI_Bcast",
+                     "', which the broadcast reads," + Between,
                  W.Where->getBeginLoc());
           break;
         }
   }
+}
+
+unsigned FusionFinder::packableRun(const CompoundStmt &Block, unsigned First) {
+  const CallExpr *Head = statementCall(Block.body_begin()[First]);
+  if (!calls(Head, mpi::FunctionId::Allreduce))
+    return 0;
+  unsigned N = 1;
+  for (unsigned J = First + 1; J < Block.size(); ++J, ++N) {
+    const CallExpr *Next = statementCall(Block.body_begin()[J]);
+    if (!calls(Next, mpi::FunctionId::Allreduce))
+      break;
+    bool Alike = true;
+    for (mpi::Role R : {mpi::Role::Op, mpi::Role::Datatype, mpi::Role::Comm})
+      Alike &= sameExpression(mpiArg(Next, R), mpiArg(Head, R), Context);
+    if (!Alike)
+      break;
+  }
+  return N;
+}
+
+void FusionFinder::judgePacked(FusionSite &Site) {
+  auto Refuse = [&](SafetyCheck Check, std::string Why, SourceLocation Loc) {
+    Site.Refusals.push_back({Check, std::move(Why), Loc});
+  };
+  const CallExpr *Head = Site.Calls[0];
+  std::string Type =
+      spelled(mpiArgAsWritten(Head, mpi::Role::Datatype), Context);
+  const PredefinedDatatype *DT = predefinedDatatype(Type);
+  if (!DT)
+    Refuse(SafetyCheck::SourceForm,
+           "'" + Type +
+               "' is no predefined datatype; the packed buffer needs the C "
+               "type of its elements",
+           Head->getBeginLoc());
+  else
+    Site.ElementType = DT->CType.str();
+  // Counts that are constants size the packed buffer; error codes go to
+  // one variable, or nowhere.
+  bool Declares = false;
+  const VarDecl *Error = errorVariable(Site.Stmts[0], Declares);
+  llvm::SmallPtrSet<const ValueDecl *, 8> Results;
+  for (size_t I = 0; I < Site.Calls.size(); ++I) {
+    const CallExpr *Call = Site.Calls[I];
+    const Expr *Count = mpiArg(Call, mpi::Role::Count);
+    std::optional<llvm::APSInt> N = Count && !Count->isValueDependent()
+                                        ? Count->getIntegerConstantExpr(Context)
+                                        : std::nullopt;
+    if (!N || N->isNegative())
+      Refuse(SafetyCheck::SourceForm,
+             "the count '" +
+                 spelled(mpiArgAsWritten(Call, mpi::Role::Count), Context) +
+                 "' is no constant; the packed buffer is an array of a "
+                 "constant size",
+             Call->getBeginLoc());
+    else
+      Site.Counts.push_back(N->getExtValue());
+    bool ThisDeclares = false;
+    if (errorVariable(Site.Stmts[I], ThisDeclares) != Error || ThisDeclares)
+      Refuse(SafetyCheck::SourceForm,
+             "the calls keep their error codes in different places; one call "
+             "has one",
+             Call->getBeginLoc());
+    const Expr *Send = mpiArgAsWritten(Call, mpi::Role::SendBuffer);
+    const Expr *Recv = mpiArgAsWritten(Call, mpi::Role::RecvBuffer);
+    if (spelled(Send, Context).find("MPI_IN_PLACE") != std::string::npos) {
+      Refuse(SafetyCheck::SourceForm,
+             "a call reduces in place; the packed form copies from its send "
+             "buffer",
+             Call->getBeginLoc());
+      continue;
+    }
+    // Independent: no call reads what an earlier one wrote, no two write
+    // one variable.
+    const ValueDecl *In = bufferBase(Send), *Out = bufferBase(Recv);
+    if (!In || !Out) {
+      Refuse(SafetyCheck::MessageIntegrity,
+             "the buffers of this call are not named variables, so that "
+             "the calls are not seen to be independent",
+             Call->getBeginLoc());
+      continue;
+    }
+    if (Results.count(In))
+      Refuse(SafetyCheck::MessageIntegrity,
+             "this call reduces '" + In->getNameAsString() +
+                 "', which an earlier call of the sequence writes; the calls "
+                 "depend on each other",
+             Call->getBeginLoc());
+    if (!Results.insert(Out).second)
+      Refuse(SafetyCheck::MessageIntegrity,
+             "two calls of the sequence write '" + Out->getNameAsString() + "'",
+             Call->getBeginLoc());
+  }
+  checkOrder(Site, mpiArgAsWritten(Head, mpi::Role::Op),
+             mpiArgAsWritten(Head, mpi::Role::Datatype), Head);
 }
 
 } // namespace analysis

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CombineForms.h"
 #include "JudgeImpl.h"
 #include "RankUniformity.h"
 #include "StatementTree.h"
@@ -87,6 +88,53 @@ std::vector<Candidate> candidatesOf(const Region &R, ASTContext &Ctx) {
     bool IntArray = Pointer && Element->isSpecificBuiltinType(BuiltinType::Int);
     Out.push_back({E, Int, Pointer, IntArray});
   };
+  // The address of a scalar lvalue (`&total` for an accumulator the region
+  // spells as `total`): a reduction's buffer.
+  llvm::SmallPtrSet<const ValueDecl *, 16> SeenAddresses;
+  auto AddAddress = [&](const Expr *E) {
+    if (!E || !E->isGLValue())
+      return;
+    const Expr *Plain = E->IgnoreParenImpCasts();
+    QualType T = Plain->getType();
+    if (!T->isArithmeticType() || T->isPointerType())
+      return;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Plain))
+      if (!SeenAddresses.insert(Ref->getDecl()).second)
+        return;
+    if (!usable(E, R, Ctx) || !writtenAsItself(E, Ctx) ||
+        llvm::any_of(Out, [&](const Candidate &C) {
+          return C.Spelling == BufferSpelling::AddressOf &&
+                 sameExpression(C.E, E, Ctx);
+        }))
+      return;
+    Candidate C{E, false, true, false};
+    C.Spelling = BufferSpelling::AddressOf;
+    Out.push_back(C);
+  };
+  // The elements of a std::vector the region names (`total.data()` for
+  // an accumulator `total[b]`): a reduction's buffer.
+  auto AddElements = [&](const Expr *E) {
+    if (!E)
+      return;
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Subscript = dyn_cast<CXXOperatorCallExpr>(E))
+      if (Subscript->getOperator() == OO_Subscript)
+        E = Subscript->getArg(0)->IgnoreParenImpCasts();
+    const auto *Class =
+        E->getType().getNonReferenceType()->getAsCXXRecordDecl();
+    if (!Class || !Class->isInStdNamespace() || !Class->getIdentifier() ||
+        Class->getName() != "vector" || !E->isGLValue())
+      return;
+    if (!usable(E, R, Ctx) || !writtenAsItself(E, Ctx) ||
+        llvm::any_of(Out, [&](const Candidate &C) {
+          return C.Spelling == BufferSpelling::VectorData &&
+                 sameExpression(C.E, E, Ctx);
+        }))
+      return;
+    Candidate C{E, false, true, false};
+    C.Spelling = BufferSpelling::VectorData;
+    Out.push_back(C);
+  };
   std::function<void(const Expr *)> AddParts = [&](const Expr *E) {
     if (!E)
       return;
@@ -101,6 +149,12 @@ std::vector<Candidate> candidatesOf(const Region &R, ASTContext &Ctx) {
   };
   for (unsigned I = R.First; I <= R.Last; ++I)
     findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
+      if (std::optional<CombineForm> Form = combineForm(S, Ctx)) {
+        AddAddress(Form->Into);
+        AddAddress(Form->From);
+        AddElements(Form->Into);
+        AddElements(Form->From);
+      }
       if (const auto *Call = dyn_cast<CallExpr>(S)) {
         if (const mpi::FunctionInfo *Info = mpiCallee(Call))
           if (Info->TheFamily != mpi::Family::CommQuery)
@@ -134,8 +188,11 @@ std::vector<Candidate> candidatesOf(const Region &R, ASTContext &Ctx) {
     if (!V || R.contains(V, SM) || SeenVars.count(V))
       return false;
     if (isa<ParmVarDecl>(V) || V->hasGlobalStorage() ||
-        declaredInBlockAround(*V, R, Ctx))
+        declaredInBlockAround(*V, R, Ctx)) {
       Add(Ref);
+      AddAddress(Ref);
+      AddElements(Ref);
+    }
     return false;
   });
   return Out;
@@ -206,13 +263,24 @@ void Judge::filterCandidates(const Observation &O,
 }
 
 void Judge::choose(RegionProof &Proof) {
+  // Buffers spelled otherwise than as written (`&total`, `v.data()`) are
+  // a reduction's; the other collectives take the expressions their calls
+  // spell.
+  bool Respell = isReduction(Proof.Kind);
+  auto FirstCandidate = [&](const std::vector<bool> &Alive,
+                            auto Prefer) -> const Candidate * {
+    const Candidate *Best = nullptr;
+    for (size_t I = 0; I < Candidates.size(); ++I)
+      if (Alive[I] &&
+          (Respell || Candidates[I].Spelling == BufferSpelling::AsWritten) &&
+          (!Best || Prefer(Candidates[I].E, Best->E)))
+        Best = &Candidates[I];
+    return Best;
+  };
   auto First = [&](const std::vector<bool> &Alive,
                    auto Prefer) -> const Expr * {
-    const Expr *Best = nullptr;
-    for (size_t I = 0; I < Candidates.size(); ++I)
-      if (Alive[I] && (!Best || Prefer(Candidates[I].E, Best)))
-        Best = Candidates[I].E;
-    return Best;
+    const Candidate *Best = FirstCandidate(Alive, Prefer);
+    return Best ? Best->E : nullptr;
   };
   // Prefer what the calls spell over variables found elsewhere, and
   // simpler expressions over compound ones.
@@ -223,7 +291,29 @@ void Judge::choose(RegionProof &Proof) {
                 isa<IntegerLiteral>(B->IgnoreParenImpCasts());
     return RefA && !RefB;
   };
-  Proof.Count = First(AsCount, Simpler);
+  // A count the calls spell as one (`n`) over an expression that has its
+  // value only by chance where the call goes (a loop counter after its
+  // loop).
+  llvm::SmallVector<const Expr *, 8> Counts;
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
+      if (const auto *Call = dyn_cast<CallExpr>(S))
+        for (mpi::Role Role :
+             {mpi::Role::Count, mpi::Role::SendCount, mpi::Role::RecvCount})
+          if (const Expr *Arg = mpiArgAsWritten(Call, Role))
+            Counts.push_back(Arg);
+      return false;
+    });
+  Proof.Count = First(AsCount, [&](const Expr *A, const Expr *B) {
+    auto Spelled = [&](const Expr *E) {
+      return llvm::any_of(
+          Counts, [&](const Expr *C) { return sameExpression(C, E, Ctx); });
+    };
+    bool CountA = Spelled(A), CountB = Spelled(B);
+    if (CountA != CountB)
+      return CountA;
+    return Simpler(A, B);
+  });
   switch (Proof.Kind) {
   case ManualKind::Bcast:
     Proof.Root = First(AsRoot, Simpler);
@@ -240,6 +330,22 @@ void Judge::choose(RegionProof &Proof) {
     Proof.SendBuffer = First(AsSend, Simpler);
     Proof.RecvBuffer = First(AsRecv, Simpler);
     break;
+  case ManualKind::Reduce:
+  case ManualKind::Allreduce:
+  case ManualKind::Scan:
+  case ManualKind::Exscan: {
+    if (Proof.Kind == ManualKind::Reduce)
+      Proof.Root = First(AsRoot, Simpler);
+    const Candidate *Send = FirstCandidate(AsSend, Simpler);
+    const Candidate *Recv = FirstCandidate(AsRecv, Simpler);
+    Proof.SendBuffer = Send ? Send->E : nullptr;
+    Proof.RecvBuffer = Recv ? Recv->E : nullptr;
+    if (Send)
+      Proof.SendSpelling = Send->Spelling;
+    if (Recv)
+      Proof.RecvSpelling = Recv->Spelling;
+    break;
+  }
   }
 }
 

@@ -20,6 +20,8 @@
 
 #include "mpilift/CommGraph/CommGraph.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <map>
 #include <set>
 
@@ -97,7 +99,36 @@ inline std::optional<ManualKind> resembledKind(cg::CollectiveKind K) {
 
 inline bool isRooted(ManualKind K) {
   return K == ManualKind::Bcast || K == ManualKind::Scatter ||
-         K == ManualKind::Gather;
+         K == ManualKind::Gather || K == ManualKind::Reduce;
+}
+
+inline ManualKind manualKind(cg::ReductionKind K) {
+  switch (K) {
+  case cg::ReductionKind::Reduce:
+    return ManualKind::Reduce;
+  case cg::ReductionKind::Allreduce:
+    return ManualKind::Allreduce;
+  case cg::ReductionKind::Scan:
+    return ManualKind::Scan;
+  case cg::ReductionKind::Exscan:
+    return ManualKind::Exscan;
+  }
+  return ManualKind::Reduce;
+}
+
+inline std::optional<cg::ReductionKind> reductionKind(ManualKind K) {
+  switch (K) {
+  case ManualKind::Reduce:
+    return cg::ReductionKind::Reduce;
+  case ManualKind::Allreduce:
+    return cg::ReductionKind::Allreduce;
+  case ManualKind::Scan:
+    return cg::ReductionKind::Scan;
+  case ManualKind::Exscan:
+    return cg::ReductionKind::Exscan;
+  default:
+    return std::nullopt;
+  }
 }
 
 inline std::string processes(int64_t P) {
@@ -111,6 +142,10 @@ struct Candidate {
   /// A pointer to (or array of) int: the counts or displacements of a
   /// v form.
   bool IntArray = false;
+  /// The candidate is E spelled otherwise: the address of an lvalue
+  /// (`&total` for a reduction's accumulator), a std::vector's elements
+  /// (`v.data()`); evaluated as that pointer.
+  BufferSpelling Spelling = BufferSpelling::AsWritten;
 };
 
 /// Whether \p E names a variable declared inside the region (which does
@@ -139,6 +174,9 @@ struct Observation {
   std::vector<std::optional<Where>> Blocks;
   std::vector<uint64_t> Bytes;
   bool Vector = false;
+  /// Reductions: how the data is combined, and the type of its elements.
+  cg::ReduceOp Op = cg::ReduceOp::Other;
+  clang::QualType Element;
 };
 
 /// A scatter or gather detected over some processes only, when each of
@@ -184,6 +222,14 @@ private:
       V.Refusals.push_back({Check, std::move(Reason), Loc});
   }
   SourceLocation regionLoc() const { return R.first()->getBeginLoc(); }
+  /// Refuses by matching-arguments: no expression names \p What.
+  void refuseMissing(const char *What) {
+    refuse(SafetyCheck::MatchingArguments,
+           std::string("no expression in scope at the pattern's start has "
+                       "the value of the ") +
+               What + " on every rank at every size",
+           regionLoc());
+  }
 
   /// Runs every rank at \p P with \p Setting; false when it refused (or
   /// the setting is one for which the original program is erroneous:
@@ -194,6 +240,33 @@ private:
   bool sameCommunicator(int64_t P, const std::vector<RankRun> &Runs);
   std::optional<Observation> observe(int64_t P,
                                      const std::vector<RankRun> &Runs);
+  /// The first collective observed is the reference every size must form
+  /// (refused if \p Kind is not; \p Forms says what forms it).
+  bool sameAsReference(int64_t P, ManualKind Kind, llvm::StringRef Forms);
+  /// The part of observe() for regions that combine data (reductions):
+  /// \p All and \p Combined are the dataflow's results at \p P.
+  std::optional<Observation>
+  observeReduction(int64_t P, const std::vector<RankRun> &Runs,
+                   ArrayRef<std::pair<int64_t, const RankOp *>> Global,
+                   const std::vector<cg::Transfer> &All,
+                   const std::vector<cg::Combination> &Combined);
+  /// Variables of the region's function whose value after the region is
+  /// never read: a reduction's work buffers, which the collective call
+  /// leaves as they were.
+  const llvm::SmallPtrSetImpl<const clang::VarDecl *> &deadAfterRegion();
+  /// The variable whose value \p X holds at the region's entry, copied by
+  /// a statement that runs on the way to it with neither written after;
+  /// null if none.
+  const clang::VarDecl *entryAliasOf(const clang::VarDecl *X);
+  /// Contributions read from a variable that holds another one's value at
+  /// the region's entry are that variable's (a ring's total and the value
+  /// it passes first, both copies of the rank's own).
+  void renameEntryAliases(std::vector<cg::Combination> &Combined,
+                          const std::vector<RankRun> &Runs);
+  /// A reduction's arguments beyond the common ones (in place, the
+  /// operation, the datatype, the exactness of the order); false when
+  /// refused.
+  bool chooseReduction(RegionProof &Proof);
   /// After the messages at \p P failed to match only because a send and
   /// its receive differ in size (\p PeerOf from the matching, \p Global
   /// the graph's operations): what they form when every receive takes as
@@ -292,6 +365,23 @@ private:
   bool Buffered = false, RetryBuffered = false;
   /// Inside lookAt: an observation only sets Looks.
   bool Looking = false;
+  /// Reductions: the operation and element type of the first size, and
+  /// the statements that combine (sites of the combine operations).
+  std::optional<cg::ReduceOp> ReductionOp;
+  clang::QualType Element;
+  std::vector<const clang::Stmt *> Combines;
+  const clang::Stmt *FirstCombine = nullptr;
+  std::optional<llvm::SmallPtrSet<const clang::VarDecl *, 8>> DeadAfter;
+  /// Combines after a rank's last message are steps after the collective
+  /// (kept by the rewrite), not part of it; decided at the first size that
+  /// forms a reduction.
+  bool DropTrailingCombines = false;
+  bool TrailingDecided = false;
+  /// A reduce's root combines in place (its own value is in the result).
+  std::optional<bool> ReduceInPlace;
+  /// Per scalar variable, the variable whose value it holds at the
+  /// region's entry (`double total = mine;` just before), if any.
+  llvm::DenseMap<const clang::VarDecl *, const clang::VarDecl *> EntryAliases;
   uint64_t TotalSteps = 0;
 
 public:

@@ -39,7 +39,7 @@ struct PlacedRun {
 } // namespace
 
 bool Judge::place(RegionProof &Proof) {
-  RegionEdits Edits = planEdits(R, TU, Proof.arguments());
+  RegionEdits Edits = planEdits(R, TU, Proof.arguments(), Proof.Combines);
   if (Edits.Problem) {
     refuse(Edits.Problem->Check, Edits.Problem->Reason, Edits.Problem->Loc);
     return false;
@@ -54,19 +54,20 @@ bool Judge::place(RegionProof &Proof) {
     CountsSlot,
     DisplsSlot
   };
-  std::vector<const Expr *> Args;
+  std::vector<Probe> Args;
   std::vector<Slot> Slots;
-  auto Arg = [&](const Expr *E, Slot S) {
+  auto Arg = [&](const Expr *E, Slot S,
+                 BufferSpelling Spelling = BufferSpelling::AsWritten) {
     if (E) {
-      Args.push_back(E);
+      Args.push_back(Probe(E, Spelling));
       Slots.push_back(S);
     }
   };
   Arg(Proof.Root, RootSlot);
   Arg(Proof.Count, CountSlot);
   Arg(Proof.Buffer, BufferSlot);
-  Arg(Proof.SendBuffer, SendSlot);
-  Arg(Proof.RecvBuffer, RecvSlot);
+  Arg(Proof.SendBuffer, SendSlot, Proof.SendSpelling);
+  Arg(Proof.RecvBuffer, RecvSlot, Proof.RecvSpelling);
   Arg(Proof.Counts, CountsSlot);
   Arg(Proof.Displs, DisplsSlot);
   bool Vector = Proof.Counts != nullptr;
@@ -165,6 +166,12 @@ bool Judge::place(RegionProof &Proof) {
             PR.RootHere.push_back(Root);
             continue;
           }
+          // A reduction's accumulators and what it folds into them are
+          // its messages too.
+          if (Op.K == RankOp::Kind::Combine) {
+            Messages.insert(Op.Object);
+            Messages.insert(Op.FromObject);
+          }
           if ((Op.K == RankOp::Kind::Send || Op.K == RankOp::Kind::Recv) &&
               !Op.SelfCopy) {
             Messages.insert(Op.Object);
@@ -188,6 +195,10 @@ bool Judge::place(RegionProof &Proof) {
         }
         for (const RankRead &Read : Run.Reads) {
           const Stmt *Site = Read.Origin ? Read.Origin : Read.Site;
+          // Reads of scalar variables count for reductions only (a
+          // partial sum printed between the receives).
+          if (Read.Scalar && !isReduction(Proof.Kind))
+            continue;
           if (Messages.count(Read.Object) && Kept(Site))
             PR.Effects.push_back(
                 {2 * Read.At, Site, false, Run.Objects[Read.Object].Name});
@@ -281,8 +292,11 @@ bool Judge::place(RegionProof &Proof) {
   }
   // A scatter's or gather's call differs on the root (MPI_IN_PLACE): no
   // place may be reached by the root and the others alike.
+  bool RootDiffers = Proof.Kind == ManualKind::Scatter ||
+                     Proof.Kind == ManualKind::Gather ||
+                     (Proof.Kind == ManualKind::Reduce && Proof.InPlace);
   auto Separates = [&](const llvm::SmallPtrSetImpl<const Stmt *> &Plan) {
-    if (Proof.Kind != ManualKind::Scatter && Proof.Kind != ManualKind::Gather)
+    if (!RootDiffers)
       return true;
     for (const Stmt *A : Plan) {
       bool Root = false, Others = false;
@@ -321,8 +335,7 @@ bool Judge::place(RegionProof &Proof) {
       if (Passes && !ValidFor(PR, Alone))
         Forbidden.insert(A);
     }
-    if (Root && Others &&
-        (Proof.Kind == ManualKind::Scatter || Proof.Kind == ManualKind::Gather))
+    if (Root && Others && RootDiffers)
       Forbidden.insert(A);
     Why = SavedWhy;
     WhyLoc = SavedLoc;

@@ -63,6 +63,13 @@ StringRef ruleId(ManualKind Kind) {
     return "mpilift-manual-allgather";
   case ManualKind::Alltoall:
     return "mpilift-manual-alltoall";
+  case ManualKind::Reduce:
+    return "mpilift-manual-reduce";
+  case ManualKind::Allreduce:
+    return "mpilift-manual-allreduce";
+  case ManualKind::Scan:
+  case ManualKind::Exscan:
+    return "mpilift-manual-scan";
   }
   llvm_unreachable("unknown collective");
 }
@@ -100,8 +107,28 @@ StringRef collectiveNoun(ManualKind Kind) {
     return "allgather";
   case ManualKind::Alltoall:
     return "alltoall";
+  case ManualKind::Reduce:
+    return "reduction";
+  case ManualKind::Allreduce:
+    return "allreduce";
+  case ManualKind::Scan:
+    return "scan";
+  case ManualKind::Exscan:
+    return "exclusive scan";
   }
   llvm_unreachable("unknown collective");
+}
+
+std::string spellBuffer(StringRef Text, BufferSpelling Spelling) {
+  switch (Spelling) {
+  case BufferSpelling::AsWritten:
+    return Text.str();
+  case BufferSpelling::AddressOf:
+    return "&" + Text.str();
+  case BufferSpelling::VectorData:
+    return Text.str() + ".data()";
+  }
+  llvm_unreachable("unknown spelling");
 }
 
 std::string sourceText(const Expr *E, const ASTContext &Context) {
@@ -128,8 +155,11 @@ std::string squeezed(StringRef Text) {
   return Out;
 }
 
-ManualCollectiveFinder::ManualCollectiveFinder(ASTContext &Context)
-    : Facts(std::make_unique<TranslationUnitFacts>(Context)) {}
+ManualCollectiveFinder::ManualCollectiveFinder(ASTContext &Context,
+                                               bool AllowReassociation)
+    : Facts(std::make_unique<TranslationUnitFacts>(Context)) {
+  Facts->allowReassociation(AllowReassociation);
+}
 
 ManualCollectiveFinder::~ManualCollectiveFinder() = default;
 

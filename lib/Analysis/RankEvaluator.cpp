@@ -14,6 +14,8 @@
 
 #include "RankEvaluatorImpl.h"
 
+#include "CombineForms.h"
+
 #include "StatementTree.h"
 
 #include "clang/AST/RecordLayout.h"
@@ -64,7 +66,7 @@ void RankEvaluator::run(int64_t Rank, int64_t Size, ArrayRef<int64_t> Setting,
 
 ArrayRef<RegionInput> RankEvaluator::inputs() const { return P->Inputs; }
 
-void RankEvaluator::setProbes(ArrayRef<const Expr *> Probes) {
+void RankEvaluator::setProbes(ArrayRef<Probe> Probes) {
   P->Probes.assign(Probes.begin(), Probes.end());
   P->AnchorProbesAreEntryProbes = P->AnchorProbes == P->Probes;
   P->LiveProbes.clear();
@@ -79,8 +81,7 @@ void RankEvaluator::setBufferedSends(bool Buffered) {
 }
 
 void RankEvaluator::setAnchors(ArrayRef<const Stmt *> Anchors,
-                               ArrayRef<const Expr *> Probes,
-                               bool UntilFirstMessage) {
+                               ArrayRef<Probe> Probes, bool UntilFirstMessage) {
   P->Anchors.clear();
   P->Anchors.insert(Anchors.begin(), Anchors.end());
   P->AnchorProbes.assign(Probes.begin(), Probes.end());
@@ -133,6 +134,7 @@ void RankEvaluator::Impl::run(int64_t TheRank, int64_t TheSize,
   Frontier.clear();
   RequestOps.assign(1, UINT32_MAX);
   Sent.clear();
+  Carried.clear();
   Steps = 0;
   Depth = 0;
   NextOpaque = 1;
@@ -288,10 +290,11 @@ Value RankEvaluator::Impl::load(Place P, QualType T, const Expr *Where) {
   int64_t Bytes = sizeOf(T);
   if (M == Mode::Region && !Probing && Current) {
     const auto *Var = dyn_cast_or_null<VarDecl>(O.Decl);
-    if (!Var || !Var->getType()->isScalarType())
+    bool Scalar = Var && Var->getType()->isScalarType();
+    if (!Scalar || carried(P, Bytes))
       Out.Reads.push_back({P.Obj, P.Off, static_cast<uint64_t>(Bytes),
                            static_cast<uint32_t>(Out.Ops.size()), Current,
-                           Outer});
+                           Outer, Scalar});
   }
   auto It = O.Cells.find(P.Off);
   if (It != O.Cells.end() && It->second.Bytes == Bytes) {
@@ -310,6 +313,8 @@ Value RankEvaluator::Impl::load(Place P, QualType T, const Expr *Where) {
       if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl())) {
         Value V = entryValue(Field, T, Where->getBeginLoc());
         store(P, T, V, nullptr);
+        V.FromObj = P.Obj;
+        V.FromOff = P.Off;
         return V;
       }
   Value V = O.ContentWhy
@@ -343,14 +348,22 @@ void RankEvaluator::Impl::store(Place P, QualType T, const Value &V,
     return;
   // In the region every store may change a message: a copy of loaded data
   // keeps where it came from, anything else is the rank's own data.
+  // A scalar variable's value stored elsewhere is the rank's own data
+  // (`buf[0] = value;` at a broadcast's root), unless it came from a
+  // message (`passing = incoming;` in a ring that forwards it).
   const auto *FromVar =
       V.FromObj ? dyn_cast_or_null<VarDecl>(Objects[V.FromObj].Decl) : nullptr;
   bool FromBuffer = V.FromObj != eval::NullObject &&
-                    !(FromVar && FromVar->getType()->isScalarType());
+                    (!(FromVar && FromVar->getType()->isScalarType()) ||
+                     carried(Place{V.FromObj, V.FromOff}, Bytes));
   if (FromBuffer && V.FromObj != P.Obj) {
     copyLocally(Place{V.FromObj, V.FromOff}, P, Bytes, Site);
     return;
   }
+  if (auto It = Carried.find(P.Obj); It != Carried.end())
+    llvm::erase_if(It->second, [&](std::pair<int64_t, int64_t> R) {
+      return P.Off <= R.first && R.second <= P.Off + Bytes;
+    });
   // Bytes the rank sent before hold new data now: to the dataflow they
   // come from an object of their own, so a later send of them does not
   // look like the same message.
@@ -361,6 +374,18 @@ void RankEvaluator::Impl::store(Place P, QualType T, const Value &V,
     return;
   }
   addLocalWrite(P, Bytes, Site);
+  // One scalar variable's value in another (`total = local;`): the rank's
+  // own data, which a reduction reads as the first one's.
+  const auto *ToVar = dyn_cast_or_null<VarDecl>(Objects[P.Obj].Decl);
+  bool Elsewhere = V.FromObj != P.Obj || V.FromOff != P.Off;
+  if (FromVar && FromVar->getType()->isScalarType() && ToVar &&
+      ToVar->getType()->isScalarType() && !T->isPointerType() && Elsewhere &&
+      V.FromObj != eval::NullObject) {
+    RankOp &Written = Out.Ops.back();
+    Written.CopyOf = true;
+    Written.FromObject = V.FromObj;
+    Written.FromOffset = V.FromOff;
+  }
 }
 
 void RankEvaluator::Impl::addLocalWrite(Place P, int64_t Bytes,
@@ -372,6 +397,85 @@ void RankEvaluator::Impl::addLocalWrite(Place P, int64_t Bytes,
   Op.Bytes = Bytes;
   Op.Site = Site;
   addOp(std::move(Op), /*Blocking=*/true);
+}
+
+bool RankEvaluator::Impl::carried(Place P, int64_t Bytes) const {
+  auto It = Carried.find(P.Obj);
+  if (It == Carried.end())
+    return false;
+  for (auto [Begin, End] : It->second)
+    if (Begin < P.Off + Bytes && P.Off < End)
+      return true;
+  return false;
+}
+
+void RankEvaluator::Impl::markCarried(Place P, int64_t Bytes) {
+  if (P.Obj == eval::NullObject || Bytes <= 0 || carried(P, Bytes))
+    return;
+  Carried[P.Obj].push_back({P.Off, P.Off + Bytes});
+}
+
+bool RankEvaluator::Impl::combine(const Stmt *S) {
+  if (M != Mode::Region || Probing || Tolerant)
+    return false;
+  auto [It, New] = CombineForms.try_emplace(S);
+  if (New) {
+    It->second = combineForm(S, Ctx);
+    // `v[i]` of a std::vector is a call, and no side effect.
+    if (It->second && (It->second->Into->HasSideEffects(
+                           Ctx, /*IncludePossibleEffects=*/false) ||
+                       It->second->From->HasSideEffects(Ctx, false)))
+      It->second.reset();
+  }
+  if (!It->second)
+    return false;
+  const CombineForm &Form = *It->second;
+  QualType T = Form.Into->getType();
+  int64_t Bytes = sizeOf(T);
+  // Where the two are, as a probe: what cannot be followed here is left
+  // to the statement's plain evaluation, which says why.
+  bool WasProbing = std::exchange(Probing, true);
+  ProbeFailed = false;
+  std::optional<Place> Into = place(Form.Into);
+  std::optional<Place> From = Into ? place(Form.From) : std::nullopt;
+  std::optional<Place> Base =
+      From && Form.Base ? place(Form.Base) : std::nullopt;
+  bool Failed = std::exchange(ProbeFailed, false);
+  Probing = WasProbing;
+  if (!Into || !From || (Form.Base && !Base) || Failed || stopped() ||
+      Bytes <= 0)
+    return false;
+  if (!carried(Base ? *Base : *Into, Bytes) && !carried(*From, Bytes))
+    return false;
+  // `end = before + records`: the first operand copied, the second
+  // combined into it.
+  if (Base) {
+    if (!Ctx.hasSameUnqualifiedType(T, Form.Base->getType()))
+      return false;
+    copyLocally(*Base, *Into, static_cast<uint64_t>(Bytes), S);
+  }
+  RankOp Op;
+  Op.K = RankOp::Kind::Combine;
+  Op.Object = Into->Obj;
+  Op.Offset = Into->Off;
+  Op.Bytes = static_cast<uint64_t>(Bytes);
+  Op.FromObject = From->Obj;
+  Op.FromOffset = From->Off;
+  // Values of another size (an int added to a double) are converted
+  // first: no MPI operation does that.
+  bool SameType = Ctx.hasSameUnqualifiedType(T, Form.From->getType());
+  Op.CombineOp = SameType ? Form.Op : commgraph::ReduceOp::Other;
+  Op.Element = T;
+  Op.FromCarried = carried(*From, Bytes);
+  Op.Site = S;
+  addOp(std::move(Op), /*Blocking=*/true);
+  store(*Into, T,
+        unknown("the value of " + spelled(Form.Into) +
+                    " combines data from messages",
+                S->getBeginLoc()),
+        nullptr);
+  markCarried(*Into, Bytes);
+  return true;
 }
 
 bool RankEvaluator::Impl::wasSent(ObjectId Obj, int64_t Off, int64_t Bytes) {
@@ -497,6 +601,9 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
     if (If->getConditionVariable() &&
         execDecl(If->getConditionVariable()) == Flow::Stop)
       return Flow::Stop;
+    // `if (x > max) max = x;` on data from messages: a combine.
+    if (combine(If))
+      return Flow::Normal;
     std::optional<bool> Taken = decide(If->getCond());
     if (!Taken)
       return Flow::Stop;

@@ -34,8 +34,12 @@
 #include "EvalValue.h"
 #include "FunctionFacts.h"
 
+#include "mpilift/Analysis/ManualCollective.h"
+#include "mpilift/CommGraph/CommGraph.h"
+
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/PointerIntPair.h"
 
 #include <memory>
 #include <optional>
@@ -101,7 +105,9 @@ struct RegionInput {
 struct RankOp {
   /// Marker: the run passed an anchor (Site), with the values of the
   /// anchor probes there (Values; at the first pass of each anchor only).
-  enum class Kind : uint8_t { Send, Recv, Local, Marker };
+  /// Combine: the statement folds the data at (FromObject, FromOffset)
+  /// into the Bytes at (Object, Offset) with CombineOp (CombineForms.h).
+  enum class Kind : uint8_t { Send, Recv, Local, Marker, Combine };
   Kind K = Kind::Local;
   eval::ObjectId Object = eval::NullObject;
   int64_t Offset = 0;
@@ -122,6 +128,17 @@ struct RankOp {
   uint64_t Count = 0;
   uint64_t TypeSize = 0;
   std::vector<eval::Value> Values;
+  /// Local: the rank's own data it writes is an unchanged copy of a scalar
+  /// variable's at (FromObject, FromOffset) (`total = local;`), which a
+  /// reduction reads as that variable's.
+  bool CopyOf = false;
+  /// Combine: what is folded in, how, and the elements' type.
+  eval::ObjectId FromObject = eval::NullObject;
+  int64_t FromOffset = 0;
+  commgraph::ReduceOp CombineOp = commgraph::ReduceOp::Other;
+  clang::QualType Element;
+  /// Combine: what it folds in came from a message.
+  bool FromCarried = false;
 };
 
 /// A read of memory by the region's own statements (not by MPI).
@@ -133,6 +150,10 @@ struct RankRead {
   uint32_t At = 0;
   const clang::Stmt *Site = nullptr;
   const clang::Stmt *Origin = nullptr; ///< As RankOp::Origin.
+  /// A read of a scalar variable that holds data from a message (a
+  /// reduction's partial result); other reads are of arrays, fields and
+  /// what pointers point to.
+  bool Scalar = false;
 };
 
 /// What one rank did in the region.
@@ -162,6 +183,11 @@ struct RankRun {
   std::vector<RankRead> Reads;
 };
 
+/// An expression to evaluate in every run, and what of it: its value, its
+/// address (`&total` for an accumulator the region spells only as a
+/// value), or a std::vector's elements (`v.data()`).
+using Probe = llvm::PointerIntPair<const clang::Expr *, 2, BufferSpelling>;
+
 /// Evaluates one region for many ranks, sizes and settings.
 class RankEvaluator {
 public:
@@ -178,15 +204,14 @@ public:
 
   /// Expressions to evaluate at the region's entry in every run (the
   /// candidates for a rewrite's arguments); they must not write anything.
-  void setProbes(llvm::ArrayRef<const clang::Expr *> Probes);
+  void setProbes(llvm::ArrayRef<Probe> Probes);
 
   /// Statements whose passing the runs record as markers, with the
   /// values of \p Probes there. With \p UntilFirstMessage, only the
   /// markers a rank passes before its first message carry values (what
   /// a candidate for an argument needs); the others carry none.
   void setAnchors(llvm::ArrayRef<const clang::Stmt *> Anchors,
-                  llvm::ArrayRef<const clang::Expr *> Probes,
-                  bool UntilFirstMessage = false);
+                  llvm::ArrayRef<Probe> Probes, bool UntilFirstMessage = false);
 
   /// Whether a blocking send returns before its receive is posted (MPI
   /// buffers the message): it copies the data and sends the copy.

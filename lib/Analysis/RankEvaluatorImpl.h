@@ -17,6 +17,7 @@
 #ifndef MPILIFT_LIB_ANALYSIS_RANKEVALUATORIMPL_H
 #define MPILIFT_LIB_ANALYSIS_RANKEVALUATORIMPL_H
 
+#include "CombineForms.h"
 #include "CommQueries.h"
 #include "RankEvaluator.h"
 
@@ -67,10 +68,10 @@ public:
            RankRun &Into);
 
   std::vector<RegionInput> Inputs;
-  std::vector<const clang::Expr *> Probes;
+  std::vector<Probe> Probes;
   llvm::SmallPtrSet<const clang::Stmt *, 8> Anchors;
   bool BufferedSends = false;
-  std::vector<const clang::Expr *> AnchorProbes;
+  std::vector<Probe> AnchorProbes;
   /// The anchors' probes are the probes of the region's entry.
   bool AnchorProbesAreEntryProbes = false;
   /// Anchors passed after the run's first message get no values.
@@ -137,8 +138,7 @@ private:
   void evaluateProbes();
   /// The values of \p Exprs here into \p Values (Unknown where one cannot
   /// be evaluated).
-  void probeValues(llvm::ArrayRef<const clang::Expr *> Exprs,
-                   std::vector<Value> &Values);
+  void probeValues(llvm::ArrayRef<Probe> Exprs, std::vector<Value> &Values);
 
   // --- Statements, expressions and memory (RankEvaluator.cpp).
   Flow exec(const clang::Stmt *S);
@@ -193,6 +193,10 @@ private:
   Value libraryCall(const clang::CallExpr *Call, const clang::FunctionDecl *F,
                     bool &Handled);
   Value vectorCall(const clang::CXXMemberCallExpr *Call, bool &Handled);
+  /// The pointer to the elements of the std::vector at \p Vec, which
+  /// \p VecExpr names (made at the first use, as the region's entry had
+  /// them).
+  Value vectorElements(Place Vec, const clang::Expr *VecExpr);
   Value construct(const clang::CXXConstructExpr *Construct, Place Into);
   Value mpiCall(const clang::CallExpr *Call, const mpi::FunctionInfo &Info);
   /// MPI_Iprobe: stops the run, or with Region::ProbesArrive finds the
@@ -215,6 +219,14 @@ private:
   Value writeString(const clang::CallExpr *Call, llvm::StringRef Name);
   void copyLocally(Place From, Place To, uint64_t Bytes,
                    const clang::Stmt *Site);
+  /// Whether any of the bytes hold data that came from a message (received,
+  /// or copied or combined from such data) in this run.
+  bool carried(Place P, int64_t Bytes) const;
+  void markCarried(Place P, int64_t Bytes);
+  /// In the region: \p S folds a value into an accumulator (CombineForms.h)
+  /// and either side holds data from a message; records the combine and
+  /// returns true. The accumulator's new content is not followed.
+  bool combine(const clang::Stmt *S);
   void completeRequest(const Value &Request, const clang::Expr *Where);
   std::optional<Value> datatypeOf(const clang::Expr *Type);
   /// The datatype a predefined handle's value stands for, if it is one.
@@ -224,6 +236,8 @@ private:
 
   // --- Per evaluator.
   std::optional<eval::SpecialRanks> Specials;
+  /// The combine step each statement spells, if any (CombineForms.h).
+  llvm::DenseMap<const clang::Stmt *, std::optional<CombineForm>> CombineForms;
   /// The operations finishOps keeps, built here to reuse the memory.
   std::vector<RankOp> KeptOps;
   /// Datatype arguments spelled as a predefined datatype: its size in
@@ -264,6 +278,9 @@ private:
   /// The byte ranges the run's sends read, by object.
   llvm::DenseMap<ObjectId, llvm::SmallVector<std::pair<int64_t, int64_t>, 2>>
       Sent;
+  /// The byte ranges that hold data from messages, by object.
+  llvm::DenseMap<ObjectId, llvm::SmallVector<std::pair<int64_t, int64_t>, 2>>
+      Carried;
   uint64_t Steps = 0;
   unsigned Depth = 0;
   uint32_t NextOpaque = 1;

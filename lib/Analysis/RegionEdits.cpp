@@ -8,6 +8,7 @@
 
 #include "RankUniformity.h"
 #include "StatementTree.h"
+#include "VectorUses.h"
 
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -57,9 +58,11 @@ const Expr *bare(const Expr *E) {
 class Planner {
 public:
   Planner(const Region &R, TranslationUnitFacts &TU,
-          llvm::ArrayRef<const Expr *> Kept)
+          llvm::ArrayRef<const Expr *> Kept,
+          llvm::ArrayRef<const Stmt *> Combines)
       : R(R), TU(TU), Ctx(TU.context()), SM(Ctx.getSourceManager()),
-        Facts(TU.factsOf(*R.Function)), Kept(Kept) {}
+        Facts(TU.factsOf(*R.Function)), Kept(Kept),
+        Combines(Combines.begin(), Combines.end()) {}
 
   RegionEdits plan();
 
@@ -81,6 +84,7 @@ private:
   const SourceManager &SM;
   const FunctionFacts &Facts;
   llvm::ArrayRef<const Expr *> Kept;
+  llvm::SmallPtrSet<const Stmt *, 8> Combines;
   llvm::SmallPtrSet<const VarDecl *, 16> Support;
   llvm::SmallPtrSet<const CallExpr *, 16> Calls;
   llvm::DenseMap<const Stmt *, bool> Memo;
@@ -223,7 +227,14 @@ void Planner::findErrorChecks(RegionEdits &E) {
 }
 
 bool Planner::isSupportVar(const Expr *E) const {
-  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  E = E->IgnoreParenImpCasts();
+  // An element of a support array or vector (a reduction's buffers).
+  if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E))
+    E = Sub->getBase()->IgnoreParenImpCasts();
+  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+           Op && Op->getOperator() == OO_Subscript)
+    E = Op->getArg(0)->IgnoreParenImpCasts();
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
   const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   return V && Support.count(V);
 }
@@ -231,6 +242,9 @@ bool Planner::isSupportVar(const Expr *E) const {
 /// Whether \p E only computes, and writes nothing but support variables.
 bool Planner::onlyWritesSupport(const Expr *E) {
   return !findFirst(E, [&](const Stmt *S) {
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+        Op && Op->getOperator() == OO_Subscript)
+      return false; // `v[i]`: an element, whatever it is then used for.
     if (const auto *Call = dyn_cast<CallExpr>(S))
       return !isPureArithmeticCall(Call) && !isContainerAccessor(Call) &&
              !Calls.count(Call);
@@ -244,6 +258,9 @@ bool Planner::onlyWritesSupport(const Expr *E) {
 
 bool Planner::leafDeletable(const Stmt *S) {
   if (isa<NullStmt>(S) || isa<BreakStmt>(S) || isa<ContinueStmt>(S))
+    return true;
+  if (Combines.count(S) ||
+      (isa<Expr>(S) && Combines.count(bare(cast<Expr>(S)))))
     return true;
   if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
     for (const clang::Decl *D : Decl->decls()) {
@@ -290,6 +307,8 @@ bool Planner::deletable(const Stmt *S) {
   } else if (const auto *If = dyn_cast<IfStmt>(S);
              If && ErrorChecks.count(If)) {
     Result = true; // It follows the collective call instead.
+  } else if (Combines.count(S)) {
+    Result = true; // `if (x > max) max = x;`: the collective combines.
   } else if (const auto *If = dyn_cast<IfStmt>(S)) {
     Result = !If->getInit() && !If->getConditionVariable() &&
              Clean(If->getCond()) && deletable(If->getThen()) &&
@@ -331,7 +350,10 @@ void Planner::collectSupport() {
     bool Requests = T->isArrayType() &&
                     T->getAsArrayTypeUnsafe()->getElementType().getAsString() ==
                         "MPI_Request";
-    if (!T->isScalarType() && !Requests)
+    // A reduction's buffers may be arrays and vectors that only its
+    // messages and combines use.
+    bool Buffer = !Combines.empty() && (T->isArrayType() || isStdVector(T));
+    if (!T->isScalarType() && !Requests && !Buffer)
       continue;
     bool Inside =
         llvm::all_of(Facts.referencesOf(V), [&](const DeclRefExpr *Ref) {
@@ -342,17 +364,30 @@ void Planner::collectSupport() {
         });
     // A variable whose address anything gets (a message buffer `&x` of the
     // pattern's own calls included) holds data, not a helper value; the
-    // requests and statuses of the pattern's calls are helpers.
-    bool AddressTaken = llvm::any_of(Facts.writesOf(V), [&](const Write &W) {
-      if (W.Kind == WriteKind::AddressPass && Calls.count(W.Call))
-        for (mpi::Role Role : {mpi::Role::Request, mpi::Role::RequestArray,
-                               mpi::Role::Status, mpi::Role::StatusArray})
-          if (const Expr *Arg = mpiArg(W.Call, Role))
-            if (Arg->IgnoreParenImpCasts() ==
-                cast<Expr>(W.Where)->IgnoreParenImpCasts())
-              return false;
-      return W.Kind == WriteKind::Escape || W.Kind == WriteKind::AddressPass;
-    });
+    // requests and statuses of the pattern's calls are helpers, and so,
+    // in a reduction, are the buffers of its messages that nothing else
+    // uses: what the collective combines, it does not leave there.
+    bool AddressTaken =
+        isStdVector(T)
+            ? !llvm::all_of(Facts.referencesOf(V),
+                            [&](const DeclRefExpr *Ref) {
+                              return vectorElementUseOnly(Ref, Ctx);
+                            })
+            : llvm::any_of(Facts.writesOf(V), [&](const Write &W) {
+                if (W.Kind == WriteKind::AddressPass && Calls.count(W.Call)) {
+                  if (!Combines.empty())
+                    return false;
+                  for (mpi::Role Role :
+                       {mpi::Role::Request, mpi::Role::RequestArray,
+                        mpi::Role::Status, mpi::Role::StatusArray})
+                    if (const Expr *Arg = mpiArg(W.Call, Role))
+                      if (Arg->IgnoreParenImpCasts() ==
+                          cast<Expr>(W.Where)->IgnoreParenImpCasts())
+                        return false;
+                }
+                return W.Kind == WriteKind::Escape ||
+                       W.Kind == WriteKind::AddressPass;
+              });
     if (Inside && !AddressTaken)
       Support.insert(V);
   }
@@ -527,8 +562,9 @@ bool RegionEdits::removedWith(const Stmt *S, ASTContext &Ctx) const {
 }
 
 RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU,
-                      llvm::ArrayRef<const Expr *> Kept) {
-  return Planner(R, TU, Kept).plan();
+                      llvm::ArrayRef<const Expr *> Kept,
+                      llvm::ArrayRef<const Stmt *> Combines) {
+  return Planner(R, TU, Kept, Combines).plan();
 }
 
 } // namespace analysis

@@ -68,9 +68,13 @@ struct RegionEdits {
 };
 
 /// Works out the edits of \p R. The variables \p Kept reads (the
-/// collective call's arguments) stay, with what computes them.
+/// collective call's arguments) stay, with what computes them. A
+/// reduction's \p Combines (the statements that fold received values into
+/// an accumulator) go with the calls, and so do the variables only its
+/// messages and combines use (the value received, the value passed on).
 RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU,
-                      llvm::ArrayRef<const clang::Expr *> Kept = {});
+                      llvm::ArrayRef<const clang::Expr *> Kept = {},
+                      llvm::ArrayRef<const clang::Stmt *> Combines = {});
 
 } // namespace analysis
 } // namespace mpilift

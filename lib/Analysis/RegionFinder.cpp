@@ -66,6 +66,8 @@ public:
 private:
   void recordStop(const Region &R, const eval::Reason &Why);
   bool holdsUnclaimed(const Stmt *S) const;
+  /// Whether \p B is a loop's body or inside one, in the function.
+  bool insideLoop(const CompoundStmt *B) const;
   void scan(const CompoundStmt *B);
   /// Regions of a function's body from statement \p First to each of
   /// \p Ends (in order) whose messages never close: the first that looks
@@ -100,6 +102,13 @@ private:
   std::vector<UnjudgedCalls> Stops;
   llvm::SmallPtrSet<const CallExpr *, 16> Stopped;
 };
+
+bool Finder::insideLoop(const CompoundStmt *B) const {
+  for (const Stmt *S = parentStmt(*B, Ctx); S; S = parentStmt(*S, Ctx))
+    if (isLoop(S))
+      return true;
+  return false;
+}
 
 bool Finder::holdsUnclaimed(const Stmt *S) const {
   return findFirst(S, [&](const Stmt *X) {
@@ -391,6 +400,11 @@ void Finder::scan(const CompoundStmt *B) {
           }
         }
       }
+      // A region that forms nothing inside a loop may be one step of a
+      // collective the loop forms (a ring that adds up what it passes
+      // on): its calls stay open to the loop's region.
+      if (!V.Proof && !V.Looks && !R.assumes() && insideLoop(B))
+        break;
       if (R.assumes()) {
         // Under assumptions, only a region that looks like a collective
         // speaks; any other stays open to a larger one.
@@ -451,7 +465,8 @@ std::vector<ManualCollective> Finder::run() {
 
 ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   RegionEdits Edits = planEdits(
-      R, TU, V.Proof ? V.Proof->arguments() : std::vector<const Expr *>());
+      R, TU, V.Proof ? V.Proof->arguments() : std::vector<const Expr *>(),
+      V.Proof ? V.Proof->Combines : std::vector<const Stmt *>());
   // Listing 7's probe, when the region was run with probes arriving.
   const CallExpr *Probe = R.ProbesArrive ? firstProbe(R) : nullptr;
   ManualCollective C;
@@ -544,6 +559,10 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   PR.InPlace = P.InPlace;
   PR.Counts = P.Counts;
   PR.Displs = P.Displs;
+  PR.SendSpelling = P.SendSpelling;
+  PR.RecvSpelling = P.RecvSpelling;
+  PR.Op = P.Op;
+  PR.Reassociates = P.Reassociates;
   PR.ErrorVar = Edits.ErrorVar;
   if (Edits.ErrorCheck && Edits.deleted(Edits.ErrorCheck))
     PR.ErrorCheck = Edits.ErrorCheck;

@@ -101,6 +101,14 @@ StringRef collectiveFunction(ManualKind Kind, bool Nonblocking, bool Vector) {
     return Nonblocking ? "MPI_Iallgather" : "MPI_Allgather";
   case ManualKind::Alltoall:
     return Nonblocking ? "MPI_Ialltoall" : "MPI_Alltoall";
+  case ManualKind::Reduce:
+    return Nonblocking ? "MPI_Ireduce" : "MPI_Reduce";
+  case ManualKind::Allreduce:
+    return Nonblocking ? "MPI_Iallreduce" : "MPI_Allreduce";
+  case ManualKind::Scan:
+    return Nonblocking ? "MPI_Iscan" : "MPI_Scan";
+  case ManualKind::Exscan:
+    return Nonblocking ? "MPI_Iexscan" : "MPI_Exscan";
   }
   llvm_unreachable("unknown collective");
 }

@@ -57,8 +57,12 @@ Texts textsOf(const ProvenRegion &R, const ASTContext &Context) {
   T.Type = Of(R.Datatype);
   T.Comm = Of(R.Comm);
   T.Buffer = Of(R.Buffer);
-  T.Send = Of(R.SendBuffer);
-  T.Recv = Of(R.RecvBuffer);
+  T.Send = R.SendBuffer
+               ? analysis::spellBuffer(Of(R.SendBuffer), R.SendSpelling)
+               : "";
+  T.Recv = R.RecvBuffer
+               ? analysis::spellBuffer(Of(R.RecvBuffer), R.RecvSpelling)
+               : "";
   T.Counts = Of(R.Counts);
   T.Displs = Of(R.Displs);
   return T;
@@ -128,6 +132,22 @@ llvm::Expected<std::string> callAt(const ManualCollective &C, const Texts &T,
                          T.Count, T.Type, T.Recv, T.Comm)
         .str();
   }
+  case ManualKind::Reduce:
+    // The root combines in place when its own value is in the result.
+    if (R.InPlace && Root && Others)
+      break;
+    return llvm::formatv("MPI_Reduce({0}, {1}, {2}, {3}, {4}, {5}, {6})",
+                         R.InPlace && Root ? "MPI_IN_PLACE" : T.Send, T.Recv,
+                         T.Count, T.Type, R.Op, T.Root, T.Comm)
+        .str();
+  case ManualKind::Allreduce:
+  case ManualKind::Scan:
+  case ManualKind::Exscan:
+    return llvm::formatv("{0}({1}, {2}, {3}, {4}, {5}, {6})",
+                         collectiveFunction(C.Kind, false, false),
+                         R.InPlace ? "MPI_IN_PLACE" : T.Send, T.Recv, T.Count,
+                         T.Type, R.Op, T.Comm)
+        .str();
   }
   return llvm::createStringError(
       "the root and the other ranks reach the same place, where their calls "

@@ -435,9 +435,11 @@ std::string patternPhrase(const analysis::ManualCollective &C) {
     Shape = C.Kind == analysis::ManualKind::Allgather ||
                     C.Kind == analysis::ManualKind::Alltoall
                 ? "loop of point-to-point exchanges"
-            : C.Kind == analysis::ManualKind::Gather
+            : C.Kind == analysis::ManualKind::Gather ||
+                    C.Kind == analysis::ManualKind::Reduce
                 ? "loop of point-to-point receives"
-                : "loop of point-to-point sends";
+            : analysis::isReduction(C.Kind) ? "loop of point-to-point messages"
+                                            : "loop of point-to-point sends";
     break;
   case analysis::ManualTopology::Ring:
     Shape = "ring of point-to-point messages";
@@ -494,7 +496,7 @@ private:
 
   /// Runs the rules on every function of the unit into Pending.
   void analyze(ASTContext &Context) {
-    analysis::ManualCollectiveFinder Finder(Context);
+    analysis::ManualCollectiveFinder Finder(Context, State.AllowReassociation);
     SmallVector<const FunctionDecl *, 32> Functions;
     collectFunctions(Context, Functions);
     // The calls of a hand-written collective the collective rules report
@@ -809,23 +811,28 @@ private:
   void reportFusion(ASTContext &Context, const analysis::FusionSite &S) {
     const SourceManager &SM = Context.getSourceManager();
     std::string Rule = analysis::fusionRuleId().str();
-    SourceLocation Loc = SM.getExpansionLoc(S.First->getBeginLoc());
+    SourceLocation Loc = SM.getExpansionLoc(S.Calls.front()->getBeginLoc());
     std::optional<check::Finding> Started = startFinding(SM, Rule, Loc);
     if (!Started)
       return;
     check::Finding &F = *Started;
-    F.Fingerprint = fingerprintOf(Rule, *S.Function, S.FirstStmt, Context);
-    std::string Head =
-        "MPI_Reduce followed by MPI_Bcast of its result from the same root";
-    F.Notes.push_back({placeOf(SM, SM.getExpansionLoc(S.Second->getBeginLoc())),
-                       "the broadcast of the reduced value"});
+    F.Fingerprint = fingerprintOf(Rule, *S.Function, S.Stmts.front(), Context);
+    std::string Head = S.description();
+    for (size_t I = 1; I < S.Calls.size(); ++I)
+      F.Notes.push_back(
+          {placeOf(SM, SM.getExpansionLoc(S.Calls[I]->getBeginLoc())),
+           S.Kind == analysis::FusionKind::PackedAllreduce
+               ? "packed with the first call"
+           : S.Kind == analysis::FusionKind::ReduceBcast
+               ? "the broadcast of the reduced value"
+               : "the broadcast of the gathered buffer"});
     std::optional<tooling::AtomicChange> Change;
     if (S.isSafe()) {
       llvm::Expected<tooling::AtomicChange> Made =
           transform::rewriteFusion(S, Context);
       if (Made) {
         Change = std::move(*Made);
-        F.Message = Head + "; replace them with MPI_Allreduce [" + Rule + "]";
+        F.Message = Head + "; " + S.replacement() + " [" + Rule + "]";
       } else {
         F.Message = Head +
                     "; not rewritten: " + llvm::toString(Made.takeError()) +
@@ -960,6 +967,13 @@ private:
                 " [" + F.Rule + "]";
     if (C.Region && !C.Region->Skipped.empty())
       F.Notes.push_back({placeOf(SM, Loc), provenSizes(*C.Region)});
+    if (C.Region && C.Region->Reassociates)
+      F.Notes.push_back(
+          {placeOf(SM, Loc),
+           "reduction-order: allowed by --allow-reassociation; " +
+               C.Region->Op +
+               " may combine the values in another order "
+               "than this code, and the result may differ in the last bits"});
     if (Settings.Options.Nonblocking && C.Wait && !C.Polling) {
       SourceLocation WaitLoc = C.Wait->Before ? C.Wait->Before->getBeginLoc()
                                               : C.Wait->Block->getRBracLoc();
@@ -1443,6 +1457,38 @@ bool writeChanges(const NewContents &Contents, const CheckState &State) {
   return OK;
 }
 
+/// After --fix wrote \p Written: the rewrites may have made sequences of
+/// collectives that mpilift-fuse-collectives fuses (a hand-written
+/// reduction, now MPI_Reduce, before the program's MPI_Bcast of its
+/// result). One more pass of that rule over the units of the rewritten
+/// files fuses them, so that --fix reaches the fused form in one go.
+bool fuseAfterRewrites(const tooling::CompilationDatabase &Compilations,
+                       const NewContents &Written, const CheckState &State,
+                       std::shared_ptr<MPIWrapperFlags> Wrappers) {
+  std::string Rule = analysis::fusionRuleId().str();
+  if (!check::GlobList(State.Checks.value_or(DefaultChecks)).contains(Rule))
+    return true;
+  std::set<std::string> Units;
+  for (const auto &[File, Content] : Written) {
+    auto It = State.Origin.find(File);
+    Units.insert(It != State.Origin.end() ? It->second : File);
+  }
+  CheckState Again;
+  Again.Fix = true;
+  Again.AllowReassociation = State.AllowReassociation;
+  Again.Checks = Rule;
+  Again.WarningsAsErrors = State.WarningsAsErrors;
+  Again.HeaderFilter = State.HeaderFilter;
+  std::vector<std::string> Files(Units.begin(), Units.end());
+  runUnits(Compilations, Files, /*Jobs=*/1, Again, Wrappers);
+  if (Again.Changes.empty())
+    return true;
+  NewContents Contents;
+  bool OK = computeChanges(Again, Contents);
+  OK &= verifyChanges(Compilations, Again, Wrappers, Contents);
+  return OK && writeChanges(Contents, Again);
+}
+
 /// Writes \p Text to \p Path ("-": standard output).
 bool writeOutput(StringRef Path,
                  llvm::function_ref<void(llvm::raw_ostream &)> Write) {
@@ -1683,6 +1729,8 @@ int runCheckCommand(int Argc, const char **Argv) {
       });
     if (Fix)
       OK &= writeChanges(Contents, State);
+    if (Fix && OK && !Contents.empty())
+      OK &= fuseAfterRewrites(*Compilations, Contents, State, Wrappers);
   }
   if (State.Sarif)
     OK &= writeOutput(Output, [&](llvm::raw_ostream &OS) {

@@ -60,9 +60,11 @@ std::string judge(const char *Code, bool CXX = false, int First = -1,
   if (Pr.Buffer)
     Out += " buffer=" + text(Pr.Buffer, Ctx);
   if (Pr.SendBuffer)
-    Out += " send=" + text(Pr.SendBuffer, Ctx);
+    Out += " send=" + spellBuffer(text(Pr.SendBuffer, Ctx), Pr.SendSpelling);
   if (Pr.RecvBuffer)
-    Out += " recv=" + text(Pr.RecvBuffer, Ctx);
+    Out += " recv=" + spellBuffer(text(Pr.RecvBuffer, Ctx), Pr.RecvSpelling);
+  if (!Pr.Op.empty())
+    Out += " op=" + Pr.Op;
   if (Pr.InPlace)
     Out += " in-place";
   if (Pr.Counts)
@@ -422,6 +424,145 @@ void f(int *data, char **argv) {
 )"),
             "input-independence: the condition 'rank == root' cannot be "
             "evaluated: the result of a call of 'atoi'");
+}
+
+//===-- Reductions
+//---------------------------------------------------------===//
+
+TEST(CollectiveJudgeTest, StarThatAddsUpIsAReduce) {
+  EXPECT_EQ(judge(R"(
+void f(void) {
+  int rank, size, src;
+  long local, total, tmp;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  local = 3 * rank + 1;
+  if (rank != 0) {
+    MPI_Send(&local, 1, MPI_LONG, 0, 0, MPI_COMM_WORLD);
+  } else {
+    total = local;
+    for (src = 1; src < size; src++) {
+      MPI_Recv(&tmp, 1, MPI_LONG, src, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      total += tmp;
+    }
+    printf("%ld\n", total);
+  }
+}
+)"),
+            "reduction root=0 count=1 send=&local recv=&total op=MPI_SUM");
+}
+
+TEST(CollectiveJudgeTest, ChainPassingARunningValueIsAScan) {
+  EXPECT_EQ(judge(R"(
+void f(int mine) {
+  int rank, size, before, upto;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank > 0) {
+    MPI_Recv(&before, 1, MPI_INT, rank - 1, 4, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    upto = before < mine ? mine : before;
+  } else {
+    upto = mine;
+  }
+  if (rank < size - 1)
+    MPI_Send(&upto, 1, MPI_INT, rank + 1, 4, MPI_COMM_WORLD);
+  printf("%d\n", upto);
+}
+)"),
+            "scan count=1 send=&mine recv=&upto op=MPI_MAX");
+}
+
+TEST(CollectiveJudgeTest, RingWhoseBuffersStartAsCopiesIsAnAllreduce) {
+  EXPECT_EQ(judge(R"(
+long f(long mine) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  long total = mine, passing = mine, incoming;
+  for (int step = 1; step < size; ++step) {
+    MPI_Sendrecv(&passing, 1, MPI_LONG, (rank + 1) % size, 1, &incoming, 1,
+                 MPI_LONG, (rank + size - 1) % size, 1, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    total ^= incoming;
+    passing = incoming;
+  }
+  return total;
+}
+)",
+                  false, 4, 4),
+            "allreduce count=1 send=&mine recv=&total op=MPI_BXOR");
+}
+
+TEST(CollectiveJudgeTest, RingThatPassesOnWhatItAddedUpIsNoAllreduce) {
+  // Passing the running total on adds the early values again and again.
+  EXPECT_EQ(judge(R"(
+long f(long mine) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  long total = mine, incoming;
+  for (int step = 1; step < size; ++step) {
+    MPI_Sendrecv(&total, 1, MPI_LONG, (rank + 1) % size, 1, &incoming, 1,
+                 MPI_LONG, (rank + size - 1) % size, 1, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    total += incoming;
+  }
+  return total;
+}
+)",
+                  false, 4, 4),
+            "message-integrity: at 3 processes, process 0 combines some "
+            "process's data more than once");
+}
+
+TEST(CollectiveJudgeTest, FloatingPointSumIsRefusedByReductionOrder) {
+  EXPECT_EQ(judge(R"(
+void f(void) {
+  int rank, size, src;
+  double local = 1.5, total, tmp;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    total = local;
+    for (src = 1; src < size; src++) {
+      MPI_Recv(&tmp, 1, MPI_DOUBLE, src, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      total += tmp;
+    }
+    printf("%f\n", total);
+  } else {
+    MPI_Send(&local, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+  }
+}
+)"),
+            "reduction-order: a sum of 'double' values rounds differently "
+            "when MPI combines them in another order than this code does; "
+            "--allow-reassociation accepts results that may differ in the "
+            "last bits");
+}
+
+TEST(CollectiveJudgeTest, DatatypeOfAnotherTypeIsRefused) {
+  EXPECT_EQ(judge(R"(
+void f(void) {
+  int rank, size, src;
+  long local = 7, total, tmp;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    total = local;
+    for (src = 1; src < size; src++) {
+      MPI_Recv(&tmp, 8, MPI_CHAR, src, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      total += tmp;
+    }
+    printf("%ld\n", total);
+  } else {
+    MPI_Send(&local, 8, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+  }
+}
+)"),
+            "matching-arguments: the messages' datatype 'MPI_CHAR' is not the "
+            "predefined datatype of the values the region combines ('long'), "
+            "which MPI's reduction needs");
 }
 
 } // namespace

@@ -67,6 +67,9 @@ extern struct op sum_op, max_op;
 #define MPI_MAX (&max_op)
 #define MPI_IN_PLACE ((void *)1)
 int MPI_Reduce(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
+int MPI_Allreduce(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+int MPI_Gather(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int,
+               MPI_Comm);
 int MPI_Sendrecv(const void *, int, MPI_Datatype, int, int, void *, int,
                  MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
 void *memcpy(void *, const void *, size_t);

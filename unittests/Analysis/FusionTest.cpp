@@ -26,6 +26,14 @@ std::string fusion(const char *Code, bool AllowReassociation = false) {
   const FusionSite &S = Sites.front();
   if (!S.isSafe())
     return checkName(S.Refusals[0].Check).str() + ": " + S.Refusals[0].Reason;
+  if (S.Kind == FusionKind::GatherBcast)
+    return "allgather";
+  if (S.Kind == FusionKind::PackedAllreduce) {
+    std::string Out = "pack " + S.ElementType;
+    for (int64_t N : S.Counts)
+      Out += " " + std::to_string(N);
+    return Out;
+  }
   return "fuse from " + S.SendBuffer;
 }
 
@@ -115,6 +123,66 @@ int f(int rank) {
             "MPI_Reduce and MPI_Bcast, where the ranks that leave would have "
             "taken part in the broadcast already once the two are one "
             "MPI_Allreduce");
+}
+
+TEST(FusionTest, GatherThenBroadcastOfEveryBlockIsAnAllgather) {
+  EXPECT_EQ(fusion(R"(
+void f(int *mine, int *all) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Gather(mine, 3, MPI_INT, all, 3, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(all, size * 3, MPI_INT, 0, MPI_COMM_WORLD);
+}
+)"),
+            "allgather");
+}
+
+TEST(FusionTest, GatherThenBroadcastOfPartIsNoAllgather) {
+  EXPECT_EQ(fusion(R"(
+void f(int *mine, int *all) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Gather(mine, 3, MPI_INT, all, 3, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(all, 3, MPI_INT, 0, MPI_COMM_WORLD);
+}
+)"),
+            "matching-arguments: the broadcast's count '3' is not seen to be "
+            "the communicator's size times the gather's count '3'");
+}
+
+TEST(FusionTest, IndependentAllreducesBackToBackArePacked) {
+  EXPECT_EQ(fusion(R"(
+void f(long *a, long *b, long *ga, long *gb) {
+  int ierr;
+  ierr = MPI_Allreduce(a, ga, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  ierr = MPI_Allreduce(b, gb, 5, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+}
+)"),
+            "pack long 2 5");
+}
+
+TEST(FusionTest, AllreduceOfAnEarlierResultIsNotPacked) {
+  EXPECT_EQ(fusion(R"(
+void f(void) {
+  long a = 1, b, c;
+  MPI_Allreduce(&a, &b, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&b, &c, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+}
+)"),
+            "message-integrity: this call reduces 'b', which an earlier call "
+            "of the sequence writes; the calls depend on each other");
+}
+
+TEST(FusionTest, PackingFloatingPointSumsNeedsReassociation) {
+  const char *Code = R"(
+void f(double *a, double *b, double *ga, double *gb) {
+  MPI_Allreduce(a, ga, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(b, gb, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+)";
+  EXPECT_EQ(fusion(Code).substr(0, 42),
+            "reduction-order: a sum of 'MPI_DOUBLE' may");
+  EXPECT_EQ(fusion(Code, /*AllowReassociation=*/true), "pack double 1 1");
 }
 
 } // namespace

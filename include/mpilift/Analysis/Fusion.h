@@ -7,20 +7,26 @@
 /// \file
 /// Gorlatch's fusion rules (seed 001, section 3) on the MPI collective
 /// calls a function makes: a sequence of collectives whose composition is
-/// one collective is replaced by it. The rule implemented so far is the
-/// one that pays at every message size and process count: MPI_Reduce to a
-/// root followed by MPI_Bcast of the reduced buffer from that root is
-/// MPI_Allreduce.
+/// one collective is replaced by it. The rules implemented are those that
+/// pay at every message size and process count:
 ///
-/// The two calls are statements of one block; the statements between them
-/// stay, in place, and must not see the difference: before the fusion only
-/// the root holds the reduced value there, after it every rank does. So
+///  - MPI_Reduce to a root followed by MPI_Bcast of the reduced buffer from
+///    that root is MPI_Allreduce;
+///  - MPI_Gather to a root followed by MPI_Bcast of the gathered buffer
+///    from that root is MPI_Allgather;
+///  - independent MPI_Allreduce calls back to back, with one operation,
+///    datatype and communicator, are one MPI_Allreduce on a packed buffer.
+///
+/// The calls are statements of one block; the statements between a pair
+/// stay, in place, and must not see the difference: before the fusion
+/// only the root holds the result there, after it every rank does. So
 /// nothing between them may communicate (message-order), touch the result
-/// or call what could (message-integrity), or change the broadcast's
+/// or call what could (message-integrity), or change the second call's
 /// arguments (matching-arguments). A floating-point sum or product, or an
 /// operation the program defines, may round differently when MPI combines
-/// the values in another order (reduction-order): refused unless the user
-/// allows reassociation.
+/// the values in another order, or in another algorithm for another
+/// message size (reduction-order): refused unless the user allows
+/// reassociation.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -32,27 +38,44 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
 
+#include <memory>
 #include <vector>
 
 namespace mpilift {
 namespace analysis {
 
-/// One sequence of two collective calls one call replaces.
+class TranslationUnitFacts;
+
+enum class FusionKind {
+  ReduceBcast,     ///< MPI_Reduce, MPI_Bcast of its result: MPI_Allreduce.
+  GatherBcast,     ///< MPI_Gather, MPI_Bcast of its result: MPI_Allgather.
+  PackedAllreduce, ///< Independent MPI_Allreduce calls: one, packed.
+};
+
+/// One sequence of collective calls one call replaces.
 struct FusionSite {
+  FusionKind Kind = FusionKind::ReduceBcast;
   const clang::FunctionDecl *Function = nullptr;
   const clang::CompoundStmt *Block = nullptr;
-  /// The statements of Block holding the two calls.
-  const clang::Stmt *FirstStmt = nullptr, *SecondStmt = nullptr;
-  const clang::CallExpr *First = nullptr;  ///< MPI_Reduce.
-  const clang::CallExpr *Second = nullptr; ///< MPI_Bcast.
-  /// The send buffer the fused call takes: the reduction's, or
-  /// "MPI_IN_PLACE" when the root reduces in place and the others send
-  /// from the result buffer.
+  /// The statements of Block holding the calls, and the calls, in order.
+  std::vector<const clang::Stmt *> Stmts;
+  std::vector<const clang::CallExpr *> Calls;
+  /// ReduceBcast: the send buffer the fused call takes (the reduction's,
+  /// or "MPI_IN_PLACE" when the root reduces in place and the others send
+  /// from the result buffer).
   std::string SendBuffer;
+  /// PackedAllreduce: the C type of the elements and each call's count.
+  std::string ElementType;
+  std::vector<int64_t> Counts;
   /// Why not to fuse; empty when the fusion is safe.
   std::vector<Refusal> Refusals;
 
   bool isSafe() const { return Refusals.empty(); }
+  /// "MPI_Reduce followed by MPI_Bcast of its result from the same root".
+  std::string description() const;
+  /// What replaces the calls: "MPI_Allreduce", "one MPI_Allreduce on a
+  /// packed buffer".
+  std::string replacement() const;
 };
 
 /// "mpilift-fuse-collectives".
@@ -63,8 +86,8 @@ class FusionFinder {
 public:
   /// \p AllowReassociation: floating-point sums and products (and
   /// operations the program defines) may be combined in another order.
-  FusionFinder(clang::ASTContext &Context, bool AllowReassociation)
-      : Context(Context), AllowReassociation(AllowReassociation) {}
+  FusionFinder(clang::ASTContext &Context, bool AllowReassociation);
+  ~FusionFinder();
 
   /// The sequences in \p F's body, in source order.
   std::vector<FusionSite> find(const clang::FunctionDecl &F);
@@ -72,12 +95,29 @@ public:
 private:
   void findIn(const clang::FunctionDecl &F, const clang::CompoundStmt &Block,
               std::vector<FusionSite> &Out);
-  /// Judges what lies between the two calls of \p Site and what they
+  /// The MPI_Bcast of the result of the call at \p First, if one follows
+  /// with only plain statements between.
+  std::optional<unsigned> broadcastOfResult(const clang::CompoundStmt &Block,
+                                            unsigned First);
+  /// Judges what lies between the two calls of a pair and what they
   /// combine.
-  void judge(FusionSite &Site, unsigned FirstIndex, unsigned SecondIndex);
+  void judgePair(FusionSite &Site, unsigned FirstIndex, unsigned SecondIndex);
+  void judgeReduceBcast(FusionSite &Site);
+  void judgeGatherBcast(FusionSite &Site);
+  void judgeBetween(FusionSite &Site, unsigned FirstIndex,
+                    unsigned SecondIndex);
+  /// The packable MPI_Allreduce statements from \p First on; fewer than two
+  /// is none.
+  unsigned packableRun(const clang::CompoundStmt &Block, unsigned First);
+  void judgePacked(FusionSite &Site);
+  /// reduction-order: a refusal unless \p Op on \p Type is exact in any
+  /// order or reassociation is allowed.
+  void checkOrder(FusionSite &Site, const clang::Expr *Op,
+                  const clang::Expr *Type, const clang::CallExpr *At);
 
   clang::ASTContext &Context;
   bool AllowReassociation;
+  std::unique_ptr<TranslationUnitFacts> TU;
 };
 
 } // namespace analysis

@@ -37,7 +37,24 @@ namespace mpilift {
 namespace analysis {
 
 /// The collective a hand-written pattern implements.
-enum class ManualKind { Bcast, Scatter, Gather, Allgather, Alltoall };
+enum class ManualKind {
+  Bcast,
+  Scatter,
+  Gather,
+  Allgather,
+  Alltoall,
+  Reduce,
+  Allreduce,
+  Scan,
+  Exscan,
+};
+
+/// Whether \p Kind combines the processes' data (reduce, allreduce, scan,
+/// exscan) rather than moving it.
+inline bool isReduction(ManualKind Kind) {
+  return Kind == ManualKind::Reduce || Kind == ManualKind::Allreduce ||
+         Kind == ManualKind::Scan || Kind == ManualKind::Exscan;
+}
 
 /// How the hand-written pattern moves the message.
 enum class ManualTopology {
@@ -76,6 +93,14 @@ llvm::StringRef ruleId(ManualKind Kind);
 
 /// "broadcast", "scatter", "gather".
 llvm::StringRef collectiveNoun(ManualKind Kind);
+
+/// How a buffer argument is spelled from the expression the proof found:
+/// as written, as its address (`&total` for an accumulator the region
+/// names as `total`), or as the elements of a std::vector (`v.data()`).
+enum class BufferSpelling : unsigned { AsWritten, AddressOf, VectorData };
+
+/// \p Text (an expression's source) spelled as \p Spelling says.
+std::string spellBuffer(llvm::StringRef Text, BufferSpelling Spelling);
 
 /// Why a candidate may not be rewritten, and where.
 struct Refusal {
@@ -179,6 +204,14 @@ struct ProvenRegion {
   /// displacements at the root; Count is each other rank's own. Null for
   /// the other forms.
   const clang::Expr *Counts = nullptr, *Displs = nullptr;
+  /// Reductions: how the send and receive buffers are spelled from the
+  /// expressions (`&total`, `v.data()`); the MPI operation ("MPI_SUM").
+  BufferSpelling SendSpelling = BufferSpelling::AsWritten,
+                 RecvSpelling = BufferSpelling::AsWritten;
+  std::string Op;
+  /// The collective combines in another order than the region and may
+  /// round differently (allowed by --allow-reassociation).
+  bool Reassociates = false;
   /// Whether the call is a v form.
   bool isVector() const { return Counts != nullptr; }
   /// The variable the removed calls' error codes went to (`ierr =
@@ -237,7 +270,11 @@ class TranslationUnitFacts;
 /// calls once and keeps per-function facts between queries.
 class ManualCollectiveFinder {
 public:
-  explicit ManualCollectiveFinder(clang::ASTContext &Context);
+  /// With \p AllowReassociation, floating-point sums and products may be
+  /// rewritten to a collective that combines them in another order
+  /// (--allow-reassociation; the reduction-order check).
+  explicit ManualCollectiveFinder(clang::ASTContext &Context,
+                                  bool AllowReassociation = false);
   ~ManualCollectiveFinder();
 
   /// Every manual collective in the body of \p Function, with the safety

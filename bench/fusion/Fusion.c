@@ -1,0 +1,236 @@
+// bench/fusion: the sequences mpilift-fuse-collectives fuses against the
+// call it fuses them into, measured alternately in one run at message
+// sizes from 8 B to 1 MiB:
+//
+//   reduce+bcast   MPI_Reduce then MPI_Bcast of the result  vs MPI_Allreduce
+//   gather+bcast   MPI_Gather then MPI_Bcast of all blocks   vs MPI_Allgather
+//   3 allreduces   three MPI_Allreduce of m/3 bytes each     vs one, packed
+//
+// Beside each measured ratio (fused / original) it prints the ratio the
+// cost model of seed 001, section 4, predicts with the start-up time t_s,
+// the time per byte t_w and the time per combined element t_c measured
+// here (a ping-pong and a loop of additions): the butterfly estimates
+// (15)-(17), and for the gather the usual binomial-tree and
+// recursive-doubling ones. Times are the medians, over repetitions, of
+// the slowest rank's time per call.
+// Usage: mpirun -np P fusion [REPS] [ITERATIONS]
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp(const void *A, const void *B) {
+  double X = *(const double *)A, Y = *(const double *)B;
+  return X < Y ? -1 : X > Y;
+}
+
+static double median(double *V, int N) {
+  qsort(V, N, sizeof(double), cmp);
+  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
+}
+
+static double slowest(double T) {
+  double Max;
+  MPI_Allreduce(&T, &Max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return Max;
+}
+
+/// Start-up time and time per byte of one message between ranks 0 and 1:
+/// medians of repeated ping-pongs of 0 bytes and of 1 MiB.
+static void pingPong(double *Ts, double *Tw) {
+  int Rank, Size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &Size);
+  enum { Big = 1 << 20, Samples = 15 };
+  char *Buf = calloc(Big, 1);
+  double T[2];
+  for (int K = 0; K < 2; ++K) {
+    int Bytes = K ? Big : 0, Reps = K ? 5 : 50;
+    double Sample[Samples];
+    for (int S = 0; S < Samples; ++S) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double Start = MPI_Wtime();
+      for (int I = 0; I < Reps && Size > 1; ++I) {
+        if (Rank == 0) {
+          MPI_Send(Buf, Bytes, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
+          MPI_Recv(Buf, Bytes, MPI_CHAR, 1, 0, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+        } else if (Rank == 1) {
+          MPI_Recv(Buf, Bytes, MPI_CHAR, 0, 0, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+          MPI_Send(Buf, Bytes, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+        }
+      }
+      Sample[S] = (MPI_Wtime() - Start) / (2.0 * Reps);
+    }
+    T[K] = median(Sample, Samples);
+    MPI_Bcast(&T[K], 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  }
+  *Ts = T[0];
+  *Tw = T[1] > T[0] ? (T[1] - T[0]) / Big : 0;
+  free(Buf);
+}
+
+/// Keeps the timed loops from being optimized away.
+static volatile double Sink;
+
+/// Time per byte copied by memcpy (the packed form's copies).
+static double copyTime(void) {
+  const int N = 1 << 22;
+  char *A = malloc(N), *B = malloc(N);
+  memset(A, 1, N);
+  double Start = MPI_Wtime();
+  for (int R = 0; R < 10; ++R)
+    memcpy(B, A, N);
+  double T = (MPI_Wtime() - Start) / (10.0 * N);
+  Sink = B[N / 2];
+  free(A);
+  free(B);
+  MPI_Bcast(&T, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return T;
+}
+
+/// Time per combined double (the unit of the seed's estimates).
+static double combineTime(void) {
+  const int N = 1 << 20;
+  double *A = malloc(N * sizeof(double)), *B = malloc(N * sizeof(double));
+  for (int I = 0; I < N; ++I)
+    A[I] = B[I] = I;
+  double Start = MPI_Wtime();
+  for (int R = 0; R < 10; ++R)
+    for (int I = 0; I < N; ++I)
+      A[I] += B[I];
+  double T = (MPI_Wtime() - Start) / (10.0 * N);
+  Sink = A[N / 2];
+  free(A);
+  free(B);
+  MPI_Bcast(&T, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return T;
+}
+
+enum Rule { ReduceBcast, GatherBcast, Packed, Rules };
+static const char *const RuleName[Rules] = {"reduce+bcast", "gather+bcast",
+                                            "3 allreduces"};
+
+/// One call of the original sequence (Fused == 0) or of the fused call.
+static void once(enum Rule R, int Fused, double *In, double *Out, int Count,
+                 int Size) {
+  MPI_Comm C = MPI_COMM_WORLD;
+  switch (R) {
+  case ReduceBcast:
+    if (Fused) {
+      MPI_Allreduce(In, Out, Count, MPI_DOUBLE, MPI_MAX, C);
+    } else {
+      MPI_Reduce(In, Out, Count, MPI_DOUBLE, MPI_MAX, 0, C);
+      MPI_Bcast(Out, Count, MPI_DOUBLE, 0, C);
+    }
+    break;
+  case GatherBcast:
+    if (Fused) {
+      MPI_Allgather(In, Count, MPI_DOUBLE, Out, Count, MPI_DOUBLE, C);
+    } else {
+      MPI_Gather(In, Count, MPI_DOUBLE, Out, Count, MPI_DOUBLE, 0, C);
+      MPI_Bcast(Out, Count * Size, MPI_DOUBLE, 0, C);
+    }
+    break;
+  case Packed: {
+    int Third = Count / 3 > 0 ? Count / 3 : 1;
+    if (Fused) {
+      // What the rewrite makes: copies in, one call, copies out.
+      double *PackIn = Out + 3 * Third, *PackOut = PackIn + 3 * Third;
+      memcpy(PackIn, In, 3 * Third * sizeof(double));
+      MPI_Allreduce(PackIn, PackOut, 3 * Third, MPI_DOUBLE, MPI_MAX, C);
+      memcpy(Out, PackOut, 3 * Third * sizeof(double));
+    } else {
+      for (int K = 0; K < 3; ++K)
+        MPI_Allreduce(In + K * Third, Out + K * Third, Third, MPI_DOUBLE,
+                      MPI_MAX, C);
+    }
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+/// The cost model's time of the original (Fused == 0) or the fused form.
+static double predicted(enum Rule R, int Fused, double M, int P, double Ts,
+                        double Tw, double Tc, double Tm) {
+  double L = P > 1 ? log2((double)P) : 0;
+  double Elements = M / sizeof(double);
+  double Bcast = L * (Ts + M * Tw);                  // (15)
+  double Reduce = L * (Ts + M * Tw + Elements * Tc); // (16)
+  switch (R) {
+  case ReduceBcast:
+    return Fused ? Reduce : Reduce + Bcast; // A butterfly allreduce: (16).
+  case GatherBcast: {
+    double Gather = L * Ts + (P - 1) * M * Tw; // Binomial tree.
+    double Whole = L * (Ts + P * M * Tw);      // (15) on p blocks.
+    return Fused ? L * Ts + (P - 1) * M * Tw : Gather + Whole;
+  }
+  case Packed: {
+    double Third = M / 3;
+    double One = L * (Ts + Third * Tw + Third / sizeof(double) * Tc);
+    double Copies = 2 * M * Tm; // In and out.
+    return Fused ? L * (Ts + M * Tw + Elements * Tc) + Copies : 3 * One;
+  }
+  default:
+    return 0;
+  }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int Rank, Size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &Size);
+  int Reps = argc > 1 ? atoi(argv[1]) : 9;
+  int Iterations = argc > 2 ? atoi(argv[2]) : 20;
+  double Ts, Tw;
+  pingPong(&Ts, &Tw);
+  double Tc = combineTime(), Tm = copyTime();
+  if (Rank == 0)
+    printf("# %d processes; t_s %.2f us, t_w %.4f ns/byte, t_c %.2f "
+           "ns/element, memcpy %.4f ns/byte\n",
+           Size, Ts * 1e6, Tw * 1e9, Tc * 1e9, Tm * 1e9);
+  if (Rank == 0)
+    printf("%-13s %3s %8s %12s %12s %8s %10s\n", "rule", "np", "bytes",
+           "original us", "fused us", "ratio", "predicted");
+  const int MaxBytes = 1 << 20;
+  double *In = malloc(MaxBytes), *Out = malloc((size_t)MaxBytes * Size * 3);
+  for (int I = 0; I < MaxBytes / (int)sizeof(double); ++I)
+    In[I] = Rank + I;
+  double *TO = malloc(Reps * sizeof(double)),
+         *TF = malloc(Reps * sizeof(double));
+  for (int R = 0; R < Rules; ++R)
+    for (int Bytes = 8; Bytes <= MaxBytes;
+         Bytes = Bytes == MaxBytes / 4 ? MaxBytes : Bytes * 8) {
+      int Count = Bytes / (int)sizeof(double);
+      // Fewer iterations for large messages, at least 3.
+      int Its = Bytes >= (1 << 18) ? Iterations / 4 + 3 : Iterations;
+      for (int K = 0; K < Reps; ++K) {
+        for (int Fused = 0; Fused < 2; ++Fused) {
+          once((enum Rule)R, Fused, In, Out, Count, Size); // Warm up.
+          MPI_Barrier(MPI_COMM_WORLD);
+          double Start = MPI_Wtime();
+          for (int I = 0; I < Its; ++I)
+            once((enum Rule)R, Fused, In, Out, Count, Size);
+          double T = slowest((MPI_Wtime() - Start) / Its);
+          (Fused ? TF : TO)[K] = T;
+        }
+      }
+      double O = median(TO, Reps), F = median(TF, Reps);
+      double PO = predicted((enum Rule)R, 0, Bytes, Size, Ts, Tw, Tc, Tm);
+      double PF = predicted((enum Rule)R, 1, Bytes, Size, Ts, Tw, Tc, Tm);
+      if (Rank == 0)
+        printf("%-13s %3d %8d %12.2f %12.2f %8.2f %10.2f\n", RuleName[R], Size,
+               Bytes, O * 1e6, F * 1e6, F / O, PO > 0 ? PF / PO : 0);
+    }
+  free(In);
+  free(Out);
+  free(TO);
+  free(TF);
+  MPI_Finalize();
+  return 0;
+}

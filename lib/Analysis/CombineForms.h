@@ -1,0 +1,61 @@
+//===- CombineForms.h - Statements that fold a value into another -*- C++ -*-//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The spellings of a reduction's combine step: a statement that makes an
+/// accumulator the result of an operation on itself and another value.
+///
+///   acc += x;  acc *= x;  acc &= x;  acc |= x;  acc ^= x;
+///   acc = acc + x;  acc = x * acc;  acc = acc && x;  acc = acc || x;
+///   acc = x > acc ? x : acc;  acc = fmax(acc, x);  acc = std::min(acc, x);
+///   if (x > acc) acc = x;     (and <, >=, <=, either side)
+///   acc = a + b;  acc = a > b ? a : b;  acc = fmin(a, b);
+///
+/// with acc and x any lvalues (variables, elements, fields). A statement
+/// that reads the accumulator and another value but is none of these
+/// (`acc = acc * 31 + x`, `acc -= x`, `acc += 2 * x`) is a combine of an
+/// operation of its own: the evaluator records it too, so that a region
+/// that folds received data that way is refused by name instead of passed
+/// over.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_COMBINEFORMS_H
+#define MPILIFT_LIB_ANALYSIS_COMBINEFORMS_H
+
+#include "mpilift/CommGraph/CommGraph.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Stmt.h"
+
+#include <optional>
+
+namespace mpilift {
+namespace analysis {
+
+/// A combine step: Into becomes Op of itself and From; with Base, Op of
+/// Base and From (`end = before + records;`).
+struct CombineForm {
+  const clang::Expr *Into = nullptr;
+  const clang::Expr *From = nullptr;
+  const clang::Expr *Base = nullptr;
+  commgraph::ReduceOp Op = commgraph::ReduceOp::Other;
+};
+
+/// The combine step \p S spells (an assignment, a compound assignment, or
+/// an `if` whose only statement assigns the compared value), if any.
+std::optional<CombineForm> combineForm(const clang::Stmt *S,
+                                       const clang::ASTContext &Context);
+
+/// Whether \p Op gives the same result in any order of combination on
+/// values of \p Type: integer and logical operations, minimum and maximum
+/// do; floating-point sums and products round differently.
+bool exactInAnyOrder(commgraph::ReduceOp Op, clang::QualType Type);
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_COMBINEFORMS_H

@@ -1,0 +1,559 @@
+//===- JudgeReductions.cpp - Regions that combine received data -----------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The judge's part for reductions: a region whose statements fold
+/// received values into accumulators (CombineForms.h) is evaluated like
+/// any other, and the dataflow's combined data, not its plain transfers,
+/// says what it is (CommGraph's detectReductions): every process's value
+/// combined once, by one of MPI's operations, into the result of a reduce,
+/// an allreduce, a scan or an exscan. The work buffers a reduction leaves
+/// behind (the last value received, the value passed on) are dead after
+/// the region or the region is no such collective: MPI's call leaves them
+/// as they were.
+///
+//===----------------------------------------------------------------------===//
+
+#include "CombineForms.h"
+#include "JudgeImpl.h"
+#include "RankUniformity.h"
+#include "StatementTree.h"
+#include "VectorUses.h"
+
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+namespace judge {
+
+namespace {
+
+/// Whether \p V's address leaves the function's view: stored, or passed
+/// to a call other than MPI's. A std::vector's elements leave it only
+/// through a use that is none of vectorElementUseOnly's.
+bool addressEscapes(const FunctionFacts &Facts, const VarDecl *V,
+                    ASTContext &Ctx) {
+  if (isStdVector(V->getType()))
+    return !llvm::all_of(Facts.referencesOf(V), [&](const DeclRefExpr *Ref) {
+      return vectorElementUseOnly(Ref, Ctx);
+    });
+  return llvm::any_of(Facts.writesOf(V), [](const Write &W) {
+    return W.Kind == WriteKind::Escape ||
+           (W.Kind == WriteKind::AddressPass && !mpiCallee(W.Call));
+  });
+}
+
+/// The object holding the elements of the std::vector \p V in \p Run:
+/// the one V's own object (or what a reference V refers to) points to.
+std::optional<eval::ObjectId> elementsOf(const RankRun &Run, const VarDecl *V) {
+  // What an object of V's points to at offset 0, if that is V's too.
+  auto Next = [&](const eval::Object &O) -> std::optional<eval::ObjectId> {
+    const auto *Cell = O.Cells.find(0);
+    if (Cell == O.Cells.end() || !Cell->second.V.isPointer() ||
+        Cell->second.V.Obj >= Run.Objects.size() ||
+        Run.Objects[Cell->second.V.Obj].Decl != V)
+      return std::nullopt;
+    return Cell->second.V.Obj;
+  };
+  // The variable (or what a reference refers to) points to its elements,
+  // which point to nothing of V's.
+  for (const eval::Object &O : Run.Objects)
+    if (O.Decl == V)
+      if (std::optional<eval::ObjectId> E = Next(O))
+        if (!Next(Run.Objects[*E]))
+          return E;
+  return std::nullopt;
+}
+
+/// Whether some run combines after its last message.
+bool combinesAfterLastMessage(const std::vector<RankRun> &Runs) {
+  for (const RankRun &Run : Runs) {
+    bool Combine = false;
+    for (const RankOp &Op : Run.Ops) {
+      if ((Op.K == RankOp::Kind::Send || Op.K == RankOp::Kind::Recv) &&
+          !Op.SelfCopy)
+        Combine = false;
+      else if (Op.K == RankOp::Kind::Combine)
+        Combine = true;
+    }
+    if (Combine)
+      return true;
+  }
+  return false;
+}
+
+/// The check a failed reduction detection fails, by what \p Why says.
+SafetyCheck checkOfReduction(const std::string &Why, bool OwnOperation) {
+  if (OwnOperation)
+    return SafetyCheck::ReductionOrder;
+  if (Why.find("more than once") != std::string::npos ||
+      Why.find("from one place") != std::string::npos)
+    return SafetyCheck::MessageIntegrity;
+  return SafetyCheck::ScaleIndependence;
+}
+
+/// The reduction \p Combined would be if the program's own operations
+/// were MPI's: what a refused region looks like.
+std::optional<ManualKind>
+resembledReduction(std::vector<cg::Combination> Combined,
+                   const std::vector<cg::Transfer> &All, int64_t P) {
+  for (cg::Combination &C : Combined)
+    if (C.Op == cg::ReduceOp::Other)
+      C.Op = cg::ReduceOp::Sum;
+  cg::ReductionDetection D =
+      cg::detectReductions(Combined, All, static_cast<cg::Rank>(P));
+  if (D.Found)
+    return manualKind(D.Found->Kind);
+  // One process holds the combined data, or all of them do.
+  std::set<cg::Rank> Holders;
+  for (const cg::Combination &C : Combined)
+    if (C.processes() >= 2)
+      Holders.insert(C.Dst);
+  if (Holders.size() == 1)
+    return ManualKind::Reduce;
+  if (static_cast<int64_t>(Holders.size()) == P)
+    return ManualKind::Allreduce;
+  return Holders.empty() ? std::nullopt
+                         : std::optional<ManualKind>(ManualKind::Reduce);
+}
+
+/// How the messages of a reduction run: the root receiving from everyone,
+/// a ring, a chain, a tree, or every rank exchanging with several.
+ManualTopology reductionTopology(const Observation &O,
+                                 const std::vector<RankRun> &Runs) {
+  int64_t P = static_cast<int64_t>(Runs.size());
+  auto Count = [&](int64_t Rank, RankOp::Kind K) {
+    unsigned N = 0;
+    for (const RankOp &Op : Runs[Rank].Ops)
+      N += Op.K == K && !Op.SelfCopy;
+    return N;
+  };
+  auto Peers = [&](int64_t Rank, RankOp::Kind K) {
+    std::set<int32_t> Out;
+    for (const RankOp &Op : Runs[Rank].Ops)
+      if (Op.K == K && !Op.SelfCopy)
+        Out.insert(Op.Peer);
+    return Out.size();
+  };
+  unsigned Want = static_cast<unsigned>(P - 1);
+  for (int64_t Rank = 0; Rank < P; ++Rank)
+    if (Count(Rank, RankOp::Kind::Recv) == Want &&
+        Peers(Rank, RankOp::Kind::Recv) == Want)
+      return ManualTopology::Star; // A root receives from everyone.
+  bool OnePeerEach = true, Once = true;
+  for (int64_t Rank = 0; Rank < P; ++Rank) {
+    OnePeerEach &= Peers(Rank, RankOp::Kind::Send) <= 1 &&
+                   Peers(Rank, RankOp::Kind::Recv) <= 1;
+    Once &= Count(Rank, RankOp::Kind::Send) <= 1;
+  }
+  if (OnePeerEach)
+    return Once ? ManualTopology::Chain : ManualTopology::Ring;
+  return O.Kind == ManualKind::Allreduce ? ManualTopology::Exchange
+                                         : ManualTopology::Tree;
+}
+
+} // namespace
+
+const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::deadAfterRegion() {
+  if (DeadAfter)
+    return *DeadAfter;
+  DeadAfter.emplace();
+  const FunctionFacts &Facts = TU.factsOf(*R.Function);
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation End = R.last()->getEndLoc();
+  // The loops around the region run it again: what they read before it
+  // may be what it left.
+  llvm::SmallVector<const Stmt *, 4> Loops;
+  for (const Stmt *S = parentStmt(*R.Block, Ctx); S; S = parentStmt(*S, Ctx))
+    if (isLoop(S))
+      Loops.push_back(S);
+  llvm::SmallPtrSet<const VarDecl *, 16> Used;
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    variablesIn(R.Block->body_begin()[I], Used);
+  // In the region, a variable is used by what stays of it: not by the
+  // messages, the combines and the copies between work buffers that the
+  // collective replaces.
+  // A scalar place: a variable, an element of an array or a vector.
+  auto ScalarPlace = [&](const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    if (!E->getType()->isScalarType())
+      return false;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+      return Op->getOperator() == OO_Subscript;
+    return isa<DeclRefExpr>(E) || isa<ArraySubscriptExpr>(E);
+  };
+  auto WorkUse = [&](const DeclRefExpr *Ref) {
+    for (const Stmt *S = parentStmt(*Ref, Ctx); S; S = parentStmt(*S, Ctx)) {
+      if (const auto *Call = dyn_cast<CallExpr>(S)) {
+        // `v.data()` and `v[i]` lead to what uses them.
+        if (isContainerAccessor(Call))
+          continue;
+        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+            Op && Op->getOperator() == OO_Subscript)
+          continue;
+        return mpiCallee(Call) != nullptr;
+      }
+      if (combineForm(S, Ctx))
+        return true;
+      if (const auto *Copy = dyn_cast<BinaryOperator>(S))
+        if (Copy->getOpcode() == BO_Assign)
+          return ScalarPlace(Copy->getLHS()) && ScalarPlace(Copy->getRHS());
+      if (!isa<Expr>(S))
+        return false;
+    }
+    return false;
+  };
+  for (const VarDecl *V : Used) {
+    if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
+        V->getType()->isReferenceType() ||
+        V->getParentFunctionOrMethod() != R.Function ||
+        addressEscapes(Facts, V, Ctx))
+      continue;
+    bool ReadLater =
+        llvm::any_of(Facts.referencesOf(V), [&](const DeclRefExpr *Ref) {
+          SourceLocation At = Ref->getBeginLoc();
+          if (SM.isBeforeInTranslationUnit(End, At))
+            return true;
+          if (R.contains(Ref, SM))
+            return !WorkUse(Ref);
+          // Before the region, in a loop around it that V outlives.
+          return llvm::any_of(Loops, [&](const Stmt *Loop) {
+            return SM.isBeforeInTranslationUnit(V->getLocation(),
+                                                Loop->getBeginLoc()) &&
+                   SM.isPointWithin(At, Loop->getBeginLoc(), Loop->getEndLoc());
+          });
+        });
+    if (!ReadLater)
+      DeadAfter->insert(V);
+  }
+  return *DeadAfter;
+}
+
+const VarDecl *Judge::entryAliasOf(const VarDecl *X) {
+  auto [It, New] = EntryAliases.try_emplace(X, nullptr);
+  if (!New)
+    return It->second;
+  const FunctionFacts &Facts = TU.factsOf(*R.Function);
+  const SourceManager &SM = Ctx.getSourceManager();
+  // Scalars, or std::vectors whose elements stay here (the source of the
+  // copy may be a reference to one).
+  auto Plain = [&](const VarDecl *V, bool Source) {
+    QualType T = V->getType();
+    bool Vector = isStdVector(T);
+    return V->hasLocalStorage() && (Vector || !T->isReferenceType()) &&
+           (Vector ? Source || !T->isReferenceType() : T->isArithmeticType()) &&
+           V->getParentFunctionOrMethod() == R.Function &&
+           !addressEscapes(Facts, V, Ctx);
+  };
+  if (!Plain(X, false))
+    return nullptr;
+  SourceLocation Start = R.first()->getBeginLoc();
+  const Write *Last = nullptr;
+  for (const Write &W : Facts.writesOf(X))
+    if (SM.isBeforeInTranslationUnit(W.Where->getBeginLoc(), Start))
+      Last = &W;
+  if (!Last || !Last->Value ||
+      (Last->Kind != WriteKind::Init && Last->Kind != WriteKind::Assign))
+    return nullptr;
+  // `x = y`, or a vector's copy `std::vector<T> x(y)`.
+  const Expr *Copied = Last->Value->IgnoreParenImpCasts();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Copied))
+    Copied = Construct->getConstructor()->isCopyConstructor() &&
+                     Construct->getNumArgs() == 1
+                 ? Construct->getArg(0)->IgnoreParenImpCasts()
+                 : nullptr;
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Copied);
+  const auto *Y = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Y || Y == X || !Plain(Y, true) ||
+      !Ctx.hasSameUnqualifiedType(X->getType().getNonReferenceType(),
+                                  Y->getType().getNonReferenceType()))
+    return nullptr;
+  // The copy runs whenever the region does: its statement is one of a
+  // block that holds the region.
+  const Stmt *Child = Last->Where;
+  if (Last->Kind == WriteKind::Init) {
+    // An initializer's parent is its variable; the statement declares it.
+    DynTypedNodeList Parents = Ctx.getParents(*X);
+    Child = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+    if (!Child)
+      return nullptr;
+  }
+  const Stmt *Holder = parentStmt(*Child, Ctx);
+  while (Holder && !isa<CompoundStmt>(Holder)) {
+    if (isa<IfStmt>(Holder) || isLoop(Holder) || isa<SwitchStmt>(Holder) ||
+        isa<SwitchCase>(Holder))
+      return nullptr;
+    Holder = parentStmt(*Holder, Ctx);
+  }
+  bool HoldsRegion = false;
+  for (const Stmt *B = R.Block; B && !HoldsRegion; B = parentStmt(*B, Ctx))
+    HoldsRegion = B == Holder;
+  if (!HoldsRegion)
+    return nullptr;
+  // Neither changes between the copy and the region, nor in a loop around
+  // the region that the copy is not in.
+  SourceLocation After = Last->Where->getEndLoc();
+  llvm::SmallVector<const Stmt *, 4> Outside;
+  for (const Stmt *S = parentStmt(*R.Block, Ctx); S; S = parentStmt(*S, Ctx))
+    if (isLoop(S) && !SM.isPointWithin(After, S->getBeginLoc(), S->getEndLoc()))
+      Outside.push_back(S);
+  for (const VarDecl *V : {X, Y})
+    for (const Write &W : Facts.writesOf(V)) {
+      SourceLocation At = W.Where->getBeginLoc();
+      // A copy made of it (`passing(mine)` beside `total(mine)`) only
+      // reads it.
+      const auto *Copy = dyn_cast<CXXConstructExpr>(W.Where);
+      if (&W == Last || (Copy && Copy->getConstructor()->isCopyConstructor()))
+        continue;
+      if (SM.isBeforeInTranslationUnit(After, At) &&
+          SM.isBeforeInTranslationUnit(At, Start))
+        return nullptr;
+      for (const Stmt *Loop : Outside)
+        if (SM.isPointWithin(At, Loop->getBeginLoc(), Loop->getEndLoc()))
+          return nullptr;
+    }
+  It->second = Y;
+  return Y;
+}
+
+void Judge::renameEntryAliases(std::vector<cg::Combination> &Combined,
+                               const std::vector<RankRun> &Runs) {
+  // The address a contribution of rank R at A is read from.
+  auto Renamed = [&](cg::Rank Rank, cg::Address A) {
+    Where W = whereOf(A);
+    const RankRun &Run = Runs[Rank];
+    if (W.Obj >= Run.Objects.size())
+      return A;
+    const auto *X = dyn_cast_or_null<VarDecl>(Run.Objects[W.Obj].Decl);
+    const VarDecl *Y = X ? entryAliasOf(X) : nullptr;
+    if (!Y)
+      return A;
+    if (isStdVector(X->getType())) {
+      // The same element of the other vector's elements.
+      std::optional<eval::ObjectId> Mine = elementsOf(Run, X);
+      std::optional<eval::ObjectId> Theirs = elementsOf(Run, Y);
+      return Mine && Theirs && *Mine == W.Obj ? addressOf(*Theirs, W.Off) : A;
+    }
+    if (W.Off != 0)
+      return A;
+    for (eval::ObjectId Obj = 1; Obj < Run.Objects.size(); ++Obj)
+      if (Run.Objects[Obj].Decl == Y && !Run.Objects[Obj].Temporary)
+        return addressOf(Obj, 0);
+    return A;
+  };
+  for (cg::Combination &C : Combined) {
+    std::vector<cg::Contribution> Parts;
+    for (const cg::Contribution &Part : C.Parts)
+      for (cg::Rank Rank = Part.First; Rank <= Part.Last; ++Rank) {
+        cg::Address A = Renamed(Rank, Part.Addr);
+        if (!Parts.empty() && Parts.back().Last + 1 == Rank &&
+            Parts.back().Addr == A)
+          Parts.back().Last = Rank;
+        else
+          Parts.push_back({Rank, Rank, A});
+      }
+    C.Parts = std::move(Parts);
+  }
+}
+
+std::optional<Observation>
+Judge::observeReduction(int64_t P, const std::vector<RankRun> &Runs,
+                        ArrayRef<std::pair<int64_t, const RankOp *>> Global,
+                        const std::vector<cg::Transfer> &All,
+                        const std::vector<cg::Combination> &Combined) {
+  std::optional<cg::ReductionKind> Expected;
+  if (Reference)
+    Expected = reductionKind(*Reference);
+  std::vector<cg::Combination> Renamed = Combined;
+  renameEntryAliases(Renamed, Runs);
+  cg::ReductionDetection D =
+      cg::detectReductions(Renamed, All, static_cast<cg::Rank>(P), Expected);
+  if (!D.Found && !TrailingDecided && !DropTrailingCombines &&
+      combinesAfterLastMessage(Runs)) {
+    // Read once more with what the ranks combine after their last message
+    // as steps after the collective (`total /= size;` at the root).
+    size_t Refused = V.Refusals.size();
+    std::optional<ManualKind> Looked = V.Looks;
+    DropTrailingCombines = true;
+    std::optional<Observation> O = observe(P, Runs);
+    if (O)
+      return O;
+    DropTrailingCombines = false;
+    V.Refusals.resize(Refused);
+    V.Looks = Looked;
+  }
+  auto SiteOf = [&](cg::OpId Writer) {
+    if (Writer == cg::NoOp || Writer >= Global.size() ||
+        !Global[Writer].second->Site)
+      return regionLoc();
+    return Global[Writer].second->Site->getBeginLoc();
+  };
+  if (!D.Found) {
+    if (!V.Looks && !Looking)
+      V.Looks = resembledReduction(Combined, All, P);
+    const cg::Combination *Own = nullptr;
+    for (const cg::Combination &C : Combined)
+      if (C.Op == cg::ReduceOp::Other && !Own)
+        Own = &C;
+    std::string Why =
+        Own ? "this statement combines the values by an operation that is "
+              "none of MPI's (sum, product, minimum, maximum, bitwise or "
+              "logical and, or, xor); the order in which MPI combines "
+              "would change the result"
+            : "at " + processes(P) + ", " + D.Why;
+    refuse(checkOfReduction(D.Why, Own != nullptr), Why,
+           SiteOf(Own ? Own->Writer : D.Writer));
+    return std::nullopt;
+  }
+  TrailingDecided = true;
+  const cg::Reduction &Red = *D.Found;
+  Observation O;
+  O.Kind = manualKind(Red.Kind);
+  O.Root = Red.Root;
+  O.Block = Red.Size;
+  O.Op = Red.Op;
+  O.Buffer.assign(P, std::nullopt);
+  O.Send.assign(P, std::nullopt);
+  O.Recv.assign(P, std::nullopt);
+  O.InPlace.assign(P, false);
+  for (int64_t Rank = 0; Rank < P; ++Rank) {
+    if (Red.Contribution[Rank])
+      O.Send[Rank] = whereOf(*Red.Contribution[Rank]);
+    if (Red.Result[Rank])
+      O.Recv[Rank] = whereOf(*Red.Result[Rank]);
+    O.InPlace[Rank] =
+        O.Send[Rank] && O.Recv[Rank] && *O.Send[Rank] == *O.Recv[Rank];
+  }
+  // The combine statements the call replaces, and the type they combine;
+  // also a copy of the rank's own value to where its result goes
+  // (`total = local;` at the root, `end = records;` first in a chain): the
+  // call writes the result there.
+  for (auto [Rank, Op] : Global) {
+    bool IntoResult = Op->K == RankOp::Kind::Local && Op->CopyOf &&
+                      Red.Result[Rank] &&
+                      addressOf(Op->Object, Op->Offset) == *Red.Result[Rank] &&
+                      Op->Bytes == Red.Size;
+    if (IntoResult && Op->Site && !llvm::is_contained(Combines, Op->Site))
+      Combines.push_back(Op->Site);
+    if (Op->K == RankOp::Kind::Combine) {
+      if (!llvm::is_contained(Combines, Op->Site))
+        Combines.push_back(Op->Site);
+      if (!FirstCombine)
+        FirstCombine = Op->Site;
+      if (O.Element.isNull())
+        O.Element = Op->Element;
+    }
+  }
+  if (Looking) {
+    V.Looks = O.Kind;
+    return std::nullopt;
+  }
+  if (!sameAsReference(P, O.Kind, "the region forms"))
+    return std::nullopt;
+  if (ReductionOp && *ReductionOp != O.Op) {
+    refuse(SafetyCheck::ScaleIndependence,
+           "at " + processes(P) + " the region combines with " +
+               cg::name(O.Op) + ", at " + processes(ReferenceSize) + " with " +
+               cg::name(*ReductionOp),
+           regionLoc());
+    return std::nullopt;
+  }
+  ReductionOp = O.Op;
+  if (Element.isNull())
+    Element = O.Element;
+  // A reduce's root may combine in place: it alone.
+  if (O.Kind == ManualKind::Reduce) {
+    bool RootInPlace = O.InPlace[O.Root];
+    if (RootInPlace)
+      O.Send[O.Root] = std::nullopt;
+    if (ReduceInPlace && *ReduceInPlace != RootInPlace) {
+      refuse(SafetyCheck::MessageIntegrity,
+             "the root combines in place at some sizes and not at others",
+             regionLoc());
+      return std::nullopt;
+    }
+    ReduceInPlace = RootInPlace;
+    for (int64_t Rank = 0; Rank < P; ++Rank)
+      O.InPlace[Rank] = false;
+  } else {
+    for (int64_t Rank = 0; Rank < P; ++Rank)
+      if (O.InPlace[Rank])
+        O.Send[Rank] = std::nullopt;
+  }
+  if (P >= 3)
+    V.Topology = reductionTopology(O, Runs);
+  return O;
+}
+
+bool Judge::chooseReduction(RegionProof &Proof) {
+  assert(ReductionOp && "a reduction without its operation");
+  Proof.Op = cg::name(*ReductionOp);
+  Proof.Combines = Combines;
+  SourceLocation At = FirstCombine ? FirstCombine->getBeginLoc() : regionLoc();
+  // MPI combines elements of a predefined datatype: the messages' must be
+  // the one of the values the statements combine.
+  std::string TypeText =
+      Proof.Datatype ? sourceText(Proof.Datatype, Ctx) : std::string();
+  const PredefinedDatatype *DT = predefinedDatatype(TypeText);
+  if (!DT || Element.isNull() ||
+      !Ctx.hasSameUnqualifiedType(Ctx.*(DT->Type), Element)) {
+    refuse(SafetyCheck::MatchingArguments,
+           "the messages' datatype '" + TypeText +
+               "' is not the predefined datatype of the values the region "
+               "combines ('" +
+               (Element.isNull() ? std::string("?") : Element.getAsString()) +
+               "'), which MPI's reduction needs",
+           At);
+    return false;
+  }
+  if (!exactInAnyOrder(*ReductionOp, Element)) {
+    if (!TU.reassociationAllowed()) {
+      refuse(SafetyCheck::ReductionOrder,
+             std::string("a ") +
+                 (*ReductionOp == cg::ReduceOp::Sum ? "sum" : "product") +
+                 " of '" + Element.getAsString() +
+                 "' values rounds differently when MPI combines them in "
+                 "another order than this code does; --allow-reassociation "
+                 "accepts results that may differ in the last bits",
+             At);
+      return false;
+    }
+    Proof.Reassociates = true;
+  }
+  if (Proof.Kind == ManualKind::Exscan) {
+    refuse(SafetyCheck::MatchingArguments,
+           "MPI_Exscan leaves the result of rank 0 undefined, where this "
+           "region leaves it as it was; exclusive scans are not rewritten",
+           regionLoc());
+    return false;
+  }
+  if (Proof.Kind == ManualKind::Reduce) {
+    Proof.InPlace = ReduceInPlace.value_or(false);
+  } else {
+    if (!AllInPlace && !NoneInPlace) {
+      refuse(SafetyCheck::MessageIntegrity,
+             "some ranks combine in place and others do not", regionLoc());
+      return false;
+    }
+    Proof.InPlace = AllInPlace;
+  }
+  if (!Proof.RecvBuffer) {
+    refuseMissing("result buffer");
+    return false;
+  }
+  if (!Proof.SendBuffer &&
+      !(Proof.InPlace && Proof.Kind != ManualKind::Reduce)) {
+    refuseMissing("buffer each rank contributes");
+    return false;
+  }
+  return true;
+}
+
+} // namespace judge
+} // namespace analysis
+} // namespace mpilift

@@ -1,0 +1,125 @@
+//===- CombineFormsTest.cpp - Statements that fold a value into another ---===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The spellings of a reduction's combine step, each named with MPI's
+/// operation, and statements that read an accumulator without being one of
+/// MPI's operations.
+///
+//===----------------------------------------------------------------------===//
+
+#include "EvalPrelude.h"
+
+#include "CombineForms.h"
+
+#include "clang/Lex/Lexer.h"
+
+#include "gtest/gtest.h"
+
+using namespace mpilift::analysis;
+using mpilift::analysis::test::Parsed;
+using mpilift::commgraph::ReduceOp;
+
+namespace {
+
+std::string text(const clang::Expr *E, const clang::ASTContext &Ctx) {
+  if (!E)
+    return "-";
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  return clang::Lexer::getSourceText(SM.getExpansionRange(E->getSourceRange()),
+                                     SM, Ctx.getLangOpts())
+      .str();
+}
+
+/// "MPI_SUM into=acc from=x" for the combine the last statement of f's
+/// body spells; "none" if it spells none.
+std::string form(const std::string &Body, bool CXX = false) {
+  std::string Prefix = CXX ? "#include <cstddef>\nnamespace std { template "
+                             "<class T> const T &max(const T &a, const T &b) "
+                             "{ return a < b ? b : a; } }\n"
+                           : "double fmax(double, double);\n";
+  Parsed P(Prefix +
+               "struct pair { double v; int i; };\nvoid f(long acc, long "
+               "x, long y, double d, double e, struct pair *p, long "
+               "*v, int k) {\n" +
+               Body + "\n}\n",
+           CXX);
+  const clang::FunctionDecl *F = P.function("f");
+  if (!F)
+    return "no function";
+  const auto *Block = llvm::cast<clang::CompoundStmt>(F->getBody());
+  const clang::ASTContext &Ctx = P.AST->getASTContext();
+  std::optional<CombineForm> Form = combineForm(Block->body_back(), Ctx);
+  if (!Form)
+    return "none";
+  std::string Out = Form->Op == ReduceOp::Other
+                        ? std::string("other")
+                        : std::string(mpilift::commgraph::name(Form->Op));
+  Out += " into=" + text(Form->Into, Ctx);
+  if (Form->Base)
+    Out += " base=" + text(Form->Base, Ctx);
+  return Out + " from=" + text(Form->From, Ctx);
+}
+
+TEST(CombineFormsTest, CompoundAssignments) {
+  EXPECT_EQ(form("acc += x;"), "MPI_SUM into=acc from=x");
+  EXPECT_EQ(form("acc *= x;"), "MPI_PROD into=acc from=x");
+  EXPECT_EQ(form("acc &= x;"), "MPI_BAND into=acc from=x");
+  EXPECT_EQ(form("acc |= v[k];"), "MPI_BOR into=acc from=v[k]");
+  EXPECT_EQ(form("v[k] ^= x;"), "MPI_BXOR into=v[k] from=x");
+}
+
+TEST(CombineFormsTest, SpelledOutAndEitherSide) {
+  EXPECT_EQ(form("acc = acc + x;"), "MPI_SUM into=acc from=x");
+  EXPECT_EQ(form("acc = x * acc;"), "MPI_PROD into=acc from=x");
+  EXPECT_EQ(form("acc = acc && x;"), "MPI_LAND into=acc from=x");
+  EXPECT_EQ(form("acc = (x || acc);"), "MPI_LOR into=acc from=x");
+  EXPECT_EQ(form("p->v = p->v + d;"), "MPI_SUM into=p->v from=d");
+}
+
+TEST(CombineFormsTest, MinimumAndMaximum) {
+  EXPECT_EQ(form("if (x > acc) acc = x;"), "MPI_MAX into=acc from=x");
+  EXPECT_EQ(form("if (acc > x) { acc = x; }"), "MPI_MIN into=acc from=x");
+  EXPECT_EQ(form("if (x <= acc) acc = x;"), "MPI_MIN into=acc from=x");
+  EXPECT_EQ(form("acc = x > acc ? x : acc;"), "MPI_MAX into=acc from=x");
+  EXPECT_EQ(form("acc = acc < x ? acc : x;"), "MPI_MIN into=acc from=x");
+  EXPECT_EQ(form("d = fmax(d, e);"), "MPI_MAX into=d from=e");
+  EXPECT_EQ(form("acc = std::max(acc, x);", /*CXX=*/true),
+            "MPI_MAX into=acc from=x");
+  // An `if` that does more than take the value is none.
+  EXPECT_EQ(form("if (x > acc) { acc = x; y = 1; }"), "none");
+  EXPECT_EQ(form("if (x > acc) acc = y;"), "none");
+}
+
+TEST(CombineFormsTest, IntoAThirdPlace) {
+  EXPECT_EQ(form("acc = x + y;"), "MPI_SUM into=acc base=x from=y");
+  EXPECT_EQ(form("acc = x < y ? x : y;"), "MPI_MIN into=acc base=x from=y");
+  EXPECT_EQ(form("acc = x - y;"), "other into=acc base=x from=y");
+  // A copy combines nothing; a constant added is no second place.
+  EXPECT_EQ(form("acc = x;"), "none");
+  EXPECT_EQ(form("acc = x + 1;"), "none");
+}
+
+TEST(CombineFormsTest, OperationsOfTheProgramsOwn) {
+  EXPECT_EQ(form("acc = acc * 31 + x;"), "other into=acc from=x");
+  EXPECT_EQ(form("acc -= x;"), "other into=acc from=x");
+  EXPECT_EQ(form("acc += 2 * x;"), "other into=acc from=x");
+  EXPECT_EQ(form("acc = acc * 2;"), "none");
+}
+
+TEST(CombineFormsTest, ExactnessDependsOnTheType) {
+  Parsed P("int i; double d; float f; unsigned u;");
+  clang::ASTContext &Ctx = P.AST->getASTContext();
+  EXPECT_TRUE(exactInAnyOrder(ReduceOp::Sum, Ctx.IntTy));
+  EXPECT_TRUE(exactInAnyOrder(ReduceOp::Prod, Ctx.UnsignedIntTy));
+  EXPECT_FALSE(exactInAnyOrder(ReduceOp::Sum, Ctx.DoubleTy));
+  EXPECT_FALSE(exactInAnyOrder(ReduceOp::Prod, Ctx.FloatTy));
+  EXPECT_TRUE(exactInAnyOrder(ReduceOp::Max, Ctx.DoubleTy));
+  EXPECT_TRUE(exactInAnyOrder(ReduceOp::Min, Ctx.FloatTy));
+  EXPECT_FALSE(exactInAnyOrder(ReduceOp::Other, Ctx.IntTy));
+}
+
+} // namespace
