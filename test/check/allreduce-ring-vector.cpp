@@ -3,9 +3,10 @@
 // buffers: the total and the vector passed on start as copies of the
 // rank's own (`std::vector<long> total(mine), passing(mine)`). An allreduce
 // of the vectors' elements.
-// RUN: %check-rewrite rewrite %s %t | FileCheck %s
-// --check-prefix=CHECK-MESSAGES --implicit-check-not=warning: RUN: FileCheck %s
-// --check-prefix=CHECK-FIXES < %t/prog.cpp
+// clang-format off
+// RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.cpp
+// clang-format on
 #include <mpi.h>
 
 #include <cstdio>
@@ -28,9 +29,9 @@ public:
     int right = (rank_ + 1) % nranks_;
     int left = (rank_ + nranks_ - 1) % nranks_;
     for (int step = 0; step < nranks_ - 1; ++step) {
-      // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: ring of point-to-point
-      // messages implements an allreduce (static analysis); replace it with
-      // MPI_Allreduce [mpilift-manual-allreduce]
+      // clang-format off
+      // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: ring of point-to-point messages implements an allreduce (static analysis); replace it with MPI_Allreduce [mpilift-manual-allreduce]
+      // clang-format on
       MPI_Sendrecv(passing.data(), kBins, MPI_LONG, right, kTag,
                    incoming.data(), kBins, MPI_LONG, left, kTag, comm_,
                    MPI_STATUS_IGNORE);
@@ -40,10 +41,11 @@ public:
       }
     }
     return total;
-    // CHECK-FIXES: std::vector<long> total(mine), passing(mine),
-    // incoming(kBins); CHECK-FIXES-NEXT: MPI_Allreduce(mine.data(),
-    // total.data(), kBins, MPI_LONG, MPI_SUM, comm_); CHECK-FIXES-NEXT: return
-    // total;
+    // clang-format off
+    // CHECK-FIXES: std::vector<long> total(mine), passing(mine), incoming(kBins);
+    // CHECK-FIXES-NEXT: MPI_Allreduce(mine.data(), total.data(), kBins, MPI_LONG, MPI_SUM, comm_);
+    // CHECK-FIXES-NEXT: return total;
+    // clang-format on
   }
 
   int rank() const { return rank_; }
