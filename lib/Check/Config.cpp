@@ -62,10 +62,12 @@ llvm::Expected<Config> parseConfig(llvm::StringRef Text, llvm::StringRef Path) {
       if (V != "none" && V != "cdag")
         return Fail("Fallback must be none or cdag, not '" + V + "'");
       C.Fallback = V;
+    } else if (K == "QueryDriver") {
+      C.QueryDriver = V;
     } else {
       return Fail("unknown setting '" + K.str() +
                   "' (known: Checks, WarningsAsErrors, HeaderFilterRegex, "
-                  "Collectives, Fallback)");
+                  "Collectives, Fallback, QueryDriver)");
     }
   }
   if (!Problem.empty())

@@ -36,6 +36,9 @@ namespace check {
 struct Config {
   std::optional<std::string> Checks, WarningsAsErrors, HeaderFilterRegex,
       Collectives, Fallback;
+  /// Read so that it can be reported as ignored: which programs may run is
+  /// the user's choice, not the repository's.
+  std::optional<std::string> QueryDriver;
   std::string Path; ///< The file these came from; empty for none.
 };
 
