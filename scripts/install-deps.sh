@@ -11,6 +11,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   libotf2-trace-dev otf2-tools
   libgtest-dev
+  neovim
 )
 
 missing=()

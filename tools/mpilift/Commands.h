@@ -40,6 +40,10 @@ int runDetectCommand(int Argc, const char **Argv);
 /// [-- ARGS]`; Argv[0] is the program name.
 int runCheckCommand(int Argc, const char **Argv);
 
+/// `mpilift lsp [options]`: the language server on standard input and
+/// output; Argv[0] is the program name.
+int runLspCommand(int Argc, const char **Argv);
+
 /// The patterns of \p T, as the JSON document `mpilift detect --format
 /// json` writes.
 llvm::json::Value detectPatternsAsJson(const trace::Trace &T);

@@ -34,6 +34,8 @@ const char *const Usage =
     "  check [-p DIR] [--patterns FILE | --trace DIR] [--fix] FILES... "
     "[-- ARGS]\n"
     "      prove hand-written collectives safe to replace and rewrite them\n"
+    "  lsp [--trace DIR | --patterns FILE] [-p DIR]\n"
+    "      the same checks in an editor: a language server on stdin/stdout\n"
     "\n"
     "  --version\n"
     "      print the version and the LLVM it is built with\n"
@@ -72,6 +74,11 @@ int main(int Argc, const char **Argv) {
     Args.insert(Args.end(), Argv + 2, Argv + Argc);
     int N = static_cast<int>(Args.size());
     return mpilift::runCheckCommand(N, Args.data());
+  }
+  if (!strcmp(Argv[1], "lsp")) {
+    std::vector<const char *> Args = {"mpilift lsp"};
+    Args.insert(Args.end(), Argv + 2, Argv + Argc);
+    return mpilift::runLspCommand(static_cast<int>(Args.size()), Args.data());
   }
   mpilift::error() << "unknown command '" << Argv[1] << "'\n\n" << Usage;
   return mpilift::ExitBadInput;
