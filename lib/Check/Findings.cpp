@@ -28,6 +28,18 @@ llvm::ArrayRef<RuleInfo> allRules() {
       {"mpilift-manual-alltoall",
        "a loop of point-to-point exchanges that implements an alltoall",
        "docs/checks/mpilift-manual-alltoall.md"},
+      {"mpilift-manual-reduce",
+       "point-to-point messages whose values are combined on one rank: a "
+       "reduction",
+       "docs/checks/mpilift-manual-reduce.md"},
+      {"mpilift-manual-allreduce",
+       "point-to-point messages that leave every rank the combination of "
+       "all values: an allreduce",
+       "docs/checks/mpilift-manual-allreduce.md"},
+      {"mpilift-manual-scan",
+       "a chain of point-to-point messages passing a running combination: a "
+       "scan",
+       "docs/checks/mpilift-manual-scan.md"},
       {"mpilift-split-send",
        "a blocking send whose wait can move past independent statements",
        "docs/checks/mpilift-split-send.md"},
