@@ -17,6 +17,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include <map>
 #include <optional>
 
 namespace mpilift {
@@ -91,6 +92,18 @@ MPIWrapperFlags::Wrapper query(llvm::StringRef Path) {
   return W;
 }
 
+/// query(), once per program in the process: a language server checks each
+/// edit in a session of its own, and asking a wrapper costs two processes.
+MPIWrapperFlags::Wrapper queryOnce(const std::string &Path) {
+  static std::mutex Mutex;
+  static std::map<std::string, MPIWrapperFlags::Wrapper> Asked;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto [It, New] = Asked.try_emplace(Path);
+  if (New)
+    It->second = query(Path);
+  return It->second;
+}
+
 } // namespace
 
 MPIWrapperFlags::MPIWrapperFlags(std::string QueryDriver,
@@ -134,7 +147,7 @@ MPIWrapperFlags::wrapperFor(llvm::StringRef Compiler) {
                                         "no MPI flags are added")
                           : "using the flags of '" + Program + "' instead"));
   if (!Program.empty())
-    It->second = query(Program);
+    It->second = queryOnce(Program);
   return It->second;
 }
 

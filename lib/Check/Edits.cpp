@@ -108,12 +108,48 @@ public:
 
 } // namespace
 
+namespace {
+
+/// Removes a precompiled preamble from \p Invocation (a copy): it was made
+/// for the main file's old text, and its bytes would be skipped in the new
+/// one. Its remapped buffers (the preamble's main file) belong to the
+/// parse the copy was made from, so the copy lets them go.
+void dropPreamble(CompilerInvocation &Invocation) {
+  PreprocessorOptions &PP = Invocation.getPreprocessorOpts();
+  PP.RemappedFileBuffers.clear();
+  if (PP.PrecompiledPreambleBytes.first == 0)
+    return;
+  PP.PrecompiledPreambleBytes = {0, false};
+  PP.ImplicitPCHInclude.clear();
+  PP.DisablePCHOrModuleValidation = DisableValidationForModuleKind::None;
+}
+
+/// The text the main file of \p Invocation has in a parse with
+/// \p Contents in place.
+std::unique_ptr<llvm::MemoryBuffer>
+mainText(const CompilerInvocation &Invocation, llvm::vfs::FileSystem &FS,
+         const std::map<std::string, std::string> &Contents) {
+  const auto &Inputs = Invocation.getFrontendOpts().Inputs;
+  if (Inputs.size() != 1 || !Inputs[0].isFile())
+    return nullptr;
+  StringRef Main = Inputs[0].getFile();
+  auto It = Contents.find(Main.str());
+  if (It != Contents.end())
+    return llvm::MemoryBuffer::getMemBufferCopy(It->second, Main);
+  auto Buffer = FS.getBufferForFile(Main);
+  return Buffer ? std::move(*Buffer) : nullptr;
+}
+
+} // namespace
+
 std::optional<std::string>
 compileErrorWith(const CompilerInvocation &Invocation,
                  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS,
                  const std::map<std::string, std::string> &Contents,
-                 ArrayRef<std::string> IncludeDirs) {
+                 ArrayRef<std::string> IncludeDirs,
+                 const PrepareInvocation &Prepare) {
   auto Copy = std::make_shared<CompilerInvocation>(Invocation);
+  dropPreamble(*Copy);
   for (const std::string &Dir : IncludeDirs)
     Copy->getHeaderSearchOpts().AddPath(Dir, frontend::After,
                                         /*IsFramework=*/false,
@@ -122,6 +158,15 @@ compileErrorWith(const CompilerInvocation &Invocation,
   Copy->getDiagnosticOpts().ShowCarets = false;
   PreprocessorOptions &PP = Copy->getPreprocessorOpts();
   PP.RetainRemappedFileBuffers = false;
+  // A preamble reads the headers from FS: only when the rewrites change
+  // the main file alone. Added before the remapped files, which building
+  // a preamble would consume.
+  std::unique_ptr<llvm::MemoryBuffer> Main;
+  if (Prepare && (Main = mainText(*Copy, *FS, Contents)) &&
+      llvm::all_of(Contents, [&](const auto &FileText) {
+        return FileText.first == Main->getBufferIdentifier();
+      }))
+    Prepare(*Copy, FS, *Main);
   for (const auto &[File, Text] : Contents)
     PP.addRemappedFile(
         File, llvm::MemoryBuffer::getMemBufferCopy(Text, File).release());

@@ -41,6 +41,8 @@ CheckSession::CheckSession(SessionOptions Options)
 
 CheckSession::~CheckSession() = default;
 
+InvocationHook::~InvocationHook() = default;
+
 const SessionOptions &CheckSession::options() const { return P->Options; }
 
 llvm::Error CheckSession::addPatterns(const llvm::json::Value &Doc,

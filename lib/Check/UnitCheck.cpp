@@ -273,7 +273,15 @@ private:
     auto FS = CI.getFileManager().getVirtualFileSystemPtr();
     std::vector<std::string> Dirs = cdagIncludeDirs();
     auto CompileError = [&](const std::map<std::string, std::string> &New) {
-      return check::compileErrorWith(CI.getInvocation(), FS, New, Dirs);
+      check::PrepareInvocation Prepare;
+      if (InvocationHook *Hook = State.Options.Hook.get())
+        Prepare = [Hook](CompilerInvocation &Invocation,
+                         llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS,
+                         const llvm::MemoryBuffer &Main) {
+          Hook->prepare(Invocation, FS, Main);
+        };
+      return check::compileErrorWith(CI.getInvocation(), FS, New, Dirs,
+                                     Prepare);
     };
     if (!CompileError(Contents))
       return;
@@ -813,6 +821,24 @@ public:
       : State(State), Sink(Sink) {}
   std::unique_ptr<FrontendAction> create() override {
     return std::make_unique<CheckAction>(State, Sink);
+  }
+
+  /// Lets the session's hook see the invocation (a preamble) first.
+  bool runInvocation(std::shared_ptr<CompilerInvocation> Invocation,
+                     FileManager *Files,
+                     std::shared_ptr<PCHContainerOperations> PCHContainerOps,
+                     DiagnosticConsumer *DiagConsumer) override {
+    std::unique_ptr<llvm::MemoryBuffer> Main;
+    const auto &Inputs = Invocation->getFrontendOpts().Inputs;
+    if (State.Options.Hook && Inputs.size() == 1 && Inputs[0].isFile())
+      if (auto Buffer = Files->getVirtualFileSystem().getBufferForFile(
+              Inputs[0].getFile()))
+        Main = std::move(*Buffer);
+    if (Main)
+      State.Options.Hook->prepare(*Invocation, Files->getVirtualFileSystemPtr(),
+                                  *Main);
+    return FrontendActionFactory::runInvocation(
+        std::move(Invocation), Files, std::move(PCHContainerOps), DiagConsumer);
   }
 
 private:

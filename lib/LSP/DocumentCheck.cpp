@@ -163,6 +163,7 @@ DocumentResult checkDocument(const DocumentCheckSettings &Settings,
   FirstError Errors;
   Options.Diagnostics = &Errors;
   Options.Jobs = 1;
+  Options.Hook = Settings.Preamble;
   Options.OnMessage = [&Result](const check::SessionMessage &M) {
     Result.Messages.push_back(M);
   };

@@ -59,6 +59,9 @@ struct DocumentCheckSettings {
   /// from; null when there is no evidence.
   const llvm::json::Value *Patterns = nullptr;
   std::string PatternsOrigin;
+  /// The document's precompiled preamble (null: parse the headers every
+  /// time).
+  std::shared_ptr<check::InvocationHook> Preamble;
 };
 
 /// Checks \p Text as the content of \p Path.

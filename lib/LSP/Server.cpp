@@ -7,6 +7,7 @@
 #include "mpilift/LSP/Server.h"
 
 #include "DocumentCheck.h"
+#include "Preamble.h"
 
 #include "mpilift/LSP/Protocol.h"
 
@@ -37,6 +38,8 @@ struct Document {
   /// The last check's result and the version it was of.
   std::optional<DocumentResult> Result;
   int64_t ResultVersion = -1;
+  /// Its headers, precompiled: kept while it is open.
+  std::shared_ptr<PreambleCache> Preamble = std::make_shared<PreambleCache>();
 };
 
 /// A code action's title from a finding's message: the part after "; "
@@ -222,23 +225,23 @@ void LanguageServer::Impl::handleNotification(llvm::StringRef Method,
     didClose(*P);
   else if (Method == "workspace/didChangeWatchedFiles")
     didChangeWatchedFiles(*P);
-  else if (Method == "initialized" && !Options.TraceDir.empty()) {
+  else if (Method == "initialized" &&
+           !(Options.TraceDir.empty() && Options.PatternsFile.empty())) {
     // Ask the client to tell us when a new trace is written.
+    std::string Glob = Options.PatternsFile.empty() ? Options.TraceDir + "/**"
+                                                    : Options.PatternsFile;
+    json::Object Watcher{{"globPattern", Glob}};
+    json::Object Registration{
+        {"id", "mpilift-trace"},
+        {"method", "workspace/didChangeWatchedFiles"},
+        {"registerOptions",
+         json::Object{{"watchers", json::Array{std::move(Watcher)}}}}};
     Out.send(json::Object{
         {"jsonrpc", "2.0"},
         {"id", "mpilift-watch-trace"},
         {"method", "client/registerCapability"},
-        {"params",
-         json::Object{
-             {"registrations",
-              json::Array{json::Object{
-                  {"id", "mpilift-trace"},
-                  {"method", "workspace/didChangeWatchedFiles"},
-                  {"registerOptions",
-                   json::Object{
-                       {"watchers", json::Array{json::Object{
-                                        {"globPattern",
-                                         Options.TraceDir + "/**"}}}}}}}}}}}});
+        {"params", json::Object{{"registrations",
+                                 json::Array{std::move(Registration)}}}}});
   }
   // $/cancelRequest: requests are answered in order as they come, so none
   // is pending when it arrives. Other notifications are not ours.
@@ -271,6 +274,13 @@ json::Value LanguageServer::Impl::initialize(const json::Object *Params) {
     if (std::optional<bool> V = Init->getBoolean("allowReassociation"))
       Options.Check.AllowReassociation = *V;
   }
+  for (std::string *Path : {&Options.TraceDir, &Options.PatternsFile})
+    if (!Path->empty()) {
+      llvm::SmallString<256> Absolute(*Path);
+      llvm::sys::fs::make_absolute(Absolute);
+      llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
+      *Path = std::string(Absolute);
+    }
   loadEvidence();
   return json::Object{
       {"capabilities",
@@ -433,8 +443,7 @@ void LanguageServer::Impl::didChangeWatchedFiles(const json::Object &Params) {
       !Options.PatternsFile.empty() ? Options.PatternsFile : Options.TraceDir;
   if (Watched.empty())
     return;
-  llvm::SmallString<256> Absolute(Watched);
-  llvm::sys::fs::make_absolute(Absolute);
+  llvm::StringRef Absolute = Watched;
   bool Relevant = false;
   for (const json::Value &C : *Changes) {
     const json::Object *Change = C.getAsObject();
@@ -506,6 +515,7 @@ void LanguageServer::Impl::worker() {
     std::optional<json::Value> Evidence = Patterns;
     Settings.Patterns = Evidence ? &*Evidence : nullptr;
     Settings.PatternsOrigin = PatternsOrigin;
+    Settings.Preamble = D.Preamble;
     Lock.unlock();
     DocumentResult Result = checkDocument(Settings, Path, Text);
     for (const check::SessionMessage &M : Result.Messages)

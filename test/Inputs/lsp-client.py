@@ -12,6 +12,7 @@ Each line of SCRIPT is one of:
   raw TEXT             TEXT as it is, with \\r\\n for escapes, no framing
   open PATH            didOpen of PATH (version 1) with the file's text
   change PATH V FILE   didChange of PATH to version V with FILE's text
+  shell CMD            run CMD with the shell (fails the script if it fails)
   close                close the server's input
   sleep SECONDS
 Blank lines and lines starting with '#' are skipped. Every message from the
@@ -102,6 +103,9 @@ def main():
                                    "contentChanges": [{"text": text}]}})
             elif word == "raw":
                 send(rest.encode().decode("unicode_escape").encode())
+            elif word == "shell":
+                if subprocess.call(rest, shell=True) != 0:
+                    sys.exit("lsp-client: failed: " + rest)
             elif word == "close":
                 proc.stdin.close()
             elif word == "sleep":

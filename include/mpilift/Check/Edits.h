@@ -21,8 +21,10 @@
 #include "clang/Tooling/Refactoring/AtomicChange.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,15 +48,25 @@ applyFormatted(llvm::StringRef File, llvm::StringRef Code,
                llvm::ArrayRef<clang::tooling::AtomicChange> Changes,
                std::string *StyleProblem = nullptr);
 
+/// Called with the invocation of a verifying parse and the main file's
+/// text in it, to add what matches that text (a precompiled preamble).
+using PrepareInvocation =
+    std::function<void(clang::CompilerInvocation &,
+                       llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>,
+                       const llvm::MemoryBuffer &)>;
+
 /// Parses the translation unit \p Invocation describes, reading the files
 /// of \p Contents (path -> text) from there instead of from \p FS, with
-/// \p IncludeDirs searched last (where a rewrite's new header is). Nothing
-/// when it compiles; otherwise its first error, as "file:line:col: text".
+/// \p IncludeDirs searched last (where a rewrite's new header is). A
+/// precompiled preamble of \p Invocation (made for the old text) is not
+/// used; \p Prepare may add one for the new text. Nothing when it
+/// compiles; otherwise its first error, as "file:line:col: text".
 std::optional<std::string>
 compileErrorWith(const clang::CompilerInvocation &Invocation,
                  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS,
                  const std::map<std::string, std::string> &Contents,
-                 llvm::ArrayRef<std::string> IncludeDirs = {});
+                 llvm::ArrayRef<std::string> IncludeDirs = {},
+                 const PrepareInvocation &Prepare = nullptr);
 
 } // namespace check
 } // namespace mpilift

@@ -31,6 +31,7 @@
 #include "clang/Basic/SourceLocation.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Refactoring/AtomicChange.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <functional>
@@ -42,6 +43,7 @@
 
 namespace clang {
 class CompilerInstance;
+class CompilerInvocation;
 class DiagnosticConsumer;
 class SourceManager;
 } // namespace clang
@@ -63,6 +65,20 @@ struct SessionMessage {
   std::string Text;
 };
 
+/// Lets a front end reuse work between checks of one file, as an editor
+/// keeps a precompiled preamble per open file. prepare() sees the
+/// invocation of every parse of a unit whose main file reads \p Main: the
+/// unit's own, and each that verifies rewrites with the rewritten text. It
+/// may add an implicit precompiled preamble (one that matches \p Main);
+/// what it remaps in the invocation must be its own copies.
+class InvocationHook {
+public:
+  virtual ~InvocationHook();
+  virtual void prepare(clang::CompilerInvocation &Invocation,
+                       llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS,
+                       const llvm::MemoryBuffer &Main) = 0;
+};
+
 /// What the front end decides; .mpilift.yaml (found from each unit's main
 /// file) fills what is left unset.
 struct SessionOptions {
@@ -79,6 +95,8 @@ struct SessionOptions {
   /// run to ask for their flags beside those found by name on PATH
   /// (--query-driver; never taken from the repository's files).
   std::string QueryDriver;
+  /// Sees each parse's invocation (null: none).
+  std::shared_ptr<InvocationHook> Hook;
   /// Keep every unit's rewrites for computeFixes().
   bool KeepFixes = false;
   /// Units checked in parallel; their clang diagnostics are printed whole
