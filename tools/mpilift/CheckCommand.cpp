@@ -17,6 +17,7 @@
 
 #include "mpilift/Check/Findings.h"
 #include "mpilift/Check/Session.h"
+#include "mpilift/Patterns/PatternsJson.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
@@ -315,7 +316,7 @@ int runCheckCommand(int Argc, const char **Argv) {
     if (!T)
       return ExitBadInput;
     if (llvm::Error E =
-            Session.addPatterns(detectPatternsAsJson(*T), TraceDir)) {
+            Session.addPatterns(patterns::detectPatternsAsJson(*T), TraceDir)) {
       error() << llvm::toString(std::move(E)) << "\n";
       return ExitBadInput;
     }

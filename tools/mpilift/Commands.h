@@ -44,9 +44,6 @@ int runCheckCommand(int Argc, const char **Argv);
 /// output; Argv[0] is the program name.
 int runLspCommand(int Argc, const char **Argv);
 
-/// The patterns of \p T, as the JSON document `mpilift detect --format
-/// json` writes.
-llvm::json::Value detectPatternsAsJson(const trace::Trace &T);
 
 } // namespace mpilift
 

@@ -14,6 +14,7 @@
 #include "Commands.h"
 
 #include "mpilift/LSP/Server.h"
+#include "mpilift/Patterns/PatternsJson.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -89,7 +90,7 @@ int runLspCommand(int Argc, const char **Argv) {
     llvm::Expected<trace::Trace> T = trace::readTrace(Dir);
     if (!T)
       return T.takeError();
-    return detectPatternsAsJson(*T);
+    return patterns::detectPatternsAsJson(*T);
   };
   lsp::MessageReader In(stdin);
   lsp::MessageWriter Out(llvm::outs());
