@@ -12,6 +12,7 @@ PACKAGES=(
   libotf2-trace-dev otf2-tools
   libgtest-dev
   neovim
+  clang-tidy-19 clang-tidy
 )
 
 missing=()

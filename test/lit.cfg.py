@@ -54,6 +54,12 @@ config.substitutions.append(
         config.mpilift_src_root, lib_dir)))
 config.substitutions.append(("%obj_root", config.mpilift_obj_root))
 
+import shutil
+if shutil.which("clang-tidy-19") or os.path.exists("/usr/lib/llvm-19/bin/clang-tidy"):
+    config.available_features.add("clang-tidy-19")
+if shutil.which("clang-tidy-14"):
+    config.available_features.add("clang-tidy-14")
+
 if config.mpicc and os.path.exists(config.mpicc) and config.mpiexec:
     config.available_features.add("mpi")
 

@@ -108,6 +108,27 @@ public:
 
 } // namespace
 
+std::optional<LineSpanEdit> changedLines(StringRef Before, StringRef After) {
+  if (Before == After)
+    return std::nullopt;
+  // The common prefix back to a line start, the common suffix forward to
+  // a line end.
+  size_t Prefix = 0, Limit = std::min(Before.size(), After.size());
+  while (Prefix < Limit && Before[Prefix] == After[Prefix])
+    ++Prefix;
+  size_t LineBegin = Before.take_front(Prefix).rfind('\n');
+  Prefix = LineBegin == StringRef::npos ? 0 : LineBegin + 1;
+  size_t Suffix = 0;
+  while (Suffix < Limit - Prefix &&
+         Before[Before.size() - 1 - Suffix] == After[After.size() - 1 - Suffix])
+    ++Suffix;
+  while (Suffix > 0 && Before[Before.size() - Suffix - 1] != '\n')
+    --Suffix;
+  return LineSpanEdit{
+      Prefix, Before.size() - Suffix,
+      After.substr(Prefix, After.size() - Suffix - Prefix).str()};
+}
+
 namespace {
 
 /// Removes a precompiled preamble from \p Invocation (a copy): it was made

@@ -6,6 +6,8 @@
 
 #include "mpilift/LSP/Protocol.h"
 
+#include "mpilift/Check/Edits.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -147,28 +149,12 @@ bool fromJSON(const llvm::json::Value &V, Range &R, llvm::json::Path Path) {
 
 llvm::json::Array textEditsBetween(llvm::StringRef Before,
                                    llvm::StringRef After) {
-  if (Before == After)
+  std::optional<check::LineSpanEdit> Span = check::changedLines(Before, After);
+  if (!Span)
     return {};
-  // Whole lines: the common prefix back to a line start, the common
-  // suffix forward to a line end.
-  size_t Prefix = 0, Limit = std::min(Before.size(), After.size());
-  while (Prefix < Limit && Before[Prefix] == After[Prefix])
-    ++Prefix;
-  size_t LineBegin = Before.take_front(Prefix).rfind('\n');
-  Prefix = LineBegin == llvm::StringRef::npos ? 0 : LineBegin + 1;
-  size_t Suffix = 0;
-  while (Suffix < Limit - Prefix &&
-         Before[Before.size() - 1 - Suffix] == After[After.size() - 1 - Suffix])
-    ++Suffix;
-  // Keep the suffix to whole lines: it starts just after a newline.
-  while (Suffix > 0 && Before[Before.size() - Suffix - 1] != '\n')
-    --Suffix;
-  llvm::StringRef NewText =
-      After.substr(Prefix, After.size() - Suffix - Prefix);
-  Range R{positionAt(Before, Prefix),
-          positionAt(Before, Before.size() - Suffix)};
+  Range R{positionAt(Before, Span->Begin), positionAt(Before, Span->End)};
   return llvm::json::Array{
-      llvm::json::Object{{"range", toJSON(R)}, {"newText", NewText.str()}}};
+      llvm::json::Object{{"range", toJSON(R)}, {"newText", Span->Text}}};
 }
 
 Range rangeOf(llvm::StringRef Text, const check::Place &Where) {

@@ -48,6 +48,19 @@ applyFormatted(llvm::StringRef File, llvm::StringRef Code,
                llvm::ArrayRef<clang::tooling::AtomicChange> Changes,
                std::string *StyleProblem = nullptr);
 
+/// The run of whole lines [Begin, End) of a text that, replaced by Text,
+/// turns it into another: one edit for a front end that wants few (an
+/// editor's text edit, a clang-tidy fix-it).
+struct LineSpanEdit {
+  size_t Begin = 0, End = 0;
+  std::string Text;
+};
+
+/// The line span in which \p Before and \p After differ; nothing when they
+/// are equal.
+std::optional<LineSpanEdit> changedLines(llvm::StringRef Before,
+                                         llvm::StringRef After);
+
 /// Called with the invocation of a verifying parse and the main file's
 /// text in it, to add what matches that text (a precompiled preamble).
 using PrepareInvocation =
