@@ -267,6 +267,8 @@ json::Value LanguageServer::Impl::initialize(const json::Object *Params) {
       Options.Check.Checks = *V;
     if (auto V = Str("collectives"))
       Options.Check.Collectives = *V;
+    if (auto V = Str("warningsAsErrors"))
+      Options.Check.WarningsAsErrors = *V;
     if (auto V = Str("queryDriver"))
       Options.Check.QueryDriver = *V;
     if (auto V = Str("compileCommandsDir"))

@@ -39,6 +39,10 @@ int runLspCommand(int Argc, const char **Argv) {
   cl::opt<std::string> Collectives("collectives",
                                    cl::desc("blocking or nonblocking rewrites"),
                                    cl::cat(Category));
+  cl::opt<std::string> ErrorsGlob(
+      "warnings-as-errors",
+      cl::desc("findings of these rules are errors (severity 1)"),
+      cl::cat(Category));
   cl::opt<std::string> QueryDriver(
       "query-driver",
       cl::desc("comma-separated globs of MPI compiler wrappers (paths) the "
@@ -83,6 +87,8 @@ int runLspCommand(int Argc, const char **Argv) {
     Options.Check.Checks = ChecksGlob;
   if (Collectives.getNumOccurrences())
     Options.Check.Collectives = Collectives;
+  if (ErrorsGlob.getNumOccurrences())
+    Options.Check.WarningsAsErrors = ErrorsGlob;
   Options.Check.QueryDriver = QueryDriver;
   Options.Check.AllowReassociation = AllowReassociation;
   Options.LoadTrace =
