@@ -774,15 +774,6 @@ private:
       State.Changes[File].push_back({siteOf(SM, Loc), std::move(Change)});
   }
 
-  static std::string realFileOf(const SourceManager &SM, SourceLocation Loc,
-                                std::string Fallback) {
-    if (OptionalFileEntryRef Entry =
-            SM.getFileEntryRefForID(SM.getFileID(SM.getExpansionLoc(Loc))))
-      if (!Entry->getFileEntry().tryGetRealPathName().empty())
-        return Entry->getFileEntry().tryGetRealPathName().str();
-    return Fallback;
-  }
-
   /// The pattern at \p Loc, the same from every translation unit.
   static std::string siteOf(const SourceManager &SM, SourceLocation Loc) {
     Loc = SM.getExpansionLoc(Loc);
@@ -861,6 +852,15 @@ bool anyOverlapRule(const GlobList &Checks) {
     if (Checks.contains(analysis::overlapRuleId(R)))
       return true;
   return false;
+}
+
+std::string realFileOf(const SourceManager &SM, SourceLocation Loc,
+                       std::string Fallback) {
+  if (OptionalFileEntryRef Entry =
+          SM.getFileEntryRefForID(SM.getFileID(SM.getExpansionLoc(Loc))))
+    if (!Entry->getFileEntry().tryGetRealPathName().empty())
+      return Entry->getFileEntry().tryGetRealPathName().str();
+  return Fallback;
 }
 
 std::string fingerprintOf(StringRef Rule, const FunctionDecl &Function,

@@ -36,16 +36,6 @@ namespace mpilift {
 
 namespace {
 
-/// The real path of the file \p Loc is in, or \p Fallback.
-std::string realFileOf(const SourceManager &SM, SourceLocation Loc,
-                       std::string Fallback) {
-  if (OptionalFileEntryRef Entry =
-          SM.getFileEntryRefForID(SM.getFileID(SM.getExpansionLoc(Loc))))
-    if (!Entry->getFileEntry().tryGetRealPathName().empty())
-      return Entry->getFileEntry().tryGetRealPathName().str();
-  return Fallback;
-}
-
 /// Prints each finding through the unit's clang diagnostics, with the
 /// fix-its of its rewrite and a note per note.
 class TextSink : public check::FindingSink {
@@ -76,7 +66,7 @@ private:
                                    const check::Place &P,
                                    SourceLocation SameFile) {
     FileID File = SM.getFileID(SameFile);
-    if (realFileOf(SM, SameFile, "") != P.File) {
+    if (check::realFileOf(SM, SameFile, "") != P.File) {
       for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It)
         if (It->first.getFileEntry().tryGetRealPathName() == P.File) {
           File = SM.translateFile(It->first);

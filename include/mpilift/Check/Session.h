@@ -185,6 +185,11 @@ private:
   std::unique_ptr<Impl> P;
 };
 
+/// The real path of the file \p Loc is in (its expansion), or \p Fallback:
+/// how findings name their files.
+std::string realFileOf(const clang::SourceManager &SM,
+                       clang::SourceLocation Loc, std::string Fallback);
+
 /// The include directories of libcdag's header (this build's source tree,
 /// or where it is installed): a libcdag fallback is compiled with them.
 std::vector<std::string> cdagIncludeDirs();
