@@ -10,21 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int cmp(const void *A, const void *B) {
-  double X = *(const double *)A, Y = *(const double *)B;
-  return X < Y ? -1 : X > Y;
-}
-
-static double median(double *V, int N) {
-  qsort(V, N, sizeof(double), cmp);
-  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
-}
-
-static double slowest(double T) {
-  double Max;
-  MPI_Allreduce(&T, &Max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return Max;
-}
+#include "../common/MPITiming.h"
 
 static double compile(cDAG_Graph G, cDAG_Schedule *S) {
   MPI_Barrier(MPI_COMM_WORLD);

@@ -20,21 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp(const void *A, const void *B) {
-  double X = *(const double *)A, Y = *(const double *)B;
-  return X < Y ? -1 : X > Y;
-}
-
-static double median(double *V, int N) {
-  qsort(V, N, sizeof(double), cmp);
-  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
-}
-
-static double slowest(double T) {
-  double Max;
-  MPI_Allreduce(&T, &Max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return Max;
-}
+#include "../common/MPITiming.h"
 
 /// Start-up time and time per byte of one message between ranks 0 and 1:
 /// medians of repeated ping-pongs of 0 bytes and of 1 MiB.
