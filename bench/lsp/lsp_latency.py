@@ -15,14 +15,17 @@ edits, and the ratio of the medians.
 """
 import json
 import os
-import shlex
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+
+# The JSON-RPC connection the tests use.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "test", "Inputs"))
+from lspconnection import Connection  # noqa: E402
 
 SOURCE = r'''#include <mpi.h>
 
@@ -80,57 +83,36 @@ int main(int argc, char **argv) {
 
 
 class Server:
+    """A server under measurement: when each version's diagnostics came."""
+
     def __init__(self, cmd):
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
-        self.cond = threading.Condition()
         self.published = {}  # version -> time
         self.responses = {}
-        threading.Thread(target=self.read, daemon=True).start()
+        self.conn = Connection(cmd, on_message=self.record,
+                               stderr=subprocess.DEVNULL)
 
-    def read(self):
-        out = self.proc.stdout
-        while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    return
-                line = line.strip()
-                if not line:
-                    break
-                name, _, value = line.partition(b":")
-                if name.lower() == b"content-length":
-                    length = int(value)
-            msg = json.loads(out.read(length))
-            now = time.perf_counter()
-            with self.cond:
-                if msg.get("method") == "textDocument/publishDiagnostics":
-                    v = msg["params"].get("version")
-                    if v is not None and v not in self.published:
-                        self.published[v] = now
-                elif "id" in msg and "method" not in msg:
-                    self.responses[msg["id"]] = msg
-                elif "id" in msg:  # A request of the server's: say yes.
-                    self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
-                self.cond.notify_all()
+    def record(self, msg, now):
+        if msg.get("method") == "textDocument/publishDiagnostics":
+            v = msg["params"].get("version")
+            if v is not None and v not in self.published:
+                self.published[v] = now
+        elif "id" in msg and "method" not in msg:
+            self.responses[msg["id"]] = msg
+        elif "id" in msg:  # A request of the server's: say yes.
+            self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
 
     def send(self, msg):
-        body = json.dumps(msg).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
+        self.conn.send(msg)
 
     def wait(self, pred, timeout=120):
-        with self.cond:
-            if not self.cond.wait_for(pred, timeout):
-                sys.exit("lsp_latency: timed out")
+        if not self.conn.wait_until(pred, timeout):
+            sys.exit("lsp_latency: timed out")
 
     def stop(self):
         self.send({"jsonrpc": "2.0", "id": 99, "method": "shutdown"})
         self.wait(lambda: 99 in self.responses)
         self.send({"jsonrpc": "2.0", "method": "exit"})
-        self.proc.wait(30)
+        self.conn.proc.wait(30)
 
 
 def measure(cmd, path, reps):

@@ -22,53 +22,21 @@ server is printed on one line with sorted keys, after '<<< '; at the end
 import json
 import subprocess
 import sys
-import threading
 import time
 
+from lspconnection import Connection
+
 TIMEOUT = 120
-
-
-def message(send, msg):
-    body = json.dumps(msg).encode()
-    send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
 
 def main():
     split = sys.argv.index("--")
     script, server = sys.argv[1], sys.argv[split + 1:]
-    proc = subprocess.Popen(server, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    received = []
-    cond = threading.Condition()
 
-    def reader():
-        out = proc.stdout
-        while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    with cond:
-                        cond.notify_all()
-                    return
-                line = line.strip()
-                if not line:
-                    break
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value)
-            body = out.read(length)
-            msg = json.loads(body)
-            with cond:
-                received.append(msg)
-                print("<<< " + json.dumps(msg, sort_keys=True), flush=True)
-                cond.notify_all()
-
-    thread = threading.Thread(target=reader, daemon=True)
-    thread.start()
-
-    def send(data):
-        proc.stdin.write(data)
-        proc.stdin.flush()
+    def show(msg, _):
+        print("<<< " + json.dumps(msg, sort_keys=True), flush=True)
+    conn = Connection(server, on_message=show)
+    proc, received = conn.proc, conn.messages
 
     def count(method):
         if method == "response":
@@ -82,14 +50,13 @@ def main():
                 continue
             word, _, rest = line.partition(" ")
             if line.startswith("{"):
-                message(send, json.loads(line))
+                conn.send(json.loads(line))
             elif word == "body":
-                body = rest.encode()
-                send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+                conn.send_body(rest.encode())
             elif word == "open":
                 with open(rest) as doc:
                     text = doc.read()
-                message(send, {"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                conn.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
                                "params": {"textDocument": {
                                    "uri": "file://" + rest, "languageId": "c",
                                    "version": 1, "text": text}}})
@@ -97,12 +64,12 @@ def main():
                 path, version, source = rest.split()
                 with open(source) as doc:
                     text = doc.read()
-                message(send, {"jsonrpc": "2.0", "method": "textDocument/didChange",
+                conn.send({"jsonrpc": "2.0", "method": "textDocument/didChange",
                                "params": {"textDocument": {
                                    "uri": "file://" + path, "version": int(version)},
                                    "contentChanges": [{"text": text}]}})
             elif word == "raw":
-                send(rest.encode().decode("unicode_escape").encode())
+                conn.send_raw(rest.encode().decode("unicode_escape").encode())
             elif word == "shell":
                 if subprocess.call(rest, shell=True) != 0:
                     sys.exit("lsp-client: failed: " + rest)
@@ -113,15 +80,10 @@ def main():
             elif word == "wait":
                 parts = rest.split()
                 want = int(parts[1]) if len(parts) > 1 else 1
-                deadline = time.time() + TIMEOUT
-                with cond:
-                    while count(parts[0]) < want:
-                        left = deadline - time.time()
-                        if left <= 0 or proc.poll() is not None and not thread.is_alive():
-                            print("lsp-client: timed out waiting for %s" % rest, flush=True)
-                            proc.kill()
-                            sys.exit(1)
-                        cond.wait(min(left, 1.0))
+                if not conn.wait_until(lambda: count(parts[0]) >= want, TIMEOUT):
+                    print("lsp-client: timed out waiting for %s" % rest, flush=True)
+                    proc.kill()
+                    sys.exit(1)
             else:
                 sys.exit("lsp-client: bad script line: " + line)
     try:
@@ -130,7 +92,7 @@ def main():
         proc.kill()
         print("lsp-client: the server did not exit", flush=True)
         sys.exit(1)
-    thread.join(5)
+    conn.thread.join(5)
     print("exit status %d" % status, flush=True)
 
 

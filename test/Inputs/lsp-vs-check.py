@@ -7,55 +7,14 @@ fix-all action is the file `mpilift check --fix` writes.
 
   lsp-vs-check.py MPILIFT WORKDIR FILES...
 """
-import json
 import os
-import re
-import shutil
 import subprocess
 import sys
-import threading
 
-FINDING = re.compile(r"^(.*?):(\d+):(\d+): (warning|error|remark): (.*) \[(mpilift-[a-z-]+)\]$")
+from checkreference import project, reference
+from lspconnection import Connection
 
-
-class Client:
-    def __init__(self, cmd):
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
-        self.cond = threading.Condition()
-        self.messages = []
-        threading.Thread(target=self.read, daemon=True).start()
-
-    def read(self):
-        out = self.proc.stdout
-        while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    return
-                line = line.strip()
-                if not line:
-                    break
-                name, _, value = line.partition(b":")
-                if name.lower() == b"content-length":
-                    length = int(value)
-            msg = json.loads(out.read(length))
-            with self.cond:
-                self.messages.append(msg)
-                self.cond.notify_all()
-
-    def send(self, msg):
-        body = json.dumps(msg).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
-
-    def wait_for(self, pred):
-        with self.cond:
-            if not self.cond.wait_for(lambda: any(pred(m) for m in self.messages), 300):
-                sys.exit("lsp-vs-check: timed out")
-            return [m for m in self.messages if pred(m)][-1]
+TIMEOUT = 300
 
 
 def apply_edits(text, edits):
@@ -76,34 +35,23 @@ def apply_edits(text, edits):
 
 def check(mpilift, work, source):
     name = os.path.basename(source)
-    d = os.path.join(work, name + ".d")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    path = os.path.join(d, name)
-    shutil.copy(source, path)
-    compiler = "mpicxx" if name.endswith(".cpp") else "mpicc"
-    with open(os.path.join(d, "compile_commands.json"), "w") as f:
-        json.dump([{"directory": d, "file": path, "command": f"{compiler} -c {path}"}], f)
-    text = open(path).read()
+    expected, after_fix = reference(mpilift, work, source)
+    _, path = project(work, source, "lsp")
+    with open(path) as f:
+        text = f.read()
 
-    r = subprocess.run([mpilift, "check", "-p", d, path], text=True,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    expected = sorted((int(m.group(2)), int(m.group(3)), m.group(6), m.group(5))
-                      for m in map(FINDING.match, r.stdout.splitlines()) if m)
-    fixed = os.path.join(d, "fixed")
-    os.makedirs(fixed)
-    shutil.copy(path, os.path.join(fixed, name))
-    with open(os.path.join(fixed, "compile_commands.json"), "w") as f:
-        fp = os.path.join(fixed, name)
-        json.dump([{"directory": fixed, "file": fp, "command": f"{compiler} -c {fp}"}], f)
-    subprocess.run([mpilift, "check", "-p", fixed, "--fix", os.path.join(fixed, name)],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    after_fix = open(os.path.join(fixed, name)).read()
+    c = Connection([mpilift, "lsp", "--debounce-ms", "0"],
+                   stderr=subprocess.DEVNULL)
 
-    c = Client([mpilift, "lsp", "--debounce-ms", "0"])
+    def wait_for(pred):
+        msg = c.wait_for(pred, TIMEOUT)
+        if msg is None:
+            sys.exit("lsp-vs-check: timed out")
+        return msg
+
     uri = "file://" + path
     c.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
-    c.wait_for(lambda m: m.get("id") == 1)
+    wait_for(lambda m: m.get("id") == 1)
     c.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     c.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
         "textDocument": {"uri": uri, "languageId": "c", "version": 1, "text": text}}})
@@ -111,7 +59,7 @@ def check(mpilift, work, source):
     c.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
         "textDocument": {"uri": uri, "version": 2},
         "contentChanges": [{"text": text + "\n"}]}})
-    pub = c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+    pub = wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
                      and m["params"].get("version") == 2)
     got = []
     for diag in pub["params"]["diagnostics"]:
@@ -125,9 +73,9 @@ def check(mpilift, work, source):
         "textDocument": {"uri": uri},
         "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
         "context": {"diagnostics": [], "only": ["source.fixAll.mpilift"]}}})
-    actions = c.wait_for(lambda m: m.get("id") == 2)["result"]
+    actions = wait_for(lambda m: m.get("id") == 2)["result"]
     c.send({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
-    c.wait_for(lambda m: m.get("id") == 3)
+    wait_for(lambda m: m.get("id") == 3)
     c.send({"jsonrpc": "2.0", "method": "exit"})
     c.proc.wait(60)
 

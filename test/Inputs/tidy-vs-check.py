@@ -7,38 +7,10 @@ check --fix` writes.
 
   tidy-vs-check.py BIN_DIR WORKDIR FILES...
 """
-import json
 import os
-import re
-import shutil
-import subprocess
 import sys
 
-FINDING = re.compile(r"^(.*?):(\d+):(\d+): (warning|error): (.*) \[(mpilift-[a-z-]+)\]$")
-
-
-def project(work, source, tag):
-    name = os.path.basename(source)
-    d = os.path.join(work, name + "." + tag)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    path = os.path.join(d, name)
-    shutil.copy(source, path)
-    compiler = "mpicxx" if name.endswith(".cpp") else "mpicc"
-    with open(os.path.join(d, "compile_commands.json"), "w") as f:
-        json.dump([{"directory": d, "file": path,
-                    "command": f"{compiler} -c {path}"}], f)
-    return d, path
-
-
-def findings(output):
-    return sorted((int(m.group(2)), int(m.group(3)), m.group(6), m.group(5))
-                  for m in map(FINDING.match, output.splitlines()) if m)
-
-
-def run(cmd):
-    return subprocess.run(cmd, text=True, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT).stdout
+from checkreference import findings, project, reference, run
 
 
 def main():
@@ -49,10 +21,7 @@ def main():
     ok = True
     for source in files:
         name = os.path.basename(source)
-        d, path = project(work, source, "check")
-        expected = findings(run([mpilift, "check", "-p", d, path]))
-        run([mpilift, "check", "-p", d, "--fix", path])
-        check_fixed = open(path).read()
+        expected, check_fixed = reference(mpilift, work, source)
         d, path = project(work, source, "tidy")
         got = findings(run([tidy, "-p", d, "--checks=-*,mpilift-*", path]))
         run([tidy, "-p", d, "--checks=-*,mpilift-*", "--fix", path])
