@@ -92,7 +92,7 @@ private:
   void schedule(const std::string &Uri, unsigned DelayMs);
   void worker();
   void publish(const std::string &Uri, const Document &D);
-  bool loadEvidence();
+  void loadEvidence();
   void log(int Type, const std::string &Text);
 
   ServerOptions Options;
@@ -106,7 +106,8 @@ private:
   bool Stopping = false;
   /// The evidence: detect's JSON document, if a trace or patterns file is
   /// configured and could be read.
-  std::optional<json::Value> Patterns;
+  /// Shared with the checks running on it, so a check takes no copy.
+  std::shared_ptr<const json::Value> Patterns;
   std::string PatternsOrigin;
 };
 
@@ -298,8 +299,8 @@ json::Value LanguageServer::Impl::initialize(const json::Object *Params) {
        json::Object{{"name", "mpilift"}, {"version", Options.Version}}}};
 }
 
-bool LanguageServer::Impl::loadEvidence() {
-  std::optional<json::Value> Loaded;
+void LanguageServer::Impl::loadEvidence() {
+  std::shared_ptr<const json::Value> Loaded;
   std::string Origin;
   if (!Options.PatternsFile.empty()) {
     Origin = Options.PatternsFile;
@@ -308,14 +309,14 @@ bool LanguageServer::Impl::loadEvidence() {
       log(1, "cannot read '" + Origin + "': " + Text.getError().message());
     } else if (llvm::Expected<json::Value> Doc =
                    json::parse((*Text)->getBuffer())) {
-      Loaded = std::move(*Doc);
+      Loaded = std::make_shared<const json::Value>(std::move(*Doc));
     } else {
       log(1, "'" + Origin + "' is not JSON: " + toString(Doc.takeError()));
     }
   } else if (!Options.TraceDir.empty() && Options.LoadTrace) {
     Origin = Options.TraceDir;
     if (llvm::Expected<json::Value> Doc = Options.LoadTrace(Origin))
-      Loaded = std::move(*Doc);
+      Loaded = std::make_shared<const json::Value>(std::move(*Doc));
     else
       log(1, "cannot use the trace '" + Origin +
                  "': " + toString(Doc.takeError()));
@@ -323,7 +324,6 @@ bool LanguageServer::Impl::loadEvidence() {
   std::lock_guard<std::mutex> Lock(Mutex);
   Patterns = std::move(Loaded);
   PatternsOrigin = Origin;
-  return Patterns.has_value();
 }
 
 void LanguageServer::Impl::log(int Type, const std::string &Text) {
@@ -514,8 +514,8 @@ void LanguageServer::Impl::worker() {
     DocumentCheckSettings Settings;
     Settings.Options = Options.Check;
     Settings.CompileCommandsDir = Options.CompileCommandsDir;
-    std::optional<json::Value> Evidence = Patterns;
-    Settings.Patterns = Evidence ? &*Evidence : nullptr;
+    std::shared_ptr<const json::Value> Evidence = Patterns;
+    Settings.Patterns = Evidence.get();
     Settings.PatternsOrigin = PatternsOrigin;
     Settings.Preamble = D.Preamble;
     Lock.unlock();
