@@ -21,17 +21,9 @@
 
 using namespace mpilift::analysis;
 using mpilift::analysis::test::Parsed;
+using mpilift::analysis::test::text;
 
 namespace {
-
-std::string text(const clang::Expr *E, const clang::ASTContext &Ctx) {
-  if (!E)
-    return "-";
-  const clang::SourceManager &SM = Ctx.getSourceManager();
-  return clang::Lexer::getSourceText(SM.getExpansionRange(E->getSourceRange()),
-                                     SM, Ctx.getLangOpts())
-      .str();
-}
 
 /// "bcast root=root count=n buffer=buf", or "check: reason". The region
 /// is the body's statements with MPI calls, or \p First to \p Last.

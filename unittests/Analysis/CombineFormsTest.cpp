@@ -21,18 +21,10 @@
 
 using namespace mpilift::analysis;
 using mpilift::analysis::test::Parsed;
+using mpilift::analysis::test::text;
 using mpilift::commgraph::ReduceOp;
 
 namespace {
-
-std::string text(const clang::Expr *E, const clang::ASTContext &Ctx) {
-  if (!E)
-    return "-";
-  const clang::SourceManager &SM = Ctx.getSourceManager();
-  return clang::Lexer::getSourceText(SM.getExpansionRange(E->getSourceRange()),
-                                     SM, Ctx.getLangOpts())
-      .str();
-}
 
 /// "MPI_SUM into=acc from=x" for the combine the last statement of f's
 /// body spells; "none" if it spells none.

@@ -21,6 +21,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 
 #include "clang/Frontend/ASTUnit.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Tooling/Tooling.h"
 
 #include <memory>
@@ -76,6 +77,16 @@ void *memcpy(void *, const void *, size_t);
 int printf(const char *, ...);
 void compute(void);
 )";
+
+/// The source text of \p E as written (its expansion), "-" for none.
+inline std::string text(const clang::Expr *E, const clang::ASTContext &Ctx) {
+  if (!E)
+    return "-";
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  return clang::Lexer::getSourceText(SM.getExpansionRange(E->getSourceRange()),
+                                     SM, Ctx.getLangOpts())
+      .str();
+}
 
 /// A unit parsed from the prelude and \p Code, with its facts.
 struct Parsed {
