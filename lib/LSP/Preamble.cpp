@@ -41,7 +41,6 @@ void PreambleCache::prepare(CompilerInvocation &Invocation,
     if (!Built)
       return;
     Preamble.emplace(std::move(*Built));
-    ++Builds;
   }
   // The invocation remaps the main file to this buffer and owns it (unless
   // it retains remapped buffers, when the copy is left to the process).

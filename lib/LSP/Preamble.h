@@ -35,13 +35,9 @@ public:
                llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS,
                const llvm::MemoryBuffer &Main) override;
 
-  /// How many times it was built (for tests and the log).
-  unsigned builds() const { return Builds; }
-
 private:
   std::mutex Mutex;
   std::optional<clang::PrecompiledPreamble> Preamble;
-  unsigned Builds = 0;
 };
 
 } // namespace lsp
