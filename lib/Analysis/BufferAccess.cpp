@@ -20,6 +20,42 @@ namespace analysis {
 
 namespace {
 
+bool writesThroughPointer(const Stmt *S);
+
+/// Whether reading the lvalue \p E may write through a pointer: only its
+/// parts that are not read as a whole (indices, pointer bases) may.
+bool readLvalueWrites(const Expr *E) {
+  E = E->IgnoreParens();
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    return Member->isArrow() ? writesThroughPointer(Member->getBase())
+                             : readLvalueWrites(Member->getBase());
+  if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E)) {
+    const auto *Decay = dyn_cast<ImplicitCastExpr>(Sub->getBase());
+    bool ArrayBase = Decay && Decay->getCastKind() == CK_ArrayToPointerDecay;
+    return (ArrayBase ? readLvalueWrites(Decay->getSubExpr())
+                      : writesThroughPointer(Sub->getBase())) ||
+           writesThroughPointer(Sub->getIdx());
+  }
+  if (const auto *Op = dyn_cast<UnaryOperator>(E);
+      Op && Op->getOpcode() == UO_Deref)
+    return writesThroughPointer(Op->getSubExpr());
+  return writesThroughPointer(E);
+}
+
+/// Whether \p S may write memory through a pointer, or take an address
+/// through one: `p->f = x`, `++*p`, `&p[i]`. Reads (`x = p->f`) may not.
+bool writesThroughPointer(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *Cast = dyn_cast<ImplicitCastExpr>(S);
+      Cast && Cast->getCastKind() == CK_LValueToRValue)
+    return readLvalueWrites(Cast->getSubExpr());
+  if (isPointerAccess(S))
+    return true; // Not read as a whole: written, or its address taken.
+  return llvm::any_of(S->children(),
+                      [](const Stmt *C) { return writesThroughPointer(C); });
+}
+
 bool isTrusted(const CallExpr *Call, ArrayRef<const FunctionDecl *> Trusted) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   return Callee && llvm::any_of(Trusted, [&](const FunctionDecl *T) {
@@ -308,7 +344,9 @@ std::optional<std::string> BufferAccess::mayTouch(const Stmt *S) const {
       }))
     return std::string("this call may reach the buffer, which is not a "
                        "private local object");
-  if (accessesThroughPointer(S))
+  // A pending send's buffer may be read: only writes through pointers
+  // matter then.
+  if (Rules.WritesOnly ? writesThroughPointer(S) : accessesThroughPointer(S))
     return std::string("this access through a pointer may reach the buffer");
   return std::nullopt;
 }

@@ -278,6 +278,32 @@ CommKey commKey(const Expr *E, const ASTContext &Context) {
   return Key;
 }
 
+CommKey followedCommKey(const Expr *E, const FunctionDecl &Where,
+                        TranslationUnitFacts &TU) {
+  CommKey Key = commKey(E, TU.context());
+  // A chain of copies ends within a few steps; a cycle does not end.
+  for (unsigned Step = 0; Step < 4; ++Step) {
+    const auto *V = dyn_cast_or_null<VarDecl>(Key.Decl);
+    if (!V || isa<ParmVarDecl>(V) || !V->hasLocalStorage() ||
+        V->getParentFunctionOrMethod() != &Where)
+      return Key;
+    std::optional<CommKey> Copied;
+    for (const Write &W : TU.factsOf(Where).writesOf(V)) {
+      if ((W.Kind != WriteKind::Init && W.Kind != WriteKind::Assign) ||
+          !W.Value)
+        return Key;
+      CommKey From = commKey(W.Value, TU.context());
+      if (!From.valid() || (Copied && *Copied != From))
+        return Key;
+      Copied = From;
+    }
+    if (!Copied)
+      return Key;
+    Key = *Copied;
+  }
+  return Key;
+}
+
 const CallExpr *sizeQueryStatement(const Stmt *S, const VarDecl **Size) {
   const auto *E = dyn_cast_or_null<Expr>(S);
   if (!E)

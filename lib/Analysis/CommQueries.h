@@ -49,6 +49,12 @@ const clang::MemberExpr *getterField(const clang::Expr *E);
 /// else (a call, an array element).
 CommKey commKey(const clang::Expr *E, const clang::ASTContext &Context);
 
+/// The communicator \p E names in \p Where, through local copies: a
+/// local variable of \p Where whose every write assigns it the same
+/// communicator (`comm = PANEL->grid->row_comm;`) is that communicator.
+CommKey followedCommKey(const clang::Expr *E, const clang::FunctionDecl &Where,
+                        TranslationUnitFacts &TU);
+
 /// What a query's result holds: which query, on which communicator.
 struct QueryValue {
   CommQuery Query;

@@ -898,7 +898,8 @@ Value RankEvaluator::Impl::mpiCall(const CallExpr *Call,
     if (!Where.isPointer())
       return Ok;
     Value V;
-    if (commKey(CommE, Ctx) == RegionComm || !RegionComm.valid())
+    if (followedCommKey(CommE, *R.Function, TU) == RegionComm ||
+        !RegionComm.valid())
       V = Value::integer(Rank2 ? Rank : Size, 32, true);
     else
       V = unknown(std::string(Rank2 ? "the rank" : "the size") + " in " +

@@ -138,11 +138,14 @@ std::vector<Write> elementStoresThrough(const VarDecl &V, const Stmt *Body) {
   return Out;
 }
 
-/// Every field of the object a member function runs on that \p S names.
+/// Every field \p S names: of the object a member function runs on, and
+/// scalar fields of any object.
 void fieldsIn(const Stmt *S, llvm::SmallPtrSetImpl<const ValueDecl *> &Out) {
   findFirst(S, [&](const Stmt *X) {
     if (const auto *Member = dyn_cast<MemberExpr>(X))
-      if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+      if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()) ||
+          (isa<FieldDecl>(Member->getMemberDecl()) &&
+           Member->getType()->isIntegralOrEnumerationType()))
         Out.insert(Member->getMemberDecl());
     return false;
   });
@@ -183,8 +186,9 @@ void RankEvaluator::Impl::findRegionComm() {
              Info->TheFamily != mpi::Family::CommQuery;
     });
     if (Call) {
-      RegionComm =
-          commKey(mpiArgAsWritten(cast<CallExpr>(Call), mpi::Role::Comm), Ctx);
+      RegionComm = followedCommKey(
+          mpiArgAsWritten(cast<CallExpr>(Call), mpi::Role::Comm), *R.Function,
+          TU);
       return;
     }
   }
@@ -211,6 +215,19 @@ void RankEvaluator::Impl::computeNeeded() {
       }
     } else if (const auto *Switch = dyn_cast<SwitchStmt>(S))
       variablesIn(Switch->getCond(), Seeds);
+  }
+  // What decides whether a statement before the region leaves the
+  // function or loop first (`if (size <= 1) return;`).
+  for (const Stmt *S : Path) {
+    const auto *Block = dyn_cast<CompoundStmt>(S);
+    if (!Block)
+      continue;
+    for (const Stmt *Child : Block->body()) {
+      if (onPath(Child) || (Block == R.Block && Child == R.first()))
+        break;
+      if (leavingJump(Child))
+        variablesIn(Child, Seeds);
+    }
   }
   SmallVector<const VarDecl *, 32> Work;
   llvm::SmallPtrSet<const VarDecl *, 8> ElementsFollowed;
@@ -329,6 +346,39 @@ bool RankEvaluator::Impl::isLoopCarried(const VarDecl *V) const {
   return Variant;
 }
 
+bool RankEvaluator::Impl::exitIsUniform(const Stmt *S) {
+  auto It = UniformExits.find(S);
+  if (It != UniformExits.end())
+    return It->second;
+  SmallVector<const Stmt *, 4> Jumps;
+  findFirst(S, [&](const Stmt *X) {
+    if (isa<ReturnStmt>(X) || isa<GotoStmt>(X) || isa<CXXThrowExpr>(X) ||
+        isa<BreakStmt>(X) || isa<ContinueStmt>(X))
+      Jumps.push_back(X);
+    return false;
+  });
+  RankUniformity Uniformity(TU);
+  bool Uniform = true;
+  for (const Stmt *Jump : Jumps)
+    for (const Stmt *Child = Jump; Uniform && Child != S;) {
+      const Stmt *Parent = parentStmt(*Child, Ctx);
+      if (!Parent)
+        break;
+      const Expr *Cond = nullptr;
+      if (const auto *If = dyn_cast<IfStmt>(Parent))
+        Cond = If->getCond();
+      else if (isLoop(Parent))
+        Cond = loopCondition(Parent);
+      else if (const auto *Switch = dyn_cast<SwitchStmt>(Parent))
+        Cond = Switch->getCond();
+      if (Cond && Cond != Child && Uniformity.divergence(Cond, *R.Function))
+        Uniform = false;
+      Child = Parent;
+    }
+  UniformExits[S] = Uniform;
+  return Uniform;
+}
+
 void RankEvaluator::Impl::findInputs() {
   RankUniformity Uniformity(TU);
   llvm::SmallPtrSet<const VarDecl *, 32> Read;
@@ -337,8 +387,14 @@ void RankEvaluator::Impl::findInputs() {
     variablesIn(R.Block->body_begin()[I], Read);
     fieldsIn(R.Block->body_begin()[I], Fields);
   }
-  for (const VarDecl *V : Needed)
+  for (const VarDecl *V : Needed) {
     Read.insert(V);
+    // What the run computes them from before the region.
+    if (V->getParentFunctionOrMethod() == R.Function)
+      for (const Write &W : TU.factsOf(*R.Function).writesOf(V))
+        if (W.Value && !R.contains(W.Where, SM))
+          fieldsIn(W.Value, Fields);
+  }
   Read.insert(R.Assumed.begin(), R.Assumed.end());
   std::vector<const ValueDecl *> Candidates;
   for (const VarDecl *V : Read) {
@@ -374,10 +430,20 @@ void RankEvaluator::Impl::findInputs() {
     if (!Uniformity.variableDivergence(V, *R.Function, V->getLocation()))
       Candidates.push_back(V);
   }
-  for (const ValueDecl *Field : Fields)
-    if (isStdVector(Field->getType()) &&
-        !Uniformity.containerDivergence(Field, *R.Function))
+  for (const ValueDecl *Field : Fields) {
+    if (isStdVector(Field->getType())) {
+      if (!Uniformity.containerDivergence(Field, *R.Function))
+        Candidates.push_back(Field);
+      continue;
+    }
+    // A scalar field every rank holds alike (`PANEL->pcol`, `hdr.count`):
+    // the region is proven for each value it may hold.
+    const auto *Scalar = dyn_cast<FieldDecl>(Field);
+    if (Scalar && Scalar->getType()->isIntegralOrEnumerationType() &&
+        !queryValueOf(Scalar, *R.Function, TU) &&
+        !Uniformity.fieldDivergence(Scalar))
       Candidates.push_back(Field);
+  }
   llvm::sort(Candidates, [&](const ValueDecl *A, const ValueDecl *B) {
     return SM.isBeforeInTranslationUnit(A->getLocation(), B->getLocation());
   });
@@ -459,6 +525,9 @@ RankEvaluator::Impl::classify(const ValueDecl *D) {
     RankUniformity Uniformity(TU);
     if (const auto *V = dyn_cast<VarDecl>(D))
       Why = Uniformity.variableDivergence(V, *R.Function, D->getLocation());
+    else if (const auto *Field = dyn_cast<FieldDecl>(D);
+             Field && Field->getType()->isIntegralOrEnumerationType())
+      Why = Uniformity.fieldDivergence(Field);
     if (Why)
       E.Why = {Why->Reason, Why->Loc};
     else

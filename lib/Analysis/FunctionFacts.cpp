@@ -240,10 +240,12 @@ public:
       llvm::DenseMap<const FieldDecl *, SmallVector<const MemberExpr *, 4>>
           &FieldUses,
       llvm::DenseMap<const VarDecl *, SmallVector<const FunctionDecl *, 2>>
-          &GlobalUsers)
+          &GlobalUsers,
+      llvm::DenseMap<const Decl *, RecordUses> &Records,
+      llvm::DenseMap<const Expr *, const FunctionDecl *> &Enclosing)
       : Context(Context), Callers(Callers), AddressTaken(AddressTaken),
         Constructions(Constructions), FieldUses(FieldUses),
-        GlobalUsers(GlobalUsers) {}
+        GlobalUsers(GlobalUsers), Records(Records), Enclosing(Enclosing) {}
 
   /// Implicit copy and move members touch fields too.
   bool shouldVisitImplicitCode() const { return true; }
@@ -256,9 +258,47 @@ public:
   }
 
   bool VisitMemberExpr(MemberExpr *Member) {
-    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl())) {
       FieldUses[Field].push_back(Member);
+      Enclosing[Member] = Current;
+    }
     return true;
+  }
+
+  bool VisitInitListExpr(InitListExpr *Init) {
+    const auto *Record = Init->getType()->getAsRecordDecl();
+    if (Record && Init->isSemanticForm()) {
+      Records[Record->getCanonicalDecl()].InitLists.push_back(Init);
+      Enclosing[Init] = Current;
+    }
+    return true;
+  }
+
+  /// An object of a structure type whose address a call passes to code
+  /// without a body here: that code may write any of its fields.
+  void noteEscapes(const CallExpr *Call) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (Callee && Callee->hasBody())
+      return;
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+      const Expr *Arg = Call->getArg(I)->IgnoreParenImpCasts();
+      QualType T = Arg->getType();
+      const RecordDecl *Record = nullptr;
+      if (T->isPointerType() && !T->getPointeeType().isConstQualified())
+        Record = T->getPointeeType()->getAsRecordDecl();
+      else if (Callee && I < Callee->getNumParams() &&
+               Callee->getParamDecl(I)->getType()->isReferenceType() &&
+               !Callee->getParamDecl(I)
+                    ->getType()
+                    .getNonReferenceType()
+                    .isConstQualified())
+        Record = T->getAsRecordDecl();
+      if (!Record)
+        continue;
+      const Expr *&Escape = Records[Record->getCanonicalDecl()].Escape;
+      if (!Escape)
+        Escape = Arg;
+    }
   }
 
   bool TraverseFunctionDecl(FunctionDecl *F) {
@@ -273,6 +313,7 @@ public:
   bool VisitCallExpr(CallExpr *Call) {
     if (const FunctionDecl *Callee = Call->getDirectCallee())
       Callers[Callee->getCanonicalDecl()].push_back({Call, Current});
+    noteEscapes(Call);
     return true;
   }
 
@@ -311,6 +352,8 @@ private:
       &FieldUses;
   llvm::DenseMap<const VarDecl *, SmallVector<const FunctionDecl *, 2>>
       &GlobalUsers;
+  llvm::DenseMap<const Decl *, RecordUses> &Records;
+  llvm::DenseMap<const Expr *, const FunctionDecl *> &Enclosing;
   const FunctionDecl *Current = nullptr;
 };
 
@@ -342,7 +385,7 @@ TranslationUnitFacts::TranslationUnitFacts(ASTContext &Context)
     : Context(Context) {
   scopeToProgramCode(Context);
   CallCollector Collector(Context, Callers, AddressTaken, Constructions,
-                          FieldUses, GlobalUsers);
+                          FieldUses, GlobalUsers, Records, Enclosing);
   Collector.TraverseAST(Context);
 }
 
@@ -368,6 +411,23 @@ TranslationUnitFacts::usesOf(const FieldDecl *Field) const {
   if (It == FieldUses.end())
     return {};
   return It->second;
+}
+
+const FunctionDecl *TranslationUnitFacts::functionOf(const Expr *E) const {
+  return Enclosing.lookup(E);
+}
+
+ArrayRef<const InitListExpr *>
+TranslationUnitFacts::initListsOf(const RecordDecl *Record) const {
+  auto It = Records.find(Record->getCanonicalDecl());
+  if (It == Records.end())
+    return {};
+  return It->second.InitLists;
+}
+
+const Expr *TranslationUnitFacts::escapeOf(const RecordDecl *Record) const {
+  auto It = Records.find(Record->getCanonicalDecl());
+  return It == Records.end() ? nullptr : It->second.Escape;
 }
 
 ArrayRef<CallSite>

@@ -80,6 +80,14 @@ struct CallSite {
 /// computed on demand and kept. Only the program's code is indexed: the
 /// constructor restricts the context's traversal scope (and so its parent
 /// map) to it (scopeToProgramCode).
+/// What a translation unit does with objects of one structure type: the
+/// initializer lists that build them, and the first place the address of
+/// one goes to code the unit cannot see.
+struct RecordUses {
+  llvm::SmallVector<const clang::InitListExpr *, 2> InitLists;
+  const clang::Expr *Escape = nullptr;
+};
+
 class TranslationUnitFacts {
 public:
   explicit TranslationUnitFacts(clang::ASTContext &Context);
@@ -98,6 +106,17 @@ public:
   /// functions included.
   llvm::ArrayRef<const clang::MemberExpr *>
   usesOf(const clang::FieldDecl *Field) const;
+  /// The function whose body holds the field use or initializer list
+  /// \p E; null at file scope.
+  const clang::FunctionDecl *functionOf(const clang::Expr *E) const;
+  /// Every initializer list of an object of \p Record in the unit (the
+  /// semantic form: one element per field, in order).
+  llvm::ArrayRef<const clang::InitListExpr *>
+  initListsOf(const clang::RecordDecl *Record) const;
+  /// Where the address of an object of \p Record first goes to code the
+  /// unit cannot see (a function without a body here, MPI, `memcpy`),
+  /// which may write any of its fields; null when it never does.
+  const clang::Expr *escapeOf(const clang::RecordDecl *Record) const;
   /// Every function with a body here that names the global \p Global.
   llvm::ArrayRef<const clang::FunctionDecl *>
   functionsUsing(const clang::VarDecl *Global) const;
@@ -122,6 +141,9 @@ private:
   llvm::DenseMap<const clang::VarDecl *,
                  llvm::SmallVector<const clang::FunctionDecl *, 2>>
       GlobalUsers;
+  /// What the unit does with objects of each structure type.
+  llvm::DenseMap<const clang::Decl *, RecordUses> Records;
+  llvm::DenseMap<const clang::Expr *, const clang::FunctionDecl *> Enclosing;
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionFacts>>
       Facts;
 };

@@ -89,6 +89,11 @@ bool Judge::place(RegionProof &Proof) {
       std::optional<Observation> O = observeBuffering(P, Setting, Runs2, Skip);
       if (!V.Refusals.empty())
         return false;
+      // Where every rank leaves before the region (`if (size <= 1)
+      // return;`), none reaches the call either.
+      if (llvm::none_of(llvm::ArrayRef(Runs2).take_front(P),
+                        [](const RankRun &Run) { return Run.Reached; }))
+        continue;
       for (int64_t Rank = 0; Rank < P; ++Rank) {
         const RankRun &Run = Runs2[Rank];
         PlacedRun PR;

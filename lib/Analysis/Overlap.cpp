@@ -8,6 +8,7 @@
 
 #include "BufferAccess.h"
 #include "FunctionFacts.h"
+#include "RegionEdits.h"
 #include "StatementTree.h"
 
 #include "mpilift/Analysis/MPICalls.h"
@@ -410,6 +411,12 @@ void SiteBuilder::leaveLoop(const Stmt *Loop, const CompoundStmt *Body) {
     Refuse("the status is needed, and a ring of requests has none to give");
     return;
   }
+  if (Site.ErrorVar) {
+    Refuse("the call's error code goes to '" +
+           Site.ErrorVar->getNameAsString() +
+           "', and a ring of requests has no one wait to give it");
+    return;
+  }
   if (!isa_and_nonnull<CompoundStmt>(parentStmt(*Loop, Context))) {
     Refuse("the loop is not a statement of a block");
     return;
@@ -467,6 +474,14 @@ OverlapSite SiteBuilder::build() {
     Statement = Parent;
     Parent = parentStmt(*Parent, Context);
   }
+  // `ierr = MPI_Send(...);`: the statement is the assignment.
+  const VarDecl *Error = assignedResultOf(Call, Context);
+  if (Error && Error->hasLocalStorage() &&
+      Error->getType()->isIntegralOrEnumerationType()) {
+    Site.ErrorVar = Error;
+    Statement = Parent;
+    Parent = parentStmt(*Parent, Context);
+  }
   Site.CallStmt = Statement;
   if (Call->getBeginLoc().isMacroID()) {
     refuse("the call is spelled inside a macro", Call->getBeginLoc());
@@ -485,6 +500,12 @@ OverlapSite SiteBuilder::build() {
            Call->getBeginLoc());
     return Site;
   }
+  // The wait's code goes to the variable where it then stands: no write
+  // of it may be passed (the wait would overwrite a newer code), and a
+  // moved wait passes no read either (it would see an older one).
+  if (Site.ErrorVar)
+    (Site.Rule == OverlapRule::SinkWait ? Handles : Written)
+        .push_back(Site.ErrorVar);
   bool Ok = true;
   switch (Site.Rule) {
   case OverlapRule::SplitSend:

@@ -7,6 +7,8 @@
 #include "Polling.h"
 
 #include "BufferAccess.h"
+#include "LoopStability.h"
+#include "RegionEdits.h"
 #include "StatementTree.h"
 
 #include "mpilift/Analysis/MPICalls.h"
@@ -85,6 +87,7 @@ private:
   bool isFlagStore(const Expr *E) const;
   std::optional<int64_t> valueOf(const Expr *E, const Reported &R) const;
   void walk(const Stmt *S, PollPath Path, Reported &R) const;
+  bool isEarlyExit(const IfStmt *If) const;
   std::optional<int64_t> report(PollPath Path, bool ThroughReturn) const;
   bool givesBufferOnlyToMPI(const ParmVarDecl *P) const;
   const Stmt *pollingLoop(const CallExpr *Call) const;
@@ -141,6 +144,12 @@ std::optional<int64_t> PollingProof::valueOf(const Expr *E,
                                              const Reported &R) const {
   if (isFlagStore(E))
     return R.Out;
+  // `ierr == MPI_SUCCESS ? HPL_SUCCESS : HPL_FAILURE`: MPI's default error
+  // handler aborts on errors, so calls that return succeeded.
+  if (const auto *Choice =
+          dyn_cast<ConditionalOperator>(E->IgnoreParenImpCasts());
+      Choice && isSuccessTest(Choice->getCond(), Form.ErrorVar, Context))
+    return valueOf(Choice->getTrueExpr(), R);
   Expr::EvalResult Result;
   if (E->isValueDependent() || !E->EvaluateAsInt(Result, Context))
     return std::nullopt;
@@ -164,6 +173,15 @@ void PollingProof::walk(const Stmt *S, PollPath Path, Reported &R) const {
                                  ? Form.Guard->getElse()
                                  : Form.Guard->getThen();
     walk(Path == PollPath::Root ? Form.RootBranch : PeerBranch, Path, R);
+    return;
+  }
+  if (S == Form.ErrorGuard) {
+    walk(Form.ErrorGuard->getThen(), Path, R); // The probe succeeded.
+    return;
+  }
+  if (const auto *Exit = dyn_cast<IfStmt>(S); Exit && isEarlyExit(Exit)) {
+    // `if (size <= 1) { *IFLAG = DONE; return DONE; }` before the guard:
+    // a way out that reaches no probe and no send, which the rewrite keeps.
     return;
   }
   if (S == Form.Arrived) {
@@ -198,6 +216,23 @@ void PollingProof::walk(const Stmt *S, PollPath Path, Reported &R) const {
         return Flag && Ref && Ref->getDecl() == Flag;
       }))
     R.Unknown = true;
+}
+
+/// Whether \p If, a statement of the function's body before the guard,
+/// has no `else` and its branch always returns without holding the
+/// pattern.
+bool PollingProof::isEarlyExit(const IfStmt *If) const {
+  if (If->getElse() || !llvm::is_contained(F.getBody()->children(), If) ||
+      !Context.getSourceManager().isBeforeInTranslationUnit(
+          If->getEndLoc(), Form.Guard->getBeginLoc()))
+    return false;
+  const Stmt *Last = If->getThen();
+  if (const auto *Block = dyn_cast<CompoundStmt>(Last))
+    Last = Block->body_empty() ? nullptr : Block->body_back();
+  return isa_and_nonnull<ReturnStmt>(Last) && !findFirst(If, [](const Stmt *X) {
+           const auto *Call = dyn_cast<CallExpr>(X);
+           return Call && mpiCallee(Call);
+         });
 }
 
 /// What the function reports on \p Path: the flag it stores, or the value
@@ -448,8 +483,26 @@ std::optional<std::string> PollingProof::unstableInCallee(const Expr *E,
                                                           unsigned Depth) {
   if (Depth > 4)
     return "it is computed too indirectly to follow";
-  if (accessesThroughPointer(E))
+  // Fields read through a parameter (`PANEL->L2`) keep their values when
+  // nothing the loop runs changes them; the parameter itself is followed
+  // below.
+  std::optional<std::string> FieldWhy;
+  const Stmt *Other = findFirst(E, [&](const Stmt *X) {
+    if (!isPointerAccess(X))
+      return false;
+    const auto *Member = dyn_cast<MemberExpr>(X);
+    const auto *Field =
+        Member ? dyn_cast<FieldDecl>(Member->getMemberDecl()) : nullptr;
+    if (!Field)
+      return true;
+    if (!FieldWhy)
+      FieldWhy = fieldChangesIn(Field, Loop, *Site.Caller, TU);
+    return false;
+  });
+  if (Other)
     return "it reads memory through a pointer";
+  if (FieldWhy)
+    return *FieldWhy;
   SmallVector<const DeclRefExpr *, 8> Refs;
   findFirst(E, [&](const Stmt *X) {
     if (const auto *Ref = dyn_cast<DeclRefExpr>(X))
@@ -489,7 +542,11 @@ std::optional<std::string> PollingProof::unstableInCallee(const Expr *E,
         });
     if (FromQuery)
       continue;
-    if (Writes.size() == 1 && Writes[0].Kind == WriteKind::Init &&
+    // One write: the declaration's initialiser, or an assignment after a
+    // declaration without one (C89 style: `int next; ... next = ...;`).
+    if (Writes.size() == 1 &&
+        (Writes[0].Kind == WriteKind::Init ||
+         Writes[0].Kind == WriteKind::Assign) &&
         Writes[0].Value) {
       if (auto Why = unstableInCallee(Writes[0].Value, Site, Loop, Depth + 1))
         return *Why;
@@ -641,9 +698,14 @@ bool isMessageStmt(const Stmt *S) {
   return isa<CallExpr>(S) && isMessageCall(cast<CallExpr>(S));
 }
 
-/// Whether statement \p S is \p Call and nothing else.
+/// Whether statement \p S is \p Call and nothing else, or the assignment
+/// of its error code.
 bool isCallStatement(const Stmt *S, const CallExpr *Call) {
   const auto *E = dyn_cast_or_null<Expr>(S);
+  if (const auto *Assign =
+          E ? dyn_cast<BinaryOperator>(E->IgnoreParenCasts()) : nullptr;
+      Assign && Assign->getOpcode() == BO_Assign)
+    E = Assign->getRHS();
   return E && E->IgnoreParenCasts() == Call;
 }
 
@@ -678,14 +740,44 @@ bool testsFlag(const Expr *Cond, const VarDecl *Flag, ASTContext &Context) {
   return Ref && Ref->getDecl() == Flag;
 }
 
+/// The `if` statement \p S is, or the only statement of the block \p S
+/// is.
+const IfStmt *soleIf(const Stmt *S) {
+  if (const auto *Block = dyn_cast_or_null<CompoundStmt>(S))
+    S = Block->size() == 1 ? Block->body_front() : nullptr;
+  return dyn_cast_or_null<IfStmt>(S);
+}
+
+/// Whether \p If is `if (ierr == MPI_SUCCESS)` (or `!ierr`) of the error
+/// code \p Error, without an `else`.
+bool testsSuccess(const IfStmt *If, const VarDecl *Error, ASTContext &Context) {
+  return !If->getElse() && !If->getInit() && !If->getConditionVariable() &&
+         isSuccessTest(If->getCond(), Error, Context);
+}
+/// The MPI_Recv that the statement \p S is (also as `ierr = MPI_Recv(...)`).
+const CallExpr *receiveStatement(const Expr *S, ASTContext &Context) {
+  S = S->IgnoreParenCasts();
+  if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+      Assign && Assign->getOpcode() == BO_Assign)
+    S = Assign->getRHS()->IgnoreParenCasts();
+  const auto *Recv = dyn_cast<CallExpr>(S);
+  const mpi::FunctionInfo *Info = Recv ? mpiCallee(Recv) : nullptr;
+  if (!Info || Info->Id != mpi::FunctionId::Recv ||
+      (Recv != S && !assignedResultOf(Recv, Context)))
+    return nullptr;
+  return Recv;
+}
+
 /// Listing 7's shape around \p Probe: the probe is a statement of a
 /// block, directly followed by `if (flag)` (or `flag != 0`) whose block
 /// starts with the receive; the block sits in one branch of a guard whose
 /// other branch is the root's.
 std::optional<PollingForm> pollingForm(const CallExpr *Probe,
                                        ASTContext &Context) {
+  const VarDecl *Error = assignedResultOf(Probe, Context);
   const Stmt *ProbeStmt = parentStmt(*Probe, Context);
-  while (ProbeStmt && (isa<ParenExpr>(ProbeStmt) || isa<CastExpr>(ProbeStmt)))
+  while (ProbeStmt && (isa<ParenExpr>(ProbeStmt) || isa<CastExpr>(ProbeStmt) ||
+                       (Error && isa<BinaryOperator>(ProbeStmt))))
     ProbeStmt = parentStmt(*ProbeStmt, Context);
   const auto *Block = dyn_cast_or_null<CompoundStmt>(ProbeStmt);
   if (!Block)
@@ -694,23 +786,32 @@ std::optional<PollingForm> pollingForm(const CallExpr *Probe,
       Block->body(), [&](const Stmt *S) { return isCallStatement(S, Probe); });
   if (At == Block->body_end() || At + 1 == Block->body_end())
     return std::nullopt;
-  const auto *Arrived = dyn_cast<IfStmt>(*(At + 1));
   const VarDecl *Flag = flagVariable(Probe);
+  if (!Flag)
+    return std::nullopt;
+  // `if (ierr == MPI_SUCCESS) { if (flag) ... }`: the test of the probe's
+  // error code around the test of its flag.
+  const IfStmt *ErrorGuard = nullptr;
+  const IfStmt *Arrived = soleIf(*(At + 1));
+  if (Arrived && Error && testsSuccess(Arrived, Error, Context)) {
+    ErrorGuard = Arrived;
+    Arrived = soleIf(ErrorGuard->getThen());
+  }
   if (!Arrived || Arrived->getInit() || Arrived->getConditionVariable() ||
-      !Flag || !testsFlag(Arrived->getCond(), Flag, Context))
+      !testsFlag(Arrived->getCond(), Flag, Context))
     return std::nullopt;
   const auto *Then = dyn_cast<CompoundStmt>(Arrived->getThen());
   const auto *First = Then && !Then->body_empty()
                           ? dyn_cast<Expr>(Then->body_front())
                           : nullptr;
-  const auto *Recv =
-      First ? dyn_cast<CallExpr>(First->IgnoreParenCasts()) : nullptr;
-  const mpi::FunctionInfo *Info = Recv ? mpiCallee(Recv) : nullptr;
-  if (!Info || Info->Id != mpi::FunctionId::Recv)
+  const CallExpr *Recv = First ? receiveStatement(First, Context) : nullptr;
+  if (!Recv)
     return std::nullopt;
   PollingForm Form;
   Form.Probe = Probe;
   Form.ProbeStmt = *At;
+  Form.ErrorVar = Error;
+  Form.ErrorGuard = ErrorGuard;
   Form.Arrived = Arrived;
   Form.Recv = Recv;
   for (const Stmt *Inner = Block, *P = parentStmt(*Block, Context); P;

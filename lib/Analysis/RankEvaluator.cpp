@@ -538,18 +538,37 @@ void RankEvaluator::Impl::initialize(Place P, QualType T, const Expr *Init) {
 
 //===-- Statements --------------------------------------------------------===//
 
+RankEvaluator::Impl::Flow RankEvaluator::Impl::runUniformExit(const Stmt *S) {
+  const Stmt *SavedExit = std::exchange(ForcedExit, S);
+  bool SavedTolerant = std::exchange(Tolerant, true);
+  Flow F = exec(S);
+  Tolerant = SavedTolerant;
+  ForcedExit = SavedExit;
+  ProbeFailed = false;
+  // Undecided: every rank takes the same way, so the region is reached by
+  // all of them or by none.
+  if (F == Flow::Stop && !stopped())
+    return Flow::Normal;
+  return F;
+}
+
 RankEvaluator::Impl::Flow RankEvaluator::Impl::exec(const Stmt *S) {
   bool Init = std::exchange(LoopInit, false);
   if (!S || stopped())
     return Flow::Stop;
   if (!tick(S))
     return Flow::Stop;
-  // Before the region only what leads to it or what the region needs runs.
-  // A function called from there runs whole: its call is needed, and so is
-  // what it returns (`int src = source(rank, size);`).
+  // Before the region only what leads to it or what the region needs runs,
+  // and what may leave before it (`if (size <= 1) return;`). A function
+  // called from there runs whole: its call is needed, and so is what it
+  // returns (`int src = source(rank, size);`).
   if (M == Mode::Prefix && Depth == 0 && !Init && !onPath(S) &&
-      !writesNeeded(S))
-    return Flow::Normal;
+      !writesNeeded(S) && S != ForcedExit) {
+    if (!leavingJump(S))
+      return Flow::Normal;
+    if (exitIsUniform(S))
+      return runUniformExit(S);
+  }
   // An assumed input takes its value at the region's entry.
   if (M == Mode::Prefix && Depth == 0 && R.assumes())
     if (const VarDecl *V = computedVariable(S))

@@ -129,6 +129,11 @@ private:
   bool isLoopCarried(const clang::VarDecl *V) const;
   bool writesNeeded(const clang::Stmt *S) const;
   bool onPath(const clang::Stmt *S) const { return Path.count(S) != 0; }
+  /// Whether every condition that decides whether \p S (a statement
+  /// before the region) leaves early is the same on every rank: then all
+  /// ranks leave or none do, and where the run cannot decide it, none is
+  /// assumed to (the collective is skipped alike).
+  bool exitIsUniform(const clang::Stmt *S);
   EntryValue classify(const clang::ValueDecl *D);
   Value entryValue(const clang::ValueDecl *D, clang::QualType T,
                    clang::SourceLocation Use);
@@ -142,6 +147,10 @@ private:
 
   // --- Statements, expressions and memory (RankEvaluator.cpp).
   Flow exec(const clang::Stmt *S);
+  /// Runs \p S, a statement before the region that may leave and whose
+  /// conditions are the same on every rank, tolerating what it cannot
+  /// decide.
+  Flow runUniformExit(const clang::Stmt *S);
   Flow execBlock(const clang::CompoundStmt *B);
   Flow execLoop(const clang::Stmt *Loop);
   Flow execDecl(const clang::VarDecl *V);
@@ -290,6 +299,10 @@ private:
   /// Evaluating what output prints: as a probe, but its reads count.
   bool Tolerant = false;
   bool ProbeFailed = false;
+  /// A statement before the region that may leave, run now whatever the
+  /// prefix would skip; and what exitIsUniform found.
+  const clang::Stmt *ForcedExit = nullptr;
+  llvm::DenseMap<const clang::Stmt *, bool> UniformExits;
   /// The statement being run, for what reads memory, and the one of the
   /// region's own function.
   const clang::Stmt *Current = nullptr;

@@ -12,6 +12,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace clang;
@@ -40,23 +41,6 @@ bool within(const Stmt *Inner, const Stmt *Outer, const SourceManager &SM) {
   SourceLocation Loc = SM.getExpansionLoc(Inner->getBeginLoc());
   return SM.isPointWithin(Loc, SM.getExpansionLoc(Outer->getBeginLoc()),
                           SM.getExpansionLoc(Outer->getEndLoc()));
-}
-
-/// A jump that may leave the statement holding it: `return`, `goto`,
-/// `throw`, and `break`/`continue` that are not inside a loop or switch
-/// of their own within \p S.
-const Stmt *leavingJump(const Stmt *S, bool InLoop = false) {
-  if (!S)
-    return nullptr;
-  if (isa<ReturnStmt>(S) || isa<GotoStmt>(S) || isa<CXXThrowExpr>(S))
-    return S;
-  if (!InLoop && (isa<BreakStmt>(S) || isa<ContinueStmt>(S)))
-    return S;
-  bool Nested = InLoop || isLoop(S) || isa<SwitchStmt>(S);
-  for (const Stmt *Child : S->children())
-    if (const Stmt *Found = leavingJump(Child, Nested))
-      return Found;
-  return nullptr;
 }
 
 /// Whether \p Call writes what \p V is the buffer of and leaves the same
@@ -257,6 +241,13 @@ std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
             queryValueOf(Member->getMemberDecl(), Where, TU))
       if (Q->Query == CommQuery::Size)
         return std::nullopt;
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl())) {
+      std::optional<Divergence> Why = fieldDivergence(Field, Depth + 1);
+      if (!Why)
+        return std::nullopt;
+      return Fail("cannot prove that " + spelled(E, Context) +
+                  " is the same on every rank: " + Why->Reason);
+    }
     return Fail("cannot prove that " + spelled(E, Context) +
                 " is the same on every rank");
   }
@@ -512,15 +503,15 @@ std::optional<Divergence> RankUniformity::parameterContainerSize(
     if (!Site.Caller || Index >= Site.Call->getNumArgs())
       return Divergence{"a call of " + named(&Where) + " cannot be followed",
                         Site.Call->getBeginLoc()};
-    llvm::SmallPtrSet<const VarDecl *, 16> Saved = InProgress;
-    InProgress.clear();
-    std::optional<Divergence> Why =
-        namedContainerSize(Site.Call->getArg(Index), *Site.Caller, Depth + 1);
-    // Containers of different callers may differ in size: each call must
-    // then run on every rank.
-    if (!Why && Callers.size() > 1)
-      Why = controlOf(Site.Call, *Site.Caller, Depth + 1);
-    InProgress = std::move(Saved);
+    std::optional<Divergence> Why = inAnotherFunction([&] {
+      std::optional<Divergence> Size =
+          namedContainerSize(Site.Call->getArg(Index), *Site.Caller, Depth + 1);
+      // Containers of different callers may differ in size: each call must
+      // then run on every rank.
+      if (!Size && Callers.size() > 1)
+        return controlOf(Site.Call, *Site.Caller, Depth + 1);
+      return Size;
+    });
     if (Why)
       return Divergence{named(P) +
                             " is given a container here whose size "
@@ -654,13 +645,13 @@ RankUniformity::argumentsAtSites(const ParmVarDecl *P,
     if (!Site.Caller || !Site.Arg)
       return Divergence{"a call of " + named(&Callee) + " cannot be followed",
                         Site.At->getBeginLoc()};
-    // The caller's own variables are a new proof.
-    llvm::SmallPtrSet<const VarDecl *, 16> Saved = InProgress;
-    InProgress.clear();
-    std::optional<Divergence> Why = valueOf(Site.Arg, *Site.Caller, Depth + 1);
-    if (!Why && CheckControl)
-      Why = controlOf(Site.At, *Site.Caller, Depth + 1);
-    InProgress = std::move(Saved);
+    std::optional<Divergence> Why = inAnotherFunction([&] {
+      std::optional<Divergence> Value =
+          valueOf(Site.Arg, *Site.Caller, Depth + 1);
+      if (!Value && CheckControl)
+        return controlOf(Site.At, *Site.Caller, Depth + 1);
+      return Value;
+    });
     if (Why)
       return Divergence{named(P) +
                             " receives a value here that may differ "
@@ -688,6 +679,109 @@ RankUniformity::constructorParameter(const ParmVarDecl *P, SourceLocation Use,
                             ? Site->getArg(P->getFunctionScopeIndex())
                             : nullptr});
   return argumentsAtSites(P, Ctor, ArgSites, Depth);
+}
+
+std::optional<Divergence>
+RankUniformity::fieldDivergence(const FieldDecl *Field, unsigned Depth) {
+  if (!FieldsInProgress.insert(Field).second)
+    return std::nullopt; // Its other writes decide.
+  auto Done = llvm::make_scope_exit([&] { FieldsInProgress.erase(Field); });
+  ASTContext &Context = TU.context();
+  const RecordDecl *Record = Field->getParent();
+  if (Depth >= MaxDepth)
+    return Divergence{"gave up following " + named(Field),
+                      Field->getLocation()};
+  if (!Field->getType()->isIntegralOrEnumerationType() ||
+      Field->hasInClassInitializer() || Record->isUnion())
+    return Divergence{"cannot follow the writes of " + named(Field),
+                      Field->getLocation()};
+  if (const auto *Class = dyn_cast<CXXRecordDecl>(Record))
+    for (const CXXMethodDecl *Method : Class->methods())
+      if (!Method->isImplicit() && !Method->isDefined() && !Method->isDeleted())
+        return Divergence{"a member function of '" + Record->getNameAsString() +
+                              "' defined elsewhere may write " + named(Field),
+                          Method->getLocation()};
+  if (const Expr *Escape = TU.escapeOf(Record))
+    return Divergence{"the address of a '" + Record->getNameAsString() +
+                          "' goes here to code that may write " + named(Field),
+                      Escape->getBeginLoc()};
+  for (const MemberExpr *Use : TU.usesOf(Field)) {
+    const Stmt *Child = Use;
+    const Stmt *Parent = parentStmt(*Use, Context);
+    while (isa_and_nonnull<ParenExpr>(Parent)) {
+      Child = Parent;
+      Parent = parentStmt(*Parent, Context);
+    }
+    if (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent);
+        Cast && Cast->getCastKind() == CK_LValueToRValue)
+      continue; // A read.
+    const auto *Assign = dyn_cast_or_null<BinaryOperator>(Parent);
+    if (!Assign || Assign->getOpcode() != BO_Assign ||
+        Assign->getLHS() != Child)
+      return Divergence{named(Field) + " is changed here in a way that "
+                                       "cannot be followed",
+                        Use->getBeginLoc()};
+    if (auto Why = fieldWrite(Field, Use, Assign->getRHS(), Depth))
+      return Why;
+  }
+  unsigned Index = Field->getFieldIndex();
+  for (const InitListExpr *Init : TU.initListsOf(Record))
+    if (Index < Init->getNumInits())
+      if (auto Why = fieldWrite(Field, Init, Init->getInit(Index), Depth))
+        return Why;
+  return std::nullopt;
+}
+
+std::optional<Divergence> RankUniformity::fieldWrite(const FieldDecl *Field,
+                                                     const Expr *At,
+                                                     const Expr *Value,
+                                                     unsigned Depth) {
+  const FunctionDecl *F = TU.functionOf(At);
+  if (!F)
+    return Divergence{named(Field) + " is written here, outside a function "
+                                     "the analysis follows",
+                      At->getBeginLoc()};
+  std::optional<Divergence> Why = inAnotherFunction([&] {
+    std::optional<Divergence> Written = valueOf(Value, *F, Depth + 1);
+    if (!Written)
+      Written = controlOf(At, *F, Depth + 1);
+    if (!Written)
+      Written = callersOf(*F, Depth + 1);
+    return Written;
+  });
+  if (Why)
+    return Divergence{named(Field) +
+                          " is given a value here that may differ "
+                          "between ranks: " +
+                          Why->Reason,
+                      At->getBeginLoc()};
+  return std::nullopt;
+}
+
+std::optional<Divergence> RankUniformity::callersOf(const FunctionDecl &F,
+                                                    unsigned Depth) {
+  if (F.isMain())
+    return std::nullopt;
+  if (Depth >= MaxDepth)
+    return Divergence{"gave up following the callers of " + named(&F),
+                      F.getLocation()};
+  ArrayRef<CallSite> Callers = TU.callersOf(&F);
+  if (Callers.empty() || TU.mayBeCalledIndirectly(&F))
+    return Divergence{named(&F) + " may be called from code the unit does "
+                                  "not show",
+                      F.getLocation()};
+  for (const CallSite &Site : Callers) {
+    if (!Site.Caller)
+      return Divergence{"a call of " + named(&F) + " cannot be followed",
+                        Site.Call->getBeginLoc()};
+    if (Site.Caller == &F)
+      continue; // Recursion: the outer calls decide.
+    if (auto Why = controlOf(Site.Call, *Site.Caller, Depth + 1))
+      return Why;
+    if (auto Why = callersOf(*Site.Caller, Depth + 1))
+      return Why;
+  }
+  return std::nullopt;
 }
 
 std::optional<Divergence> RankUniformity::controlOf(const Stmt *S,

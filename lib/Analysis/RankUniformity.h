@@ -73,6 +73,14 @@ public:
   containerDivergence(const clang::ValueDecl *D,
                       const clang::FunctionDecl &Where);
 
+  /// Nothing when the scalar field \p Field holds the same value on every
+  /// rank in every object of its structure: every write of it in the unit
+  /// (assignments, initializer lists) gives it such a value where every
+  /// rank runs it, and no object's address goes to code the unit cannot
+  /// see. Other units are not looked at (as for queries written to fields).
+  std::optional<Divergence> fieldDivergence(const clang::FieldDecl *Field,
+                                            unsigned Depth = 0);
+
   /// Nothing when \p E has the same value in every iteration of \p Loop
   /// (a statement of \p Where): it reads no variable written inside the
   /// loop and calls nothing.
@@ -135,6 +143,26 @@ private:
   std::optional<Divergence>
   constructorParameter(const clang::ParmVarDecl *P, clang::SourceLocation Use,
                        const clang::CXXConstructorDecl &Ctor, unsigned Depth);
+  /// Runs \p Proof as a new proof in another function, whose variables
+  /// under proof are its own.
+  template <typename ProofFn>
+  std::optional<Divergence> inAnotherFunction(ProofFn Proof) {
+    llvm::SmallPtrSet<const clang::VarDecl *, 16> Saved = std::move(InProgress);
+    InProgress.clear();
+    std::optional<Divergence> Why = Proof();
+    InProgress = std::move(Saved);
+    return Why;
+  }
+  /// Why some ranks may run \p F and others not: a caller's condition, or
+  /// callers the unit does not show.
+  std::optional<Divergence> callersOf(const clang::FunctionDecl &F,
+                                      unsigned Depth);
+  /// Why the write \p At of \p Field (a use of it, or an initializer list)
+  /// may give it a value that differs between ranks.
+  std::optional<Divergence> fieldWrite(const clang::FieldDecl *Field,
+                                       const clang::Expr *At,
+                                       const clang::Expr *Value,
+                                       unsigned Depth);
   /// Why the statements around \p S may let some ranks run it and others
   /// not (a condition that may differ between ranks).
   std::optional<Divergence> controlOf(const clang::Stmt *S,
@@ -144,6 +172,7 @@ private:
   TranslationUnitFacts &TU;
   /// Variables under proof (a cycle through a loop counter is no reason).
   llvm::SmallPtrSet<const clang::VarDecl *, 16> InProgress;
+  llvm::SmallPtrSet<const clang::FieldDecl *, 4> FieldsInProgress;
 };
 
 /// Whether \p Call only computes with its arguments (abs, min, max, ...):

@@ -92,34 +92,6 @@ private:
   llvm::SmallPtrSet<const IfStmt *, 4> ErrorChecks;
 };
 
-/// `V = Call` as a statement: the variable, if \p Call's result goes to
-/// one.
-const VarDecl *assignedResultOf(const CallExpr *Call, ASTContext &Ctx) {
-  const Stmt *Child = Call;
-  const Stmt *Parent = parentStmt(*Call, Ctx);
-  while (Parent && (isa<ParenExpr>(Parent) || isa<ImplicitCastExpr>(Parent) ||
-                    isa<FullExpr>(Parent))) {
-    Child = Parent;
-    Parent = parentStmt(*Parent, Ctx);
-  }
-  const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent);
-  if (!Op || Op->getOpcode() != BO_Assign || Op->getRHS() != Child)
-    return nullptr;
-  const auto *Ref = dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens());
-  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  // The assignment must be a statement of its own.
-  const Stmt *Holder = parentStmt(*Op, Ctx);
-  while (Holder && isa<FullExpr>(Holder))
-    Holder = parentStmt(*Holder, Ctx);
-  bool Statement =
-      Holder && (isa<CompoundStmt>(Holder) || isa<IfStmt>(Holder) ||
-                 isLoop(Holder) || isa<SwitchCase>(Holder));
-  if (const auto *If = dyn_cast_or_null<IfStmt>(Holder))
-    Statement = If->getCond() != Op;
-  if (isLoop(Holder))
-    Statement = loopBody(Holder) == Op;
-  return Statement ? V : nullptr;
-}
 
 /// The one local variable the pattern's calls assign their error codes
 /// to, if they keep them.
@@ -565,6 +537,57 @@ RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU,
                       llvm::ArrayRef<const Expr *> Kept,
                       llvm::ArrayRef<const Stmt *> Combines) {
   return Planner(R, TU, Kept, Combines).plan();
+}
+
+const VarDecl *assignedResultOf(const CallExpr *Call, ASTContext &Ctx) {
+  const Stmt *Child = Call;
+  const Stmt *Parent = parentStmt(*Call, Ctx);
+  while (Parent && (isa<ParenExpr>(Parent) || isa<ImplicitCastExpr>(Parent) ||
+                    isa<FullExpr>(Parent))) {
+    Child = Parent;
+    Parent = parentStmt(*Parent, Ctx);
+  }
+  const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent);
+  if (!Op || Op->getOpcode() != BO_Assign || Op->getRHS() != Child)
+    return nullptr;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens());
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  // The assignment must be a statement of its own.
+  const Stmt *Holder = parentStmt(*Op, Ctx);
+  while (Holder && isa<FullExpr>(Holder))
+    Holder = parentStmt(*Holder, Ctx);
+  bool Statement =
+      Holder && (isa<CompoundStmt>(Holder) || isa<IfStmt>(Holder) ||
+                 isLoop(Holder) || isa<SwitchCase>(Holder));
+  if (const auto *If = dyn_cast_or_null<IfStmt>(Holder))
+    Statement = If->getCond() != Op;
+  if (isLoop(Holder))
+    Statement = loopBody(Holder) == Op;
+  return Statement ? V : nullptr;
+}
+
+/// Whether \p Cond is `ierr == MPI_SUCCESS` (or `!ierr`, `0 == ierr`) of
+/// the error code \p Error.
+bool isSuccessTest(const Expr *Cond, const VarDecl *Error,
+                   ASTContext &Context) {
+  if (!Error)
+    return false;
+  auto IsError = [&](const Expr *E) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return Ref && Ref->getDecl() == Error;
+  };
+  auto IsZero = [&](const Expr *E) {
+    Expr::EvalResult R;
+    return !E->isValueDependent() && E->EvaluateAsInt(R, Context) &&
+           R.Val.getInt().isZero();
+  };
+  Cond = Cond->IgnoreParenImpCasts();
+  if (const auto *Not = dyn_cast<UnaryOperator>(Cond))
+    return Not->getOpcode() == UO_LNot && IsError(Not->getSubExpr());
+  const auto *Op = dyn_cast<BinaryOperator>(Cond);
+  return Op && Op->getOpcode() == BO_EQ &&
+         ((IsError(Op->getLHS()) && IsZero(Op->getRHS())) ||
+          (IsError(Op->getRHS()) && IsZero(Op->getLHS())));
 }
 
 } // namespace analysis

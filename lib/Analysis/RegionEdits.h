@@ -76,6 +76,17 @@ RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU,
                       llvm::ArrayRef<const clang::Expr *> Kept = {},
                       llvm::ArrayRef<const clang::Stmt *> Combines = {});
 
+/// `V = Call` as a statement of its own (`ierr = MPI_Send(...);`, also as
+/// an `if` branch or a loop body): the variable, if \p Call's result goes
+/// to one.
+const clang::VarDecl *assignedResultOf(const clang::CallExpr *Call,
+                                       clang::ASTContext &Ctx);
+
+/// Whether \p Cond is `ierr == MPI_SUCCESS` (or `!ierr`, `0 == ierr`) of
+/// the error code \p Error.
+bool isSuccessTest(const clang::Expr *Cond, const clang::VarDecl *Error,
+                   clang::ASTContext &Context);
+
 } // namespace analysis
 } // namespace mpilift
 

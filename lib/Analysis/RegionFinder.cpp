@@ -674,8 +674,8 @@ void Finder::checkOrder(const Region &R, const RegionEdits &Edits,
                         ManualCollective &C) {
   if (Edits.Calls.empty())
     return;
-  CommKey Comm =
-      commKey(mpiArgAsWritten(Edits.Calls.front(), mpi::Role::Comm), Ctx);
+  CommKey Comm = followedCommKey(
+      mpiArgAsWritten(Edits.Calls.front(), mpi::Role::Comm), F, TU);
   llvm::SmallVector<const Expr *, 8> Tags;
   for (const CallExpr *Call : Edits.Calls)
     for (mpi::Role Role :
@@ -698,7 +698,8 @@ void Finder::checkOrder(const Region &R, const RegionEdits &Edits,
     const auto *Call = dyn_cast<CallExpr>(S);
     if (!Call || !isMessageCall(Call) || R.contains(Call, SM))
       return false;
-    CommKey Key = commKey(mpiArgAsWritten(Call, mpi::Role::Comm), Ctx);
+    CommKey Key =
+        followedCommKey(mpiArgAsWritten(Call, mpi::Role::Comm), F, TU);
     if (Key.valid() && Comm.valid() && Key != Comm)
       return false;
     for (mpi::Role Role :

@@ -106,21 +106,42 @@ inline const clang::Expr *loopCondition(const clang::Stmt *Loop) {
   return nullptr;
 }
 
+/// Whether \p X itself is an access through a pointer (`*p`, `p->f`,
+/// `p[i]`).
+inline bool isPointerAccess(const clang::Stmt *X) {
+  if (const auto *Op = clang::dyn_cast<clang::UnaryOperator>(X))
+    return Op->getOpcode() == clang::UO_Deref;
+  if (const auto *Member = clang::dyn_cast<clang::MemberExpr>(X))
+    return Member->isArrow();
+  if (const auto *Sub = clang::dyn_cast<clang::ArraySubscriptExpr>(X))
+    return Sub->getBase()->IgnoreParenImpCasts()->getType()->isPointerType();
+  return false;
+}
+
 /// Whether \p S reads or writes memory through a pointer (`*p`, `p->f`,
 /// `p[i]`): it may reach any object whose address has escaped.
 inline bool accessesThroughPointer(const clang::Stmt *S) {
-  return findFirst(S, [](const clang::Stmt *X) {
-           if (const auto *Op = clang::dyn_cast<clang::UnaryOperator>(X))
-             return Op->getOpcode() == clang::UO_Deref;
-           if (const auto *Member = clang::dyn_cast<clang::MemberExpr>(X))
-             return Member->isArrow();
-           if (const auto *Sub = clang::dyn_cast<clang::ArraySubscriptExpr>(X))
-             return Sub->getBase()
-                 ->IgnoreParenImpCasts()
-                 ->getType()
-                 ->isPointerType();
-           return false;
-         }) != nullptr;
+  return findFirst(S, isPointerAccess) != nullptr;
+}
+
+/// A jump that may leave the statement holding it: `return`, `goto`,
+/// `throw`, and `break`/`continue` that are not inside a loop or switch
+/// of their own within \p S.
+inline const clang::Stmt *leavingJump(const clang::Stmt *S,
+                                      bool InLoop = false) {
+  if (!S)
+    return nullptr;
+  if (clang::isa<clang::ReturnStmt>(S) || clang::isa<clang::GotoStmt>(S) ||
+      clang::isa<clang::CXXThrowExpr>(S))
+    return S;
+  if (!InLoop &&
+      (clang::isa<clang::BreakStmt>(S) || clang::isa<clang::ContinueStmt>(S)))
+    return S;
+  bool Nested = InLoop || isLoop(S) || clang::isa<clang::SwitchStmt>(S);
+  for (const clang::Stmt *Child : S->children())
+    if (const clang::Stmt *Found = leavingJump(Child, Nested))
+      return Found;
+  return nullptr;
 }
 
 /// Every variable \p S names, in \p Out.

@@ -245,20 +245,37 @@ rewritePolling(const ManualCollective &C, const Texts &T, ASTContext &Context,
     return RootCall.takeError();
   if (!OthersCall)
     return OthersCall.takeError();
-  std::string Root = nonblocking(*RootCall, Request) + ";\nMPI_Wait(&" +
-                     Request + ", MPI_STATUS_IGNORE);";
+  // Error codes kept: each call's goes where the send's and the probe's
+  // went, and a failed start is not waited for or tested.
+  std::string RootError = errorCodeTo(R);
+  std::string Root =
+      RootError + nonblocking(*RootCall, Request) + ";\n" +
+      (RootError.empty() ? ""
+                         : "if (" + R.ErrorVar->getNameAsString() +
+                               " == MPI_SUCCESS)\n" + RootError) +
+      "MPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);";
   if (isBranch(*Form.RootSend, Context))
     Root = "{\n" + Root + "\n}";
   if (llvm::Error E = Change.replace(
           SM, tooling::getExtendedRange(*Form.RootSend, tok::semi, Context),
           Root))
     return E;
-  std::string Start =
-      "if (" + Request + " == MPI_REQUEST_NULL)\n" +
-      nonblocking(*OthersCall, Request) + ";\nMPI_Test(&" + Request + ", " +
+  std::string Test =
+      "MPI_Test(&" + Request + ", " +
       sourceText(analysis::mpiArgAsWritten(Form.Probe, mpi::Role::Flag),
                  Context) +
       ", MPI_STATUS_IGNORE);";
+  std::string Start;
+  if (Form.ErrorVar) {
+    std::string Error = Form.ErrorVar->getNameAsString();
+    Start = Error + " = MPI_SUCCESS;\nif (" + Request +
+            " == MPI_REQUEST_NULL)\n" + Error + " = " +
+            nonblocking(*OthersCall, Request) + ";\nif (" + Error +
+            " == MPI_SUCCESS)\n" + Error + " = " + Test;
+  } else {
+    Start = "if (" + Request + " == MPI_REQUEST_NULL)\n" +
+            nonblocking(*OthersCall, Request) + ";\n" + Test;
+  }
   if (llvm::Error E = Change.replace(
           SM, tooling::getExtendedRange(*Form.ProbeStmt, tok::semi, Context),
           Start))

@@ -248,3 +248,58 @@ void f(int n) {
 }
 
 } // namespace
+
+// Error codes kept: the split send's statement is the assignment, and the
+// variable is one of its wait's dependences. A read of it is passed, a
+// write stops the wait; a moved wait stops at any use of it.
+TEST(OverlapTest, ErrorCodes) {
+  Analysed A = analyse(R"(
+void f(int n) {
+  double halo[8], in[8];
+  int ierr, nerr = 0;
+  MPI_Request r;
+  ierr = MPI_Irecv(in, 8, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, &r);
+  ierr = MPI_Send(halo, 8, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+  if (ierr != 0) nerr++;
+  compute();
+  ierr = MPI_Wait(&r, MPI_STATUS_IGNORE);
+  if (ierr != 0) nerr++;
+}
+)");
+  ASSERT_EQ(A.Sites.size(), 2u);
+  const OverlapSite &Send = A.Sites[0], &Wait = A.Sites[1];
+  EXPECT_EQ(Send.Rule, OverlapRule::SplitSend);
+  EXPECT_TRUE(Send.canTransform()) << Send.Refused;
+  ASSERT_NE(Send.ErrorVar, nullptr);
+  EXPECT_EQ(Send.ErrorVar->getName(), "ierr");
+  EXPECT_TRUE(llvm::isa<clang::BinaryOperator>(Send.CallStmt));
+  EXPECT_EQ(Send.Crossed, 2u); // The check of ierr and compute().
+  ASSERT_NE(Send.Before, nullptr);
+  EXPECT_EQ(A.line(Send.Before->getBeginLoc()), 10u); // The wait.
+  EXPECT_EQ(Send.Stop, "this statement may write 'ierr'");
+
+  EXPECT_EQ(Wait.Rule, OverlapRule::SinkWait);
+  EXPECT_FALSE(Wait.canTransform());
+  EXPECT_EQ(Wait.Refused, "the wait cannot move: this statement uses 'ierr'");
+}
+
+// A pending send's buffer may be read through pointers; a write through
+// one may reach it.
+TEST(OverlapTest, SendPassesReadsThroughPointers) {
+  Analysed A = analyse(R"(
+struct grid { int me, n; };
+void f(const struct grid *g, double *halo, double *out) {
+  MPI_Send(halo, 8, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+  int right = (g->me + 1) % g->n;
+  double first = halo[0] + right;
+  out[0] = first;
+}
+)");
+  ASSERT_EQ(A.Sites.size(), 1u);
+  const OverlapSite &S = A.Sites[0];
+  EXPECT_TRUE(S.canTransform()) << S.Refused;
+  EXPECT_EQ(S.Crossed, 2u);
+  ASSERT_NE(S.Before, nullptr);
+  EXPECT_EQ(A.line(S.Before->getBeginLoc()), 7u); // out[0] = first;
+  EXPECT_EQ(S.Stop, "this access through a pointer may reach the buffer");
+}

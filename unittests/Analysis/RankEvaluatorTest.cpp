@@ -469,3 +469,80 @@ void run(double *v, double *w) {
 }
 
 } // namespace
+
+namespace {
+
+/// Whether the run of \p Code's region at (\p Rank, \p Size) reached it, or
+/// why it stopped.
+std::string reachedAt(const char *Code, int64_t Rank, int64_t Size) {
+  Parsed P(Code);
+  std::optional<Region> R = P.communicationRegion("f");
+  if (!R)
+    return "no region";
+  RankEvaluator E(*P.TU, *R);
+  RankRun Run = E.run(Rank, Size, {});
+  if (Run.Stopped)
+    return "stopped: " + Run.Stopped->Text;
+  return Run.Reached ? "reached" : "left before";
+}
+
+} // namespace
+
+// HPL's `if ((size = ...) <= 1) return`: at one process no rank reaches the
+// region; the check before it runs although the region needs nothing it
+// computes.
+TEST(RankEvaluatorTest, EarlyReturnBeforeTheRegion) {
+  const char *Code = R"(
+struct grid { MPI_Comm comm; int me, np; };
+void f(struct grid *g, double *buf, int *flag) {
+  int size, rank;
+  MPI_Comm_size(g->comm, &size);
+  MPI_Comm_rank(g->comm, &rank);
+  if (size <= 1) {
+    *flag = 1;
+    return;
+  }
+  if (rank == 0)
+    MPI_Send(buf, 8, MPI_DOUBLE, 1, 0, g->comm);
+  else if (rank == 1)
+    MPI_Recv(buf, 8, MPI_DOUBLE, 0, 0, g->comm, MPI_STATUS_IGNORE);
+}
+)";
+  EXPECT_EQ(reachedAt(Code, 0, 1), "left before");
+  EXPECT_EQ(reachedAt(Code, 0, 2), "reached");
+}
+
+// An early return on some ranks only, decided by what the run cannot
+// evaluate, stops the run; the same on every rank (a parameter all callers
+// pass alike) and undecidable, it is taken as not leaving: all ranks or
+// none reach the region.
+TEST(RankEvaluatorTest, EarlyReturnUndecided) {
+  const char *SomeRanks = R"(
+int lookup(int);
+void f(double *buf) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (lookup(rank) < 0)
+    return;
+  if (rank == 0)
+    MPI_Send(buf, 8, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+  else if (rank == 1)
+    MPI_Recv(buf, 8, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+)";
+  EXPECT_EQ(reachedAt(SomeRanks, 0, 2).rfind("stopped: ", 0), 0u);
+  const char *Alike = R"(
+void f(double *buf, int verbose) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (verbose > 3)
+    return;
+  if (rank == 0)
+    MPI_Send(buf, 8, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+  else if (rank == 1)
+    MPI_Recv(buf, 8, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+void g(double *buf) { f(buf, 2); }
+)";
+  EXPECT_EQ(reachedAt(Alike, 0, 2), "reached");
+}

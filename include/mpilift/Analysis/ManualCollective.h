@@ -152,6 +152,10 @@ struct CDagFallback {
 struct PollingForm {
   const clang::CallExpr *Probe = nullptr; ///< The MPI_Iprobe call.
   const clang::Stmt *ProbeStmt = nullptr; ///< Its statement.
+  /// The variable the probe's error code goes to (`ierr = MPI_Iprobe(...)`),
+  /// and the test of it around `if (flag)`, when there are.
+  const clang::VarDecl *ErrorVar = nullptr;
+  const clang::IfStmt *ErrorGuard = nullptr;
   /// `if (flag)`: the then-branch receives, the else-branch (if any) is
   /// the not-yet path.
   const clang::IfStmt *Arrived = nullptr;

@@ -58,6 +58,10 @@ struct OverlapSite {
   /// statement it is.
   const clang::CallExpr *Call = nullptr;
   const clang::Stmt *CallStmt = nullptr;
+  /// The variable the call's error code is assigned to (`ierr =
+  /// MPI_Send(...);`), or null. The split call's wait, or the moved wait,
+  /// assigns its own code to it.
+  const clang::VarDecl *ErrorVar = nullptr;
   /// Sink-wait: the nonblocking calls the wait completes.
   std::vector<const clang::CallExpr *> Starts;
   /// The wait goes before \c Before in \c Block, or at the end of \c Block
