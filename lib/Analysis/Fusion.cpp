@@ -10,6 +10,7 @@
 
 #include "CommQueries.h"
 #include "FunctionFacts.h"
+#include "RegionEdits.h"
 #include "StatementTree.h"
 
 #include "clang/Basic/SourceManager.h"
@@ -52,6 +53,41 @@ namespace {
 
 /// The MPI call a statement of a block makes: `MPI_X(...);`, `ierr =
 /// MPI_X(...);` or `int ierr = MPI_X(...);`.
+/// The variable statement \p S gives its call's error code to: `ierr =
+/// MPI_Reduce(...);` or `int rc = MPI_Reduce(...);`.
+const VarDecl *errorVariableOf(const Stmt *S) {
+  if (const auto *Decl = dyn_cast<DeclStmt>(S))
+    return Decl->isSingleDecl() ? dyn_cast<VarDecl>(Decl->getSingleDecl())
+                                : nullptr;
+  const auto *Op = dyn_cast<BinaryOperator>(S);
+  const auto *Ref = Op && Op->getOpcode() == BO_Assign
+                        ? dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens())
+                        : nullptr;
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+const CallExpr *statementCall(const Stmt *S);
+
+/// The call of `if (ierr == MPI_SUCCESS) ierr = MPI_Bcast(...);` (no
+/// `else`; the branch one statement that calls, giving its code to the
+/// same variable or to none).
+const CallExpr *successGuardedCall(const Stmt *S, const VarDecl *Error,
+                                   ASTContext &Context) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable() ||
+      !isSuccessTest(If->getCond(), Error, Context))
+    return nullptr;
+  const Stmt *Then = If->getThen();
+  if (const auto *Block = dyn_cast<CompoundStmt>(Then))
+    Then = Block->size() == 1 ? Block->body_front() : nullptr;
+  if (!Then || isa<DeclStmt>(Then))
+    return nullptr;
+  const VarDecl *To = errorVariableOf(Then);
+  if (isa<BinaryOperator>(Then) && To != Error)
+    return nullptr;
+  return statementCall(Then);
+}
+
 const CallExpr *statementCall(const Stmt *S) {
   const Expr *E = nullptr;
   if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
@@ -153,13 +189,21 @@ std::vector<FusionSite> FusionFinder::find(const FunctionDecl &F) {
 }
 
 std::optional<unsigned>
-FusionFinder::broadcastOfResult(const CompoundStmt &Block, unsigned First) {
-  const CallExpr *Call = statementCall(Block.body_begin()[First]);
+FusionFinder::broadcastOfResult(const CompoundStmt &Block, unsigned First,
+                                const FunctionDecl &F) {
+  const Stmt *FirstStmt = Block.body_begin()[First];
+  const CallExpr *Call = statementCall(FirstStmt);
   const Expr *Result = mpiArg(Call, mpi::Role::RecvBuffer);
+  const VarDecl *Error = errorVariableOf(FirstStmt);
   // The first broadcast after it, with nothing but plain statements (no
-  // other collective) between: of the result, it is the pair.
+  // other collective) between: of the result, it is the pair. It may run
+  // only if the first call succeeded (`if (ierr == MPI_SUCCESS) ierr =
+  // MPI_Bcast(...);`) while nothing between changes that code.
   for (unsigned J = First + 1; J < Block.size(); ++J) {
-    const CallExpr *Next = statementCall(Block.body_begin()[J]);
+    const Stmt *NextStmt = Block.body_begin()[J];
+    const CallExpr *Next = statementCall(NextStmt);
+    if (!Next && Error && !writtenBetween(Error, F, FirstStmt, NextStmt))
+      Next = successGuardedCall(NextStmt, Error, Context);
     if (!calls(Next, mpi::FunctionId::Bcast)) {
       if (Next && mpiCallee(Next)->TheFamily == mpi::Family::BlockingCollective)
         return std::nullopt;
@@ -175,6 +219,18 @@ FusionFinder::broadcastOfResult(const CompoundStmt &Block, unsigned First) {
     return J;
   }
   return std::nullopt;
+}
+
+bool FusionFinder::writtenBetween(const VarDecl *V, const FunctionDecl &F,
+                                  const Stmt *First, const Stmt *Last) const {
+  const SourceManager &SM = Context.getSourceManager();
+  return llvm::any_of(TU->factsOf(F).writesOf(V), [&](const Write &W) {
+    SourceLocation At = SM.getExpansionLoc(W.Where->getBeginLoc());
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(First->getEndLoc()),
+                                        At) &&
+           SM.isBeforeInTranslationUnit(
+               At, SM.getExpansionLoc(Last->getBeginLoc()));
+  });
 }
 
 void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
@@ -195,13 +251,19 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
     const CallExpr *Call = statementCall(Block.body_begin()[I]);
     bool Reduce = calls(Call, mpi::FunctionId::Reduce);
     if (Reduce || calls(Call, mpi::FunctionId::Gather)) {
-      std::optional<unsigned> J = broadcastOfResult(Block, I);
+      std::optional<unsigned> J = broadcastOfResult(Block, I, F);
       if (!J)
         continue;
       FusionSite S = Site(
           Reduce ? FusionKind::ReduceBcast : FusionKind::GatherBcast, I, I);
-      S.Stmts.push_back(Block.body_begin()[*J]);
-      S.Calls.push_back(statementCall(Block.body_begin()[*J]));
+      const Stmt *Second = Block.body_begin()[*J];
+      S.Stmts.push_back(Second);
+      const CallExpr *SecondCall = statementCall(Second);
+      S.Calls.push_back(
+          SecondCall
+              ? SecondCall
+              : successGuardedCall(
+                    Second, errorVariableOf(Block.body_begin()[I]), Context));
       judgePair(S, I, *J);
       Out.push_back(std::move(S));
       continue;

@@ -96,9 +96,13 @@ private:
   void findIn(const clang::FunctionDecl &F, const clang::CompoundStmt &Block,
               std::vector<FusionSite> &Out);
   /// The MPI_Bcast of the result of the call at \p First, if one follows
-  /// with only plain statements between.
+  /// with only plain statements between (in \p F).
   std::optional<unsigned> broadcastOfResult(const clang::CompoundStmt &Block,
-                                            unsigned First);
+                                            unsigned First,
+                                            const clang::FunctionDecl &F);
+  /// Whether \p V of \p F is written after \p First and before \p Last.
+  bool writtenBetween(const clang::VarDecl *V, const clang::FunctionDecl &F,
+                      const clang::Stmt *First, const clang::Stmt *Last) const;
   /// Judges what lies between the two calls of a pair and what they
   /// combine.
   void judgePair(FusionSite &Site, unsigned FirstIndex, unsigned SecondIndex);
