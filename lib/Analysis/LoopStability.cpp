@@ -19,17 +19,30 @@ namespace analysis {
 namespace {
 
 /// The functions with a body here that \p S calls, and those they call, in
-/// \p Out (at most \p Depth calls deep).
-void calledFrom(const Stmt *S, unsigned Depth,
+/// \p Out (at most \p Depth calls deep). False when some call there is
+/// indirect, or deeper than that: then any function may be among them.
+bool calledFrom(const Stmt *S, unsigned Depth,
                 llvm::SmallPtrSetImpl<const FunctionDecl *> &Out) {
+  bool Known = true;
   findFirst(S, [&](const Stmt *X) {
     const auto *Call = dyn_cast<CallExpr>(X);
-    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    if (!Call)
+      return false;
+    const FunctionDecl *Callee = Call->getDirectCallee();
     const FunctionDecl *Def = nullptr;
-    if (Callee && Callee->hasBody(Def) && Out.insert(Def).second && Depth > 0)
-      calledFrom(Def->getBody(), Depth - 1, Out);
+    if (!Callee) {
+      Known = false;
+      return true;
+    }
+    if (Callee->hasBody(Def) && Out.insert(Def).second) {
+      if (Depth == 0 || !calledFrom(Def->getBody(), Depth - 1, Out)) {
+        Known = false;
+        return true;
+      }
+    }
     return false;
   });
+  return Known;
 }
 
 /// Whether the field use \p Use is only read (its value loaded).
@@ -66,7 +79,7 @@ std::optional<std::string> fieldChangesIn(const FieldDecl *Field,
     return "the address of a '" + Record->getNameAsString() +
            "' goes to code that may change " + Name;
   llvm::SmallPtrSet<const FunctionDecl *, 8> Called;
-  calledFrom(Loop, 4, Called);
+  bool AllKnown = calledFrom(Loop, 4, Called);
   auto InLoop = [&](const Stmt *S) {
     return SM.isPointWithin(SM.getExpansionLoc(S->getBeginLoc()),
                             SM.getExpansionLoc(Loop->getBeginLoc()),
@@ -76,7 +89,8 @@ std::optional<std::string> fieldChangesIn(const FieldDecl *Field,
     if (isRead(Use, Context))
       continue;
     const FunctionDecl *In = TU.functionOf(Use);
-    if (!In || Called.count(In) || (In == &Caller && InLoop(Use)))
+    if (!In || Called.count(In) || (In == &Caller && InLoop(Use)) ||
+        (!AllKnown && In != &Caller))
       return Name + " may be changed while the loop runs";
   }
   if (assignsWhole(Loop, Record))

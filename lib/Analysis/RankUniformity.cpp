@@ -695,12 +695,20 @@ RankUniformity::fieldDivergence(const FieldDecl *Field, unsigned Depth) {
       Field->hasInClassInitializer() || Record->isUnion())
     return Divergence{"cannot follow the writes of " + named(Field),
                       Field->getLocation()};
-  if (const auto *Class = dyn_cast<CXXRecordDecl>(Record))
+  if (const auto *Class = dyn_cast<CXXRecordDecl>(Record)) {
     for (const CXXMethodDecl *Method : Class->methods())
       if (!Method->isImplicit() && !Method->isDefined() && !Method->isDeleted())
         return Divergence{"a member function of '" + Record->getNameAsString() +
                               "' defined elsewhere may write " + named(Field),
                           Method->getLocation()};
+    // What a constructor initialises the field with is not followed.
+    for (const CXXConstructorDecl *Ctor : Class->ctors())
+      if (!Ctor->isImplicit())
+        return Divergence{"'" + Record->getNameAsString() +
+                              "' has a constructor, which may set " +
+                              named(Field),
+                          Ctor->getLocation()};
+  }
   if (const Expr *Escape = TU.escapeOf(Record))
     return Divergence{"the address of a '" + Record->getNameAsString() +
                           "' goes here to code that may write " + named(Field),

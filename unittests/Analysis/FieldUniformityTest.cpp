@@ -15,6 +15,7 @@
 #include "EvalPrelude.h"
 
 #include "CommQueries.h"
+#include "LoopStability.h"
 #include "RankUniformity.h"
 
 #include "gtest/gtest.h"
@@ -186,3 +187,78 @@ void f(struct grid *g, int which) {
 }
 
 } // namespace
+
+// A constructor's initialiser is a write the uses of the field do not show.
+TEST(FieldUniformityTest, SetByAConstructor) {
+  Parsed P(R"(
+struct panel {
+  int root;
+  explicit panel(int r) : root(r) {}
+};
+int f(void) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  panel p(rank);
+  return p.root;
+}
+)",
+           /*CXX=*/true);
+  ASSERT_TRUE(P.AST);
+  const clang::FieldDecl *F = fieldNamed(P, "panel", "root");
+  ASSERT_NE(F, nullptr);
+  std::optional<Divergence> Why = RankUniformity(*P.TU).fieldDivergence(F);
+  ASSERT_TRUE(Why);
+  EXPECT_NE(Why->Reason.find("has a constructor"), std::string::npos)
+      << Why->Reason;
+}
+
+namespace {
+
+/// fieldChangesIn for the first loop of \p Code's function f.
+std::optional<std::string> changesInLoop(const std::string &Code) {
+  Parsed P(std::string(Panel) + Code);
+  EXPECT_TRUE(P.AST);
+  const clang::FunctionDecl *F = P.function("f");
+  const clang::FieldDecl *Field = fieldNamed(P, "panel", "buf");
+  if (!F || !Field)
+    return "no f or no field";
+  const clang::Stmt *Loop = findFirst(F->getBody(), isLoop);
+  if (!Loop)
+    return "no loop";
+  return fieldChangesIn(Field, Loop, *F, *P.TU);
+}
+
+} // namespace
+
+// The polling loop of a broadcast whose buffer is `p->buf`: other writes
+// of the field are harmless unless the loop can reach them.
+TEST(FieldUniformityTest, FieldStableInLoop) {
+  EXPECT_FALSE(changesInLoop(R"(
+static void setup(struct panel *p, double *b) { p->buf = b; }
+void f(struct panel *p, double *b, int n) {
+  setup(p, b);
+  for (int k = 0; k < n; k++)
+    bcast(p);
+}
+)"));
+  EXPECT_TRUE(changesInLoop(R"(
+static void setup(struct panel *p, double *b) { p->buf = b; }
+void f(struct panel *p, double *b, int n) {
+  for (int k = 0; k < n; k++) {
+    setup(p, b + k);
+    bcast(p);
+  }
+}
+)"));
+  // Through a function pointer any function may run.
+  EXPECT_TRUE(changesInLoop(R"(
+static void setup(struct panel *p, double *b) { p->buf = b; }
+void f(struct panel *p, double *b, int n, void (*step)(struct panel *, double *)) {
+  for (int k = 0; k < n; k++) {
+    step(p, b + k);
+    bcast(p);
+  }
+}
+void g(struct panel *p, double *b) { f(p, b, 3, setup); }
+)"));
+}
