@@ -51,8 +51,6 @@ std::string FusionSite::replacement() const {
 
 namespace {
 
-/// The MPI call a statement of a block makes: `MPI_X(...);`, `ierr =
-/// MPI_X(...);` or `int ierr = MPI_X(...);`.
 /// The variable statement \p S gives its call's error code to: `ierr =
 /// MPI_Reduce(...);` or `int rc = MPI_Reduce(...);`.
 const VarDecl *errorVariableOf(const Stmt *S) {
@@ -66,43 +64,21 @@ const VarDecl *errorVariableOf(const Stmt *S) {
   return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
 }
 
-const CallExpr *statementCall(const Stmt *S);
-
 /// The call of `if (ierr == MPI_SUCCESS) ierr = MPI_Bcast(...);` (no
 /// `else`; the branch one statement that calls, giving its code to the
 /// same variable or to none).
 const CallExpr *successGuardedCall(const Stmt *S, const VarDecl *Error,
                                    ASTContext &Context) {
   const auto *If = dyn_cast<IfStmt>(S);
-  if (!If || If->getElse() || If->getInit() || If->getConditionVariable() ||
-      !isSuccessTest(If->getCond(), Error, Context))
+  if (!If || !testsSuccess(If, Error, Context))
     return nullptr;
-  const Stmt *Then = If->getThen();
-  if (const auto *Block = dyn_cast<CompoundStmt>(Then))
-    Then = Block->size() == 1 ? Block->body_front() : nullptr;
+  const Stmt *Then = soleStatement(If->getThen());
   if (!Then || isa<DeclStmt>(Then))
     return nullptr;
   const VarDecl *To = errorVariableOf(Then);
   if (isa<BinaryOperator>(Then) && To != Error)
     return nullptr;
   return statementCall(Then);
-}
-
-const CallExpr *statementCall(const Stmt *S) {
-  const Expr *E = nullptr;
-  if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
-    const auto *V = Decl->isSingleDecl()
-                        ? dyn_cast<VarDecl>(Decl->getSingleDecl())
-                        : nullptr;
-    E = V ? V->getInit() : nullptr;
-  } else if (const auto *Op = dyn_cast<BinaryOperator>(S)) {
-    E = Op->getOpcode() == BO_Assign ? Op->getRHS() : nullptr;
-  } else {
-    E = dyn_cast<Expr>(S);
-  }
-  const auto *Call =
-      E ? dyn_cast<CallExpr>(E->IgnoreImplicit()->IgnoreParenCasts()) : nullptr;
-  return Call && mpiCallee(Call) ? Call : nullptr;
 }
 
 bool calls(const CallExpr *Call, mpi::FunctionId Id) {
@@ -188,7 +164,7 @@ std::vector<FusionSite> FusionFinder::find(const FunctionDecl &F) {
   return Out;
 }
 
-std::optional<unsigned>
+std::optional<std::pair<unsigned, const CallExpr *>>
 FusionFinder::broadcastOfResult(const CompoundStmt &Block, unsigned First,
                                 const FunctionDecl &F) {
   const Stmt *FirstStmt = Block.body_begin()[First];
@@ -216,7 +192,7 @@ FusionFinder::broadcastOfResult(const CompoundStmt &Block, unsigned First,
         !sameExpression(mpiArg(Next, mpi::Role::Comm),
                         mpiArg(Call, mpi::Role::Comm), Context))
       return std::nullopt;
-    return J;
+    return std::pair(J, Next);
   }
   return std::nullopt;
 }
@@ -251,20 +227,16 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
     const CallExpr *Call = statementCall(Block.body_begin()[I]);
     bool Reduce = calls(Call, mpi::FunctionId::Reduce);
     if (Reduce || calls(Call, mpi::FunctionId::Gather)) {
-      std::optional<unsigned> J = broadcastOfResult(Block, I, F);
-      if (!J)
+      std::optional<std::pair<unsigned, const CallExpr *>> Bcast =
+          broadcastOfResult(Block, I, F);
+      if (!Bcast)
         continue;
+      auto [J, BcastCall] = *Bcast;
       FusionSite S = Site(
           Reduce ? FusionKind::ReduceBcast : FusionKind::GatherBcast, I, I);
-      const Stmt *Second = Block.body_begin()[*J];
-      S.Stmts.push_back(Second);
-      const CallExpr *SecondCall = statementCall(Second);
-      S.Calls.push_back(
-          SecondCall
-              ? SecondCall
-              : successGuardedCall(
-                    Second, errorVariableOf(Block.body_begin()[I]), Context));
-      judgePair(S, I, *J);
+      S.Stmts.push_back(Block.body_begin()[J]);
+      S.Calls.push_back(BcastCall);
+      judgePair(S, I, J);
       Out.push_back(std::move(S));
       continue;
     }

@@ -45,15 +45,6 @@ bool calledFrom(const Stmt *S, unsigned Depth,
   return Known;
 }
 
-/// Whether the field use \p Use is only read (its value loaded).
-bool isRead(const MemberExpr *Use, ASTContext &Context) {
-  const Stmt *Parent = parentStmt(*Use, Context);
-  while (isa_and_nonnull<ParenExpr>(Parent))
-    Parent = parentStmt(*Parent, Context);
-  const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent);
-  return Cast && Cast->getCastKind() == CK_LValueToRValue;
-}
-
 /// An assignment of a whole object of \p Record in \p S.
 const Stmt *assignsWhole(const Stmt *S, const RecordDecl *Record) {
   return findFirst(S, [&](const Stmt *X) {
@@ -86,7 +77,7 @@ std::optional<std::string> fieldChangesIn(const FieldDecl *Field,
                             SM.getExpansionLoc(Loop->getEndLoc()));
   };
   for (const MemberExpr *Use : TU.usesOf(Field)) {
-    if (isRead(Use, Context))
+    if (isOnlyLoaded(*Use, Context))
       continue;
     const FunctionDecl *In = TU.functionOf(Use);
     if (!In || Called.count(In) || (In == &Caller && InLoop(Use)) ||

@@ -698,17 +698,6 @@ bool isMessageStmt(const Stmt *S) {
   return isa<CallExpr>(S) && isMessageCall(cast<CallExpr>(S));
 }
 
-/// Whether statement \p S is \p Call and nothing else, or the assignment
-/// of its error code.
-bool isCallStatement(const Stmt *S, const CallExpr *Call) {
-  const auto *E = dyn_cast_or_null<Expr>(S);
-  if (const auto *Assign =
-          E ? dyn_cast<BinaryOperator>(E->IgnoreParenCasts()) : nullptr;
-      Assign && Assign->getOpcode() == BO_Assign)
-    E = Assign->getRHS();
-  return E && E->IgnoreParenCasts() == Call;
-}
-
 /// The variable `&flag` names.
 const VarDecl *flagVariable(const CallExpr *Probe) {
   const auto *Addr =
@@ -743,27 +732,23 @@ bool testsFlag(const Expr *Cond, const VarDecl *Flag, ASTContext &Context) {
 /// The `if` statement \p S is, or the only statement of the block \p S
 /// is.
 const IfStmt *soleIf(const Stmt *S) {
-  if (const auto *Block = dyn_cast_or_null<CompoundStmt>(S))
-    S = Block->size() == 1 ? Block->body_front() : nullptr;
-  return dyn_cast_or_null<IfStmt>(S);
+  return dyn_cast_or_null<IfStmt>(soleStatement(S));
 }
 
-/// Whether \p If is `if (ierr == MPI_SUCCESS)` (or `!ierr`) of the error
-/// code \p Error, without an `else`.
-bool testsSuccess(const IfStmt *If, const VarDecl *Error, ASTContext &Context) {
-  return !If->getElse() && !If->getInit() && !If->getConditionVariable() &&
-         isSuccessTest(If->getCond(), Error, Context);
+/// The MPI call statement \p S makes, through parentheses and casts around
+/// the whole statement (`(void)MPI_Iprobe(...)`, `(ierr = MPI_Recv(...))`).
+const CallExpr *bareStatementCall(const Stmt *S) {
+  const auto *E = dyn_cast_or_null<Expr>(S);
+  return statementCall(E ? E->IgnoreParenCasts() : S);
 }
-/// The MPI_Recv that the statement \p S is (also as `ierr = MPI_Recv(...)`).
+
+/// The MPI_Recv that the statement \p S is (also as `ierr = MPI_Recv(...)`
+/// of a variable).
 const CallExpr *receiveStatement(const Expr *S, ASTContext &Context) {
-  S = S->IgnoreParenCasts();
-  if (const auto *Assign = dyn_cast<BinaryOperator>(S);
-      Assign && Assign->getOpcode() == BO_Assign)
-    S = Assign->getRHS()->IgnoreParenCasts();
-  const auto *Recv = dyn_cast<CallExpr>(S);
-  const mpi::FunctionInfo *Info = Recv ? mpiCallee(Recv) : nullptr;
-  if (!Info || Info->Id != mpi::FunctionId::Recv ||
-      (Recv != S && !assignedResultOf(Recv, Context)))
+  const CallExpr *Recv = bareStatementCall(S);
+  if (!Recv || mpiCallee(Recv)->Id != mpi::FunctionId::Recv ||
+      (isa<BinaryOperator>(S->IgnoreParenCasts()) &&
+       !assignedResultOf(Recv, Context)))
     return nullptr;
   return Recv;
 }
@@ -782,8 +767,9 @@ std::optional<PollingForm> pollingForm(const CallExpr *Probe,
   const auto *Block = dyn_cast_or_null<CompoundStmt>(ProbeStmt);
   if (!Block)
     return std::nullopt;
-  const auto *At = llvm::find_if(
-      Block->body(), [&](const Stmt *S) { return isCallStatement(S, Probe); });
+  const auto *At = llvm::find_if(Block->body(), [&](const Stmt *S) {
+    return bareStatementCall(S) == Probe;
+  });
   if (At == Block->body_end() || At + 1 == Block->body_end())
     return std::nullopt;
   const VarDecl *Flag = flagVariable(Probe);

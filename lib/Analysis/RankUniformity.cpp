@@ -714,16 +714,11 @@ RankUniformity::fieldDivergence(const FieldDecl *Field, unsigned Depth) {
                           "' goes here to code that may write " + named(Field),
                       Escape->getBeginLoc()};
   for (const MemberExpr *Use : TU.usesOf(Field)) {
-    const Stmt *Child = Use;
-    const Stmt *Parent = parentStmt(*Use, Context);
-    while (isa_and_nonnull<ParenExpr>(Parent)) {
-      Child = Parent;
-      Parent = parentStmt(*Parent, Context);
-    }
-    if (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent);
-        Cast && Cast->getCastKind() == CK_LValueToRValue)
-      continue; // A read.
-    const auto *Assign = dyn_cast_or_null<BinaryOperator>(Parent);
+    if (isOnlyLoaded(*Use, Context))
+      continue;
+    const Stmt *Child = nullptr;
+    const auto *Assign = dyn_cast_or_null<BinaryOperator>(
+        parentPastParens(*Use, Context, &Child));
     if (!Assign || Assign->getOpcode() != BO_Assign ||
         Assign->getLHS() != Child)
       return Divergence{named(Field) + " is changed here in a way that "

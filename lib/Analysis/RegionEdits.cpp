@@ -92,7 +92,6 @@ private:
   llvm::SmallPtrSet<const IfStmt *, 4> ErrorChecks;
 };
 
-
 /// The one local variable the pattern's calls assign their error codes
 /// to, if they keep them.
 const VarDecl *Planner::findErrorVar() const {
@@ -588,6 +587,28 @@ bool isSuccessTest(const Expr *Cond, const VarDecl *Error,
   return Op && Op->getOpcode() == BO_EQ &&
          ((IsError(Op->getLHS()) && IsZero(Op->getRHS())) ||
           (IsError(Op->getRHS()) && IsZero(Op->getLHS())));
+}
+
+const CallExpr *statementCall(const Stmt *S) {
+  const Expr *E = nullptr;
+  if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
+    const auto *V = Decl->isSingleDecl()
+                        ? dyn_cast<VarDecl>(Decl->getSingleDecl())
+                        : nullptr;
+    E = V ? V->getInit() : nullptr;
+  } else if (const auto *Op = dyn_cast<BinaryOperator>(S)) {
+    E = Op->getOpcode() == BO_Assign ? Op->getRHS() : nullptr;
+  } else {
+    E = dyn_cast<Expr>(S);
+  }
+  const auto *Call =
+      E ? dyn_cast<CallExpr>(E->IgnoreImplicit()->IgnoreParenCasts()) : nullptr;
+  return Call && mpiCallee(Call) ? Call : nullptr;
+}
+
+bool testsSuccess(const IfStmt *If, const VarDecl *Error, ASTContext &Context) {
+  return !If->getElse() && !If->getInit() && !If->getConditionVariable() &&
+         isSuccessTest(If->getCond(), Error, Context);
 }
 
 } // namespace analysis

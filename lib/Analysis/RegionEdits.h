@@ -82,6 +82,15 @@ RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU,
 const clang::VarDecl *assignedResultOf(const clang::CallExpr *Call,
                                        clang::ASTContext &Ctx);
 
+/// Whether \p If is `if (ierr == MPI_SUCCESS)` (or `!ierr`) of the error
+/// code \p Error, without an `else`.
+bool testsSuccess(const clang::IfStmt *If, const clang::VarDecl *Error,
+                  clang::ASTContext &Context);
+
+/// The MPI call a statement of a block makes: `MPI_X(...);`, `ierr =
+/// MPI_X(...);` or `int ierr = MPI_X(...);`; null for any other statement.
+const clang::CallExpr *statementCall(const clang::Stmt *S);
+
 /// Whether \p Cond is `ierr == MPI_SUCCESS` (or `!ierr`, `0 == ierr`) of
 /// the error code \p Error.
 bool isSuccessTest(const clang::Expr *Cond, const clang::VarDecl *Error,

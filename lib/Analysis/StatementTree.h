@@ -59,6 +59,31 @@ inline const clang::Stmt *parentStmt(const clang::Stmt &S,
   return Parents.empty() ? nullptr : Parents[0].get<clang::Stmt>();
 }
 
+/// The statement \p S is a child of, past parentheses around \p S; in
+/// \p Child (if given) the outermost of those parentheses, or \p S.
+inline const clang::Stmt *
+parentPastParens(const clang::Stmt &S, clang::ASTContext &Context,
+                 const clang::Stmt **Child = nullptr) {
+  const clang::Stmt *Inner = &S;
+  const clang::Stmt *Parent = parentStmt(S, Context);
+  while (clang::isa_and_nonnull<clang::ParenExpr>(Parent)) {
+    Inner = Parent;
+    Parent = parentStmt(*Parent, Context);
+  }
+  if (Child)
+    *Child = Inner;
+  return Parent;
+}
+
+/// Whether the lvalue \p E is only read: its value is loaded (an
+/// lvalue-to-rvalue conversion, parentheses aside), not written, nor its
+/// address taken.
+inline bool isOnlyLoaded(const clang::Expr &E, clang::ASTContext &Context) {
+  const auto *Cast = clang::dyn_cast_or_null<clang::ImplicitCastExpr>(
+      parentPastParens(E, Context));
+  return Cast && Cast->getCastKind() == clang::CK_LValueToRValue;
+}
+
 /// Like parentStmt, but the initializer of a local variable has the
 /// declaration statement as its parent.
 inline const clang::Stmt *enclosingStmt(const clang::Stmt &S,
@@ -104,6 +129,14 @@ inline const clang::Expr *loopCondition(const clang::Stmt *Loop) {
   if (const auto *L = clang::dyn_cast<clang::DoStmt>(Loop))
     return L->getCond();
   return nullptr;
+}
+
+/// \p S, or the only statement of the block \p S is; null for a block of
+/// another size.
+inline const clang::Stmt *soleStatement(const clang::Stmt *S) {
+  if (const auto *Block = clang::dyn_cast_or_null<clang::CompoundStmt>(S))
+    return Block->size() == 1 ? Block->body_front() : nullptr;
+  return S;
 }
 
 /// Whether \p X itself is an access through a pointer (`*p`, `p->f`,

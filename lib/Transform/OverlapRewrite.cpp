@@ -82,10 +82,6 @@ private:
                                      "not plain source text");
     return Change.insert(SM, Range.getEnd(), "\n" + Text.str());
   }
-  /// `ierr = ` when the call's error code went to a variable.
-  std::string errorPrefix() const {
-    return Site.ErrorVar ? Site.ErrorVar->getNameAsString() + " = " : "";
-  }
   bool polls() const {
     return Options.Polling && !Site.StatusNeeded && !Site.PollBodies.empty();
   }
@@ -214,8 +210,8 @@ llvm::Expected<tooling::AtomicChange> OverlapEdits::split() {
   if (llvm::Error E =
           insertLinesBefore(Site.Holder->getBeginLoc(), Declarations))
     return E;
-  if (llvm::Error E = insertAtSink(errorPrefix() + "MPI_Wait(&" + Request +
-                                   ", " + Status + ");"))
+  if (llvm::Error E = insertAtSink(errorCodeTo(Site.ErrorVar) + "MPI_Wait(&" +
+                                   Request + ", " + Status + ");"))
     return E;
   return std::move(Change);
 }
@@ -224,7 +220,8 @@ llvm::Expected<tooling::AtomicChange> OverlapEdits::split() {
 /// where it was.
 llvm::Expected<tooling::AtomicChange> OverlapEdits::sinkWait() {
   const CallExpr *Wait = Site.Call;
-  std::string WaitText = errorPrefix() + sourceText(Wait, Context) + ";";
+  std::string WaitText =
+      errorCodeTo(Site.ErrorVar) + sourceText(Wait, Context) + ";";
   std::string Declarations, Flag;
   if (Site.LeavesConditional) {
     Flag = fresh("wait_pending");

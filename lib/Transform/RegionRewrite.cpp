@@ -155,10 +155,6 @@ llvm::Expected<std::string> callAt(const ManualCollective &C, const Texts &T,
       analysis::collectiveNoun(C.Kind).str() + " would have to differ");
 }
 
-/// `ierr = ` when the removed calls kept their error codes.
-std::string errorCodeTo(const ProvenRegion &R) {
-  return R.ErrorVar ? R.ErrorVar->getNameAsString() + " = " : "";
-}
 
 /// The check of the error code that followed the removed calls, on a
 /// line of its own.
@@ -247,13 +243,9 @@ rewritePolling(const ManualCollective &C, const Texts &T, ASTContext &Context,
     return OthersCall.takeError();
   // Error codes kept: each call's goes where the send's and the probe's
   // went, and a failed start is not waited for or tested.
-  std::string RootError = errorCodeTo(R);
-  std::string Root =
-      RootError + nonblocking(*RootCall, Request) + ";\n" +
-      (RootError.empty() ? ""
-                         : "if (" + R.ErrorVar->getNameAsString() +
-                               " == MPI_SUCCESS)\n" + RootError) +
-      "MPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);";
+  std::string Root = errorCodeTo(R.ErrorVar) + nonblocking(*RootCall, Request) +
+                     ";\n" + ifSucceeded(R.ErrorVar) + errorCodeTo(R.ErrorVar) +
+                     "MPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);";
   if (isBranch(*Form.RootSend, Context))
     Root = "{\n" + Root + "\n}";
   if (llvm::Error E = Change.replace(
@@ -265,17 +257,12 @@ rewritePolling(const ManualCollective &C, const Texts &T, ASTContext &Context,
       sourceText(analysis::mpiArgAsWritten(Form.Probe, mpi::Role::Flag),
                  Context) +
       ", MPI_STATUS_IGNORE);";
-  std::string Start;
-  if (Form.ErrorVar) {
-    std::string Error = Form.ErrorVar->getNameAsString();
-    Start = Error + " = MPI_SUCCESS;\nif (" + Request +
-            " == MPI_REQUEST_NULL)\n" + Error + " = " +
-            nonblocking(*OthersCall, Request) + ";\nif (" + Error +
-            " == MPI_SUCCESS)\n" + Error + " = " + Test;
-  } else {
-    Start = "if (" + Request + " == MPI_REQUEST_NULL)\n" +
-            nonblocking(*OthersCall, Request) + ";\n" + Test;
-  }
+  // With an error code, it holds MPI_SUCCESS when the start is skipped.
+  std::string Start =
+      (Form.ErrorVar ? errorCodeTo(Form.ErrorVar) + "MPI_SUCCESS;\n" : "") +
+      "if (" + Request + " == MPI_REQUEST_NULL)\n" +
+      errorCodeTo(Form.ErrorVar) + nonblocking(*OthersCall, Request) + ";\n" +
+      ifSucceeded(Form.ErrorVar) + errorCodeTo(Form.ErrorVar) + Test;
   if (llvm::Error E = Change.replace(
           SM, tooling::getExtendedRange(*Form.ProbeStmt, tok::semi, Context),
           Start))
@@ -333,7 +320,8 @@ rewriteProvenRegion(const ManualCollective &C, ASTContext &Context,
       return Call.takeError();
     std::string Code =
         Options.Nonblocking ? nonblocking(*Call, Request) : *Call;
-    std::string Text = errorCodeTo(R) + Code + ";" + errorCheck(R, Context);
+    std::string Text =
+        errorCodeTo(R.ErrorVar) + Code + ";" + errorCheck(R, Context);
     if (Options.Nonblocking && P.WaitAtOnce)
       Text += "\nMPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);";
     if (P.Replace) {

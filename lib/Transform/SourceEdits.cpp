@@ -46,6 +46,14 @@ CharSourceRange wholeLines(const Stmt &S, ASTContext &Context) {
 }
 
 /// A name starting with \p Base that no identifier of the file uses.
+std::string errorCodeTo(const VarDecl *Error) {
+  return Error ? Error->getNameAsString() + " = " : "";
+}
+
+std::string ifSucceeded(const VarDecl *Error) {
+  return Error ? "if (" + Error->getNameAsString() + " == MPI_SUCCESS)\n" : "";
+}
+
 std::string freshName(StringRef Base, StringRef Code,
                       llvm::StringSet<> *Taken) {
   for (unsigned N = 1;; ++N) {

@@ -13,6 +13,7 @@
 #define MPILIFT_LIB_TRANSFORM_SOURCEEDITS_H
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/StringRef.h"
@@ -39,6 +40,13 @@ clang::CharSourceRange wholeLines(const clang::Stmt &S,
 /// that is not in \p Taken; it is added to \p Taken.
 std::string freshName(llvm::StringRef Base, llvm::StringRef Code,
                       llvm::StringSet<> *Taken);
+
+/// `ierr = ` when a call's error code goes to \p Error; empty for null.
+std::string errorCodeTo(const clang::VarDecl *Error);
+
+/// `if (ierr == MPI_SUCCESS)` and a line break, so that what follows runs
+/// only if the call before succeeded; empty for null.
+std::string ifSucceeded(const clang::VarDecl *Error);
 
 /// The start of the line \p Loc is on, and that line's indentation.
 std::pair<clang::SourceLocation, std::string>

@@ -39,6 +39,7 @@
 #include "clang/AST/Stmt.h"
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace mpilift {
@@ -96,10 +97,11 @@ private:
   void findIn(const clang::FunctionDecl &F, const clang::CompoundStmt &Block,
               std::vector<FusionSite> &Out);
   /// The MPI_Bcast of the result of the call at \p First, if one follows
-  /// with only plain statements between (in \p F).
-  std::optional<unsigned> broadcastOfResult(const clang::CompoundStmt &Block,
-                                            unsigned First,
-                                            const clang::FunctionDecl &F);
+  /// with only plain statements between (in \p F): its statement's index
+  /// and the call.
+  std::optional<std::pair<unsigned, const clang::CallExpr *>>
+  broadcastOfResult(const clang::CompoundStmt &Block, unsigned First,
+                    const clang::FunctionDecl &F);
   /// Whether \p V of \p F is written after \p First and before \p Last.
   bool writtenBetween(const clang::VarDecl *V, const clang::FunctionDecl &F,
                       const clang::Stmt *First, const clang::Stmt *Last) const;
