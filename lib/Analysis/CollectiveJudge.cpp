@@ -43,7 +43,8 @@ bool Judge::tooLarge(int64_t P) {
     return std::max(Power, Parabola);
   };
   if (P <= 64 || (Predict(OpsAt) <= double(OperationBudget) &&
-                  Predict(StepsAt) <= double(SizeStepBudget)))
+                  Predict(StepsAt) <= double(SizeStepBudget) &&
+                  Predict(TransfersAt) <= double(TransferBudget)))
     return false;
   Skipped.push_back(P);
   return true;
@@ -433,6 +434,7 @@ std::optional<Observation> Judge::observe(int64_t P,
            "at " + processes(P) + ": " + S.Message, regionLoc());
     return std::nullopt;
   }
+  TransfersAt[P] = std::max<uint64_t>(TransfersAt[P], All.size());
   if (Combines)
     return observeReduction(P, Runs, Global, All, Combined);
   for (const cg::Transfer &T : All)
@@ -908,7 +910,8 @@ Verdict Judge::run() {
   Order.push_back(2);
   Order.push_back(1);
   unsigned Sizes = 0;
-  for (int64_t P : Order) {
+  for (size_t At = 0; At < Order.size(); ++At) {
+    int64_t P = Order[At];
     if (tooLarge(P))
       continue;
     ++Sizes;
@@ -927,11 +930,19 @@ Verdict Judge::run() {
       OpsAt[P] = std::max(OpsAt[P], Ops);
       StepsAt[P] = std::max(StepsAt[P], Steps);
       TotalSteps += Steps;
-      if (TotalSteps > StepBudget) {
+      // Each size still to try takes at least this one's steps (a rank's
+      // work shrinks with the processes at most as fast as they grow):
+      // what is bound to exceed the budget stops now, not half a minute on.
+      uint64_t Ahead =
+          Steps * llvm::count_if(ArrayRef(Order).drop_front(At + 1),
+                                 [](int64_t Q) { return Q <= 64; });
+      if (TotalSteps + Ahead > StepBudget) {
         refuse(SafetyCheck::ScaleIndependence,
                "evaluating the region at every size takes too long (" +
                    std::to_string(TotalSteps / 1000000) + " million steps by " +
-                   processes(P) + "); it does more than communicate",
+                   processes(P) + ", " +
+                   std::to_string((TotalSteps + Ahead) / 1000000) +
+                   " million at least for all); it does more than communicate",
                regionLoc());
         return std::move(V);
       }

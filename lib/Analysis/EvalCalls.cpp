@@ -704,6 +704,8 @@ void RankEvaluator::Impl::addOp(RankOp Op, bool Blocking) {
     MessageSeen = true;
   Op.After = Frontier;
   Op.Origin = Outer;
+  if (Op.K != RankOp::Kind::Local)
+    LocalsSinceMessage.clear();
   if (Op.K == RankOp::Kind::Send) {
     auto &Ranges = Sent[Op.Object];
     std::pair<int64_t, int64_t> Range{

@@ -231,10 +231,16 @@ Value RankEvaluator::Impl::evalCast(const CastExpr *Cast) {
       return Value::integer(V.I, Ctx.getIntWidth(To), false);
     return unknown("a pointer converted to an integer", Cast->getBeginLoc());
   }
-  default:
+  default: {
     eval(Sub);
-    return unknown("a conversion to " + To.getAsString() + " is not followed",
-                   Cast->getBeginLoc());
+    // One reason per cast and run: a loop may pass it a million times.
+    auto [It, New] = UnfollowedCasts.try_emplace(Cast, 0);
+    if (New)
+      It->second =
+          reason("a conversion to " + To.getAsString() + " is not followed",
+                 Cast->getBeginLoc());
+    return Value::unknown(It->second);
+  }
   }
 }
 

@@ -357,9 +357,9 @@ private:
   std::set<int64_t> RootValues, CountValues;
   bool AllInPlace = true, NoneInPlace = true;
   uint64_t Runs = 0;
-  /// Operations and steps of all ranks at a size (the largest over its
-  /// settings), and steps so far.
-  std::map<int64_t, uint64_t> OpsAt, StepsAt;
+  /// Operations and steps of all ranks, and transfers of the dataflow, at a
+  /// size (the largest over its settings).
+  std::map<int64_t, uint64_t> OpsAt, StepsAt, TransfersAt;
   /// The runs being observed model buffered sends; the last observation
   /// asks for that.
   bool Buffered = false, RetryBuffered = false;
@@ -386,8 +386,12 @@ private:
 
 public:
   /// Sizes beyond 64 whose runs would take more operations than this are
-  /// not evaluated (an allgather of 4099 processes is 16.8 M messages).
+  /// not evaluated.
   static constexpr uint64_t OperationBudget = 400'000;
+  /// Nor those whose dataflow would hold more transfers: an allgather's
+  /// grow with the square of the processes (16.8 M at 4099, half a
+  /// minute to propagate and match).
+  static constexpr uint64_t TransferBudget = 2'000'000;
   /// The same for the evaluation's steps, per size and in all.
   static constexpr uint64_t SizeStepBudget = 8'000'000;
   static constexpr uint64_t StepBudget = 60'000'000;

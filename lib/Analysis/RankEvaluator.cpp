@@ -132,6 +132,8 @@ void RankEvaluator::Impl::run(int64_t TheRank, int64_t TheSize,
   Frames.clear();
   Globals.clear();
   Frontier.clear();
+  LocalsSinceMessage.clear();
+  UnfollowedCasts.clear();
   RequestOps.assign(1, UINT32_MAX);
   Sent.clear();
   Carried.clear();
@@ -373,29 +375,38 @@ void RankEvaluator::Impl::store(Place P, QualType T, const Value &V,
     copyLocally(Place{Fresh, 0}, P, Bytes, Site);
     return;
   }
-  addLocalWrite(P, Bytes, Site);
   // One scalar variable's value in another (`total = local;`): the rank's
   // own data, which a reduction reads as the first one's.
   const auto *ToVar = dyn_cast_or_null<VarDecl>(Objects[P.Obj].Decl);
   bool Elsewhere = V.FromObj != P.Obj || V.FromOff != P.Off;
   if (FromVar && FromVar->getType()->isScalarType() && ToVar &&
       ToVar->getType()->isScalarType() && !T->isPointerType() && Elsewhere &&
-      V.FromObj != eval::NullObject) {
-    RankOp &Written = Out.Ops.back();
-    Written.CopyOf = true;
-    Written.FromObject = V.FromObj;
-    Written.FromOffset = V.FromOff;
-  }
+      V.FromObj != eval::NullObject)
+    addLocalWrite(P, Bytes, Site, Place{V.FromObj, V.FromOff});
+  else
+    addLocalWrite(P, Bytes, Site);
 }
 
 void RankEvaluator::Impl::addLocalWrite(Place P, int64_t Bytes,
-                                        const Stmt *Site) {
+                                        const Stmt *Site,
+                                        std::optional<Place> CopyOf) {
+  // The same statement writing the same bytes again, with no message in
+  // between, adds nothing the dataflow could tell apart (a compute loop's
+  // `s += x` a million times is one write).
+  if (!CopyOf &&
+      !LocalsSinceMessage.insert({P.Obj, P.Off, Bytes, Site, Outer}).second)
+    return;
   RankOp Op;
   Op.K = RankOp::Kind::Local;
   Op.Object = P.Obj;
   Op.Offset = P.Off;
   Op.Bytes = Bytes;
   Op.Site = Site;
+  if (CopyOf) {
+    Op.CopyOf = true;
+    Op.FromObject = CopyOf->Obj;
+    Op.FromOffset = CopyOf->Off;
+  }
   addOp(std::move(Op), /*Blocking=*/true);
 }
 

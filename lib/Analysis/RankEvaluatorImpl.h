@@ -26,10 +26,12 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <deque>
 #include <map>
+#include <tuple>
 
 namespace mpilift {
 namespace analysis {
@@ -220,8 +222,10 @@ private:
   /// In the region, reads the arguments of \p Call from \p First on as
   /// output reads them (what cannot be evaluated is no reason to stop).
   void readArguments(const clang::CallExpr *Call, unsigned First);
-  /// Records a write of the rank's own data as an operation.
-  void addLocalWrite(Place P, int64_t Bytes, const clang::Stmt *Site);
+  /// Records a write of the rank's own data as an operation; with
+  /// \p CopyOf, an unchanged copy of the scalar variable there.
+  void addLocalWrite(Place P, int64_t Bytes, const clang::Stmt *Site,
+                     std::optional<Place> CopyOf = std::nullopt);
   /// The rank writes \p Bytes of its own data at \p To (memset, a string).
   void writeLocally(Place To, int64_t Bytes, const clang::Stmt *Site);
   /// snprintf, sprintf, strcpy, strncpy, strcat into their first argument.
@@ -282,6 +286,13 @@ private:
   std::vector<Frame> Frames;
   llvm::DenseMap<const clang::VarDecl *, ObjectId> Globals;
   std::vector<uint32_t> Frontier;
+  /// The reason each cast the evaluator does not follow gave in this run.
+  llvm::DenseMap<const clang::CastExpr *, uint32_t> UnfollowedCasts;
+  /// The local writes recorded since the last other operation: object,
+  /// offset, bytes, statement and the region's statement running it.
+  llvm::DenseSet<std::tuple<ObjectId, int64_t, int64_t, const clang::Stmt *,
+                            const clang::Stmt *>>
+      LocalsSinceMessage;
   /// Requests: the op a request number stands for (0: MPI_REQUEST_NULL).
   std::vector<uint32_t> RequestOps;
   /// The byte ranges the run's sends read, by object.
