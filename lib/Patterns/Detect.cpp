@@ -9,12 +9,14 @@
 #include "mpilift/CommGraph/CommGraph.h"
 #include "mpilift/Patterns/SuffixArray.h"
 #include "mpilift/Patterns/Templates.h"
+#include "mpilift/Trace/Symbolizer.h"
 
 #include "llvm/Support/Parallel.h"
 
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -85,7 +87,32 @@ private:
   std::vector<uint32_t> Steps;
 };
 
-Stream streamOf(const trace::Trace &T, int World, uint32_t Comm) {
+/// For each call site of \p T, the first site with the same source
+/// location: an optimising compiler may duplicate a call (one copy per path
+/// into it) or give two calls of one line one address each, and a pattern
+/// must not hinge on how many addresses its calls got. Sites without line
+/// information stay apart.
+std::vector<uint32_t> sitesBySource(const trace::Trace &T) {
+  std::vector<uint32_t> Same(T.Sites.size());
+  std::iota(Same.begin(), Same.end(), 0);
+  trace::Symbolizer Symbols(T);
+  std::map<std::tuple<std::string, unsigned, unsigned>, uint32_t> First;
+  for (uint32_t Site = 0; Site < T.Sites.size(); ++Site) {
+    llvm::Expected<trace::SourceLocation> L = Symbols.symbolize(Site);
+    if (!L) {
+      llvm::consumeError(L.takeError()); // `detect` names it when printing.
+      continue;
+    }
+    if (L->Line == 0)
+      continue;
+    Same[Site] =
+        First.try_emplace({L->File, L->Line, L->Column}, Site).first->second;
+  }
+  return Same;
+}
+
+Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
+                const std::vector<uint32_t> &SourceSite) {
   const trace::Communicator &C = T.Comms[Comm];
   const trace::RankTrace &R = T.Ranks[World];
   Stream S;
@@ -113,7 +140,7 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm) {
     if (E.Comm != Comm)
       continue;
     StepEvent St;
-    St.Site = E.Site;
+    St.Site = E.Site < SourceSite.size() ? SourceSite[E.Site] : E.Site;
     St.Event = I;
     St.Tag = E.Tag;
     St.Bytes = E.Bytes;
@@ -591,7 +618,8 @@ std::string dataflowOfBoth(const std::vector<Stream> &Streams,
 
 class Detector {
 public:
-  Detector(const trace::Trace &T, const DetectOptions &O) : T(T), Options(O) {}
+  Detector(const trace::Trace &T, const DetectOptions &O)
+      : T(T), Options(O), SourceSite(sitesBySource(T)) {}
 
   DetectResult run() {
     DetectResult Out;
@@ -607,8 +635,8 @@ public:
         continue;
       std::vector<Stream> Streams;
       for (int32_t World : Comm.Members)
-        Streams.push_back(World < T.WorldSize ? streamOf(T, World, C)
-                                              : Stream());
+        Streams.push_back(
+            World < T.WorldSize ? streamOf(T, World, C, SourceSite) : Stream());
       std::vector<Pattern> Found;
       if (Options.UseTemplates) {
         // Each rank's stream is condensed on its own: on all cores.
@@ -1045,8 +1073,9 @@ private:
     for (int R : Roots)
       P.Roots.push_back(Comm.Members[R]);
     std::sort(P.Roots.begin(), P.Roots.end());
-    for (const auto &[R, K] : Steps)
-      P.Bytes = std::max(P.Bytes, Streams[R][K].Bytes);
+    P.Bytes = UINT64_MAX;
+    for (const Instance &In : Instances)
+      addSize(P, occurrenceBytes(Streams, In.Parts, 0));
     // The dataflow of the first and the last occurrence, as for fixed roots.
     bool Checked;
     std::string Kind = dataflowOfBoth(Streams, Instances.front().Parts, 0,
@@ -1090,10 +1119,12 @@ private:
     std::vector<const StepEvent *> RootSends;
     for (size_t K = 0; K < RootPart.Length; ++K) {
       const StepEvent &S = RootSteps[RootPart.Starts[0] + K];
-      P.Bytes = std::max(P.Bytes, S.Bytes);
       if (S.Send)
         RootSends.push_back(&S);
     }
+    P.Bytes = UINT64_MAX;
+    for (size_t Occurrence = 0; Occurrence < P.Occurrences; ++Occurrence)
+      addSize(P, occurrenceBytes(Streams, Cand.Parts, Occurrence));
     if (P.Collective == "bcast") {
       // A star root's sends tell broadcast from scatter; the dataflow
       // decides for the others (one send cannot tell).
@@ -1128,6 +1159,7 @@ private:
       P.Segments = Segments;
       P.Occurrences /= Segments;
       P.Bytes = Whole;
+      P.MaxBytes = 0;
       P.Note += std::string(P.Note.empty() ? "" : "; ") + "pipelined in " +
                 std::to_string(Segments) + " segments";
     }
@@ -1316,6 +1348,16 @@ private:
         return std::nullopt;
       return Writers[It->Transfer];
     };
+    // Each occurrence is a collective of the dataflow (or several, where
+    // the dataflow combined neighbours of one shape into one), and each
+    // recurs from the same steps as the others: the finest grouping of
+    // the steps is the pattern, counted once, with the sizes of all.
+    struct Grouping {
+      const cg::Collective *Coll;
+      Candidate Cand;
+      uint64_t Runs;
+    };
+    std::vector<Grouping> Groupings;
     for (const cg::Collective &Coll : D.Collectives) {
       // The steps of the collective: the receives that wrote its blocks and
       // the sends they matched.
@@ -1328,10 +1370,21 @@ private:
         Steps.insert(OpStep[M.PeerOf[*Writer]]);
       }
       addEmptyStepsBetween(Streams, Used, Steps);
-      Candidate Cand;
-      uint64_t Runs = 0;
-      if (!compact(Streams, Steps, Cand, Runs))
+      Grouping G{&Coll, Candidate(), 0};
+      if (compact(Streams, Steps, G.Cand, G.Runs))
+        Groupings.push_back(std::move(G));
+    }
+    std::vector<std::optional<size_t>> CoveredBy =
+        coarserGroupings(Groupings.size(), [&](size_t I) -> const Candidate & {
+          return Groupings[I].Cand;
+        });
+    std::vector<size_t> FoundAt(Groupings.size());
+    for (size_t I = 0; I < Groupings.size(); ++I) {
+      if (CoveredBy[I])
         continue;
+      const cg::Collective &Coll = *Groupings[I].Coll;
+      Candidate &Cand = Groupings[I].Cand;
+      uint64_t Runs = Groupings[I].Runs;
       Pattern P;
       P.Collective = cg::name(Coll.Kind);
       P.Topology = "dataflow";
@@ -1343,8 +1396,49 @@ private:
       judgeContents(P, Streams, Cand.Parts, 0, Cand.Parts, Runs - 1);
       Cand.Comm = C;
       addSites(P, Cand, Streams);
+      FoundAt[I] = Found.size();
       Found.push_back(std::move(P));
     }
+    for (size_t I = 0; I < Groupings.size(); ++I)
+      if (CoveredBy[I])
+        addSize(Found[FoundAt[*CoveredBy[I]]], Groupings[I].Coll->BlockSize);
+  }
+
+  /// Of \p N groupings of steps into occurrences, those whose steps a finer
+  /// one (fewer steps per occurrence) already explains: for each, the
+  /// grouping that does (which is none of them).
+  template <typename CandidateOf>
+  static std::vector<std::optional<size_t>> coarserGroupings(size_t N,
+                                                             CandidateOf Cand) {
+    auto StepsPerOccurrence = [&](size_t I) {
+      size_t Steps = 0;
+      for (const RankPart &Part : Cand(I).Parts)
+        Steps += Part.Length;
+      return Steps;
+    };
+    std::vector<size_t> Finest(N);
+    std::iota(Finest.begin(), Finest.end(), 0);
+    std::stable_sort(Finest.begin(), Finest.end(), [&](size_t A, size_t B) {
+      return StepsPerOccurrence(A) < StepsPerOccurrence(B);
+    });
+    std::map<std::pair<int, size_t>, size_t> OwnerOf;
+    std::vector<std::optional<size_t>> CoveredBy(N);
+    for (size_t I : Finest) {
+      std::vector<std::pair<int, size_t>> Steps;
+      for (const RankPart &Part : Cand(I).Parts)
+        for (size_t Start : Part.Starts)
+          for (size_t J = 0; J < Part.Length; ++J)
+            Steps.push_back({Part.CommRank, Start + J});
+      if (!Steps.empty() && llvm::all_of(Steps, [&](const auto &S) {
+            return OwnerOf.count(S);
+          })) {
+        CoveredBy[I] = OwnerOf[Steps.front()];
+        continue;
+      }
+      for (const auto &S : Steps)
+        OwnerOf.emplace(S, I);
+    }
+    return CoveredBy;
   }
 
   /// Adds to \p Steps the messages of no bytes that lie, on each rank,
@@ -1407,6 +1501,27 @@ private:
     return Runs > 0;
   }
 
+  /// The largest message of one occurrence of \p Parts.
+  static uint64_t occurrenceBytes(const std::vector<Stream> &Streams,
+                                  const std::vector<RankPart> &Parts,
+                                  size_t Occurrence) {
+    uint64_t Bytes = 0;
+    for (const RankPart &Part : Parts)
+      for (size_t K = 0; K < Part.Length; ++K)
+        Bytes = std::max(
+            Bytes, Streams[Part.CommRank][Part.Starts[Occurrence] + K].Bytes);
+    return Bytes;
+  }
+
+  /// Widens the sizes \p P reports to take in an occurrence of \p Bytes
+  /// (the first one when P.Bytes is UINT64_MAX).
+  static void addSize(Pattern &P, uint64_t Bytes) {
+    uint64_t Largest =
+        P.Bytes == UINT64_MAX ? Bytes : std::max({P.Bytes, P.MaxBytes, Bytes});
+    P.Bytes = std::min(P.Bytes, Bytes);
+    P.MaxBytes = Largest > P.Bytes ? Largest : 0;
+  }
+
   //===-- Roots that change ----------------------------------------------===//
 
   /// The same pattern from the same call sites with different roots is one
@@ -1429,12 +1544,17 @@ private:
         continue;
       }
       Pattern &Into = Out[It->second];
-      if (Into.Roots.empty() && Into.Root >= 0)
-        Into.Roots.push_back(Into.Root);
-      Into.Roots.push_back(P.Root);
-      Into.Root = -1;
       Into.Occurrences += P.Occurrences;
-      Into.Note = "the root changes between occurrences";
+      addSize(Into, P.Bytes);
+      if (P.MaxBytes)
+        addSize(Into, P.MaxBytes);
+      if (Into.Root != P.Root && !llvm::is_contained(Into.Roots, P.Root)) {
+        if (Into.Roots.empty())
+          Into.Roots.push_back(Into.Root);
+        Into.Roots.push_back(P.Root);
+        Into.Root = -1;
+        Into.Note = "the root changes between occurrences";
+      }
       for (const PatternSite &S : P.Sites)
         for (PatternSite &T : Into.Sites)
           if (T.Site == S.Site && T.Send == S.Send) {
@@ -1450,6 +1570,8 @@ private:
 
   const trace::Trace &T;
   DetectOptions Options;
+  /// Each call site's representative among those of its source location.
+  std::vector<uint32_t> SourceSite;
   /// The condensed streams of the communicator being searched.
   std::vector<CondensedStream> Condensed;
   /// The message partners of its steps (messagePartners).

@@ -65,19 +65,20 @@ llvm::json::Value toJson(const trace::Trace &T, const DetectResult &R,
       }
       Sites.push_back(std::move(O));
     }
-    Patterns.push_back(
-        llvm::json::Object{{"collective", P.Collective},
-                           {"topology", P.Topology},
-                           {"comm", int64_t(P.Comm)},
-                           {"root", P.Root},
-                           {"roots", llvm::json::Array(P.Roots)},
-                           {"bytes", int64_t(P.Bytes)},
-                           {"occurrences", int64_t(P.Occurrences)},
-                           {"segments", int64_t(P.Segments)},
-                           {"evidence", P.Evidence},
-                           {"contents", P.Contents},
-                           {"note", P.Note},
-                           {"sites", std::move(Sites)}});
+    Patterns.push_back(llvm::json::Object{
+        {"collective", P.Collective},
+        {"topology", P.Topology},
+        {"comm", int64_t(P.Comm)},
+        {"root", P.Root},
+        {"roots", llvm::json::Array(P.Roots)},
+        {"bytes", int64_t(P.Bytes)},
+        {"max_bytes", int64_t(std::max(P.Bytes, P.MaxBytes))},
+        {"occurrences", int64_t(P.Occurrences)},
+        {"segments", int64_t(P.Segments)},
+        {"evidence", P.Evidence},
+        {"contents", P.Contents},
+        {"note", P.Note},
+        {"sites", std::move(Sites)}});
   }
   for (const std::string &W : R.Warnings)
     Warnings.push_back(W);

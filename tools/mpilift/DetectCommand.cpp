@@ -54,7 +54,10 @@ void printText(const trace::Trace &T, const patterns::DetectResult &R,
       OS << " root " << P.Root;
     if (!P.Roots.empty())
       OS << " roots " << rankList(P.Roots);
-    OS << ", " << P.Bytes << " bytes, " << P.Occurrences << " occurrence"
+    OS << ", " << P.Bytes;
+    if (P.MaxBytes)
+      OS << " to " << P.MaxBytes;
+    OS << " bytes, " << P.Occurrences << " occurrence"
        << (P.Occurrences == 1 ? "" : "s") << ", evidence " << P.Evidence;
     if (!P.Note.empty())
       OS << " (" << P.Note << ")";

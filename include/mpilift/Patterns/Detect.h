@@ -58,6 +58,9 @@ struct Pattern {
   int Root = -1;          ///< World rank; -1 for none or when it varies.
   std::vector<int> Roots; ///< Several roots: the root changes.
   uint64_t Bytes = 0;     ///< Bytes per message.
+  /// The largest occurrence's bytes when occurrences differ in size (Bytes
+  /// is then the smallest's); 0 when they are all alike.
+  uint64_t MaxBytes = 0;
   uint64_t Occurrences = 0;
   /// Each occurrence is one message sent in this many segments, one after
   /// the other from the same buffer (a pipeline); Bytes is the whole.
