@@ -81,14 +81,13 @@ const char *supportText(Support S) {
 }
 
 /// The collective `mpilift detect` names, as the kind whose rule id ends
-/// in that name: a v form goes with its regular one; "unknown" and the
-/// reductions have none.
+/// in that name: a v form goes with its regular one; "unknown" has none.
 std::optional<analysis::ManualKind> manualKindNamed(StringRef Name) {
   Name.consume_back("v");
   using analysis::ManualKind;
   for (ManualKind K :
        {ManualKind::Bcast, ManualKind::Scatter, ManualKind::Gather,
-        ManualKind::Allgather, ManualKind::Alltoall})
+        ManualKind::Allgather, ManualKind::Alltoall, ManualKind::Reduce})
     if (analysis::ruleId(K) == ("mpilift-manual-" + Name).str())
       return K;
   return std::nullopt;

@@ -1139,7 +1139,14 @@ private:
     bool Checked;
     std::string Kind = dataflowOfBoth(Streams, Cand.Parts, 0, Cand.Parts,
                                       P.Occurrences - 1, Checked);
-    if (Checked) {
+    if (Checked && Kind.empty() && P.Collective == "gather" &&
+        combinesWhereItArrives(Streams, Cand.Parts, 0) &&
+        combinesWhereItArrives(Streams, Cand.Parts, P.Occurrences - 1)) {
+      P.Collective = "reduce";
+      P.Note = "messages of one size go up the tree and land on one buffer "
+               "where a rank receives several: the data is combined where "
+               "it arrives, which a trace does not show";
+    } else if (Checked) {
       if (Kind.empty())
         return false;
       bool Agrees =
@@ -1499,6 +1506,36 @@ private:
       Cand.Parts.push_back({R, Starts, Seq.size()});
     }
     return Runs > 0;
+  }
+
+  /// Whether occurrence \p Occurrence of a gather's shape whose dataflow is
+  /// no gather is a reduction: all its messages are of one size, and every
+  /// rank that receives several receives them into one buffer, so each
+  /// must be folded into the rank's data before the next one overwrites it
+  /// (a gather keeps the blocks apart, and its messages grow up a tree).
+  static bool combinesWhereItArrives(const std::vector<Stream> &Streams,
+                                     const std::vector<RankPart> &Parts,
+                                     size_t Occurrence) {
+    std::optional<uint64_t> Bytes;
+    bool Reused = false;
+    for (const RankPart &Part : Parts) {
+      std::optional<uint64_t> Into;
+      for (size_t K = 0; K < Part.Length; ++K) {
+        const StepEvent &E =
+            Streams[Part.CommRank][Part.Starts[Occurrence] + K];
+        if (!Bytes)
+          Bytes = E.Bytes;
+        if (E.Bytes != *Bytes || E.Bytes == 0)
+          return false;
+        if (E.Send)
+          continue;
+        if (Into && *Into != E.Buffer)
+          return false;
+        Reused |= Into.has_value();
+        Into = E.Buffer;
+      }
+    }
+    return Reused;
   }
 
   /// The largest message of one occurrence of \p Parts.

@@ -520,6 +520,13 @@ template hypercube bcast
   master for x in 0 .. d-1 if (1 << x) < n : S[((1 << x) + i)%n]
   slave R[((v ^ (1 << hb(v))) + i)%n], for x in hb(v)+1 .. d-1 if (v ^ (1 << x)) < n : S[((v ^ (1 << x)) + i)%n]
 
+# The same tree top down, as HPL_broadcast and MPICH's binomial broadcast
+# run it: the root sends half-way across first, and a rank that received
+# over span s (its lowest set bit) halves it on, s/2, s/4, ... 1.
+template binomial bcast
+  master for x in 0 .. d-1 if (1 << (d-1-x)) < n : S[((1 << (d-1-x)) + i)%n]
+  slave R[((v - (v & -v)) + i)%n], for x in 0 .. hb(v & -v)-1 if v + (1 << (hb(v & -v)-1-x)) < n : S[(v + (1 << (hb(v & -v)-1-x)) + i)%n]
+
 # HPL's increasing ring (section V-D, Listing 5): the root feeds its next
 # two neighbours; the ring then runs from the second, and the last rank
 # only receives.

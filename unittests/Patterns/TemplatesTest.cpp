@@ -34,8 +34,25 @@ TEST(TemplatesTest, TheBuiltinTableParses) {
   std::set<std::string> Names;
   for (const Template &X : T)
     Names.insert(X.topology());
-  EXPECT_EQ(Names, (std::set<std::string>{"star", "ring", "chain", "hypercube",
-                                          "increasing-ring", "linear"}));
+  EXPECT_EQ(Names,
+            (std::set<std::string>{"star", "ring", "chain", "hypercube",
+                                   "binomial", "increasing-ring", "linear"}));
+}
+
+TEST(TemplatesTest, BinomialTopDownAsHPLBroadcasts) {
+  // HPL_broadcast and MPICH's binomial tree: the root sends half-way across
+  // first; a rank that received over span s passes on over s/2, ..., 1.
+  const Template &T = byName("binomial");
+  TemplateParams P{6, 0, 0};
+  EXPECT_EQ(text(T.master(P)), "S4 S2 S1");
+  EXPECT_EQ(text(T.slave(P, 1)), "R0");
+  EXPECT_EQ(text(T.slave(P, 2)), "R0 S3");
+  EXPECT_EQ(text(T.slave(P, 3)), "R2");
+  EXPECT_EQ(text(T.slave(P, 4)), "R0 S5");
+  EXPECT_EQ(text(T.slave(P, 5)), "R4");
+  // Relative to root 5 of 8: rank 1 is 4 away and forwards 2 and 1 on.
+  EXPECT_EQ(text(T.master({8, 5, 0})), "S1 S7 S6");
+  EXPECT_EQ(text(T.slave({8, 5, 0}, 1)), "R5 S3 S2");
 }
 
 TEST(TemplatesTest, StarOfFigure3) {
