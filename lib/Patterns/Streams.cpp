@@ -1,0 +1,366 @@
+//===- Streams.cpp - Ranks' point-to-point steps, from traces -------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Streams.h"
+
+#include "mpilift/MPI/Vocabulary.h"
+#include "mpilift/Trace/Symbolizer.h"
+
+#include <functional>
+#include <map>
+#include <numeric>
+
+namespace mpilift {
+namespace patterns {
+namespace detail {
+
+namespace cg = commgraph;
+using mpi::Family;
+
+int32_t commRank(const trace::Communicator &C, int32_t World) {
+  for (size_t I = 0; I < C.Members.size(); ++I)
+    if (C.Members[I] == World)
+      return static_cast<int32_t>(I);
+  return -1;
+}
+
+namespace {
+
+/// The peer, tag and size a nonblocking receive got, from its completion.
+const trace::RequestRecord *completionOf(const trace::RankTrace &R,
+                                         uint32_t Posting) {
+  for (const trace::RequestRecord &Rec : R.Requests)
+    if (!Rec.Started && Rec.PostedBy == Posting)
+      return &Rec;
+  return nullptr;
+}
+
+/// Tracks what has completed on a rank: the frontier every new step must
+/// follow. A blocking step replaces it; a posted (nonblocking) step does
+/// not join it until a wait completes its request.
+class Frontier {
+public:
+  void blocking(uint32_t Step) { Steps.assign(1, Step); }
+  void completed(uint32_t Step) {
+    Steps.push_back(Step);
+    if (Steps.size() > 64) // Old completions are implied by newer ones.
+      Steps.erase(Steps.begin());
+  }
+  const std::vector<uint32_t> &steps() const { return Steps; }
+
+private:
+  std::vector<uint32_t> Steps;
+};
+
+} // namespace
+
+std::vector<uint32_t> sitesBySource(const trace::Trace &T) {
+  std::vector<uint32_t> Same(T.Sites.size());
+  std::iota(Same.begin(), Same.end(), 0);
+  trace::Symbolizer Symbols(T);
+  std::map<std::tuple<std::string, unsigned, unsigned>, uint32_t> First;
+  for (uint32_t Site = 0; Site < T.Sites.size(); ++Site) {
+    llvm::Expected<trace::SourceLocation> L = Symbols.symbolize(Site);
+    if (!L) {
+      llvm::consumeError(L.takeError()); // `detect` names it when printing.
+      continue;
+    }
+    if (L->Line == 0)
+      continue;
+    Same[Site] =
+        First.try_emplace({L->File, L->Line, L->Column}, Site).first->second;
+  }
+  return Same;
+}
+
+Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
+                const std::vector<uint32_t> &SourceSite) {
+  const trace::Communicator &C = T.Comms[Comm];
+  const trace::RankTrace &R = T.Ranks[World];
+  Stream S;
+  Frontier F;
+  std::map<uint32_t, uint32_t> StepOfPost; // Posting event -> step.
+  auto add = [&](StepEvent St, bool Blocking) {
+    St.After = F.steps();
+    S.push_back(std::move(St));
+    uint32_t Index = static_cast<uint32_t>(S.size() - 1);
+    if (Blocking)
+      F.blocking(Index);
+    return Index;
+  };
+  for (uint32_t I = 0; I < R.Events.size(); ++I) {
+    const trace::Event &E = R.Events[I];
+    Family F0 = mpi::familyOf(E.Function);
+    if (F0 == Family::Wait || F0 == Family::Test) {
+      for (const trace::RequestRecord &Rec : T.requestsOf(World, E)) {
+        auto It = StepOfPost.find(Rec.PostedBy);
+        if (!Rec.Started && It != StepOfPost.end())
+          F.completed(It->second);
+      }
+      continue;
+    }
+    if (E.Comm != Comm)
+      continue;
+    StepEvent St;
+    St.Site = E.Site < SourceSite.size() ? SourceSite[E.Site] : E.Site;
+    St.Event = I;
+    St.Tag = E.Tag;
+    St.Bytes = E.Bytes;
+    St.Buffer = E.Buffer;
+    St.HasHash = E.HasHash;
+    St.Hash = E.Hash;
+    switch (F0) {
+    case Family::BlockingSend:
+      St.Send = true;
+      St.BlockingSend = true;
+      St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
+      add(St, /*Blocking=*/true);
+      break;
+    case Family::NonblockingSend:
+      St.Send = true;
+      St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
+      StepOfPost[I] = add(St, /*Blocking=*/false);
+      break;
+    case Family::BlockingRecv:
+      St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
+      add(St, /*Blocking=*/true);
+      break;
+    case Family::NonblockingRecv: {
+      int32_t Peer = E.Peer;
+      if (const trace::RequestRecord *Done = completionOf(R, I)) {
+        Peer = Done->Peer;
+        St.Tag = Done->Tag;
+        St.Bytes = Done->Bytes;
+        St.HasHash = Done->HasHash;
+        St.Hash = Done->Hash;
+      }
+      St.Peer = Peer >= 0 ? commRank(C, Peer) : -1;
+      StepOfPost[I] = add(St, /*Blocking=*/false);
+      break;
+    }
+    case Family::SendRecv: {
+      // Both halves run concurrently; what follows waits for both.
+      St.Send = true;
+      St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
+      uint32_t First = add(St, /*Blocking=*/false);
+      StepEvent Rv = St;
+      Rv.Send = false;
+      Rv.Peer = E.RecvPeer >= 0 ? commRank(C, E.RecvPeer) : -1;
+      Rv.Tag = E.RecvTag;
+      Rv.Bytes = E.RecvBytes;
+      Rv.Buffer = E.RecvBuffer;
+      Rv.HasHash = E.HasRecvHash;
+      Rv.Hash = E.RecvHash;
+      add(Rv, /*Blocking=*/true);
+      F.completed(First);
+      break;
+    }
+    case Family::BlockingCollective:
+    case Family::NonblockingCollective:
+      St.P2P = false;
+      add(St, /*Blocking=*/false);
+      break;
+    default:
+      break; // Probes and the like: no step, no break in a pattern.
+    }
+  }
+  return S;
+}
+
+bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
+              cg::LocalGraph &L, std::vector<std::pair<int, size_t>> &OpStep,
+              int Rank, bool BufferedSends) {
+  std::map<size_t, uint32_t> OpOf;
+  std::function<void(uint32_t, uint32_t)> DependOn = [&](uint32_t Before,
+                                                         uint32_t Op) {
+    if (BufferedSends && S[Before].BlockingSend) {
+      for (uint32_t Earlier : S[Before].After)
+        DependOn(Earlier, Op);
+      return;
+    }
+    auto It = OpOf.find(Before);
+    if (It != OpOf.end())
+      L.addDependency(It->second, Op);
+  };
+  for (size_t K : Steps) {
+    const StepEvent &St = S[K];
+    if (St.Peer < 0 || !St.Buffer)
+      return false; // Unresolved wildcard, or no buffers: no dataflow.
+    uint32_t Op = St.Send ? L.addSend(St.Buffer, St.Bytes, St.Peer, St.Tag)
+                          : L.addRecv(St.Buffer, St.Bytes, St.Peer, St.Tag);
+    for (uint32_t Before : St.After)
+      DependOn(Before, Op);
+    OpOf[K] = Op;
+    OpStep.emplace_back(Rank, K);
+  }
+  return true;
+}
+
+std::vector<std::vector<StepRef>>
+messagePartners(const std::vector<Stream> &Streams) {
+  std::vector<std::vector<StepRef>> Partner(Streams.size());
+  // (sender, receiver, tag) -> the sends, and the receives, in order.
+  std::map<std::tuple<int32_t, int32_t, int32_t>, std::vector<StepRef>> Sends,
+      Recvs;
+  for (size_t R = 0; R < Streams.size(); ++R) {
+    Partner[R].assign(Streams[R].size(), StepRef(-1, 0));
+    for (uint32_t K = 0; K < Streams[R].size(); ++K) {
+      const StepEvent &E = Streams[R][K];
+      if (!E.P2P || E.Peer < 0)
+        continue;
+      StepRef Me(int32_t(R), K);
+      if (E.Send)
+        Sends[{int32_t(R), E.Peer, E.Tag}].push_back(Me);
+      else
+        Recvs[{E.Peer, int32_t(R), E.Tag}].push_back(Me);
+    }
+  }
+  for (const auto &[Key, SendSteps] : Sends) {
+    auto It = Recvs.find(Key);
+    if (It == Recvs.end())
+      continue;
+    for (size_t I = 0; I < SendSteps.size() && I < It->second.size(); ++I) {
+      StepRef S = SendSteps[I], R = It->second[I];
+      Partner[S.first][S.second] = R;
+      Partner[R.first][R.second] = S;
+    }
+  }
+  return Partner;
+}
+
+//===-- Classification ----------------------------------------------------===//
+
+std::string classifyRootSends(const std::vector<const StepEvent *> &Sends) {
+  if (Sends.empty())
+    return "unknown";
+  bool SameBuffer = true, SameHash = true;
+  for (const StepEvent *S : Sends) {
+    SameBuffer &= S->Buffer == Sends[0]->Buffer && S->Bytes == Sends[0]->Bytes;
+    SameHash &= !S->HasHash || (S->Hash == Sends[0]->Hash);
+  }
+  if (SameBuffer && Sends[0]->Buffer)
+    return SameHash ? "bcast" : "unknown";
+  // base + peer * size: a scatter.
+  uint64_t Size = Sends[0]->Bytes;
+  if (Size == 0)
+    return "unknown";
+  uint64_t Base = Sends[0]->Buffer - uint64_t(Sends[0]->Peer) * Size;
+  for (const StepEvent *S : Sends)
+    if (S->Bytes != Size || S->Buffer - uint64_t(S->Peer) * Size != Base)
+      return "unknown";
+  return "scatter";
+}
+
+namespace {
+
+/// Whether every message of occurrence \p Occurrence of \p Parts carried
+/// the same bytes, by the payload hashes of its sends and receives; nothing
+/// when the trace has no hash for some of them.
+std::optional<bool> sameContents(const std::vector<Stream> &Streams,
+                                 const std::vector<RankPart> &Parts,
+                                 size_t Occurrence) {
+  std::optional<uint64_t> First;
+  for (const RankPart &P : Parts) {
+    if (Occurrence >= P.Starts.size())
+      continue;
+    for (size_t K = 0; K < P.Length; ++K) {
+      const StepEvent &S = Streams[P.CommRank][P.Starts[Occurrence] + K];
+      if (!S.P2P)
+        continue;
+      if (!S.HasHash)
+        return std::nullopt;
+      if (First && *First != S.Hash)
+        return false;
+      First = S.Hash;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+void judgeContents(Pattern &P, const std::vector<Stream> &Streams,
+                   const std::vector<RankPart> &FirstParts,
+                   size_t FirstOccurrence,
+                   const std::vector<RankPart> &LastParts,
+                   size_t LastOccurrence) {
+  if (P.Collective != "bcast")
+    return;
+  std::optional<bool> Same[] = {
+      sameContents(Streams, FirstParts, FirstOccurrence),
+      sameContents(Streams, LastParts, LastOccurrence)};
+  if ((Same[0] && !*Same[0]) || (Same[1] && !*Same[1])) {
+    P.Collective = "unknown";
+    P.Contents = "differ";
+    P.Note += std::string(P.Note.empty() ? "" : "; ") +
+              "its messages carry different bytes (payload hashes), so it "
+              "is no broadcast";
+    return;
+  }
+  P.Contents = Same[0] && Same[1] ? "same" : "not recorded";
+}
+
+//===-- Communication graphs from traces
+//-----------------------------------===//
+
+bool buildWindowGraph(const std::vector<Stream> &Streams,
+                      const std::vector<RankPart> &Parts, size_t Occurrence,
+                      cg::Graph &G) {
+  std::vector<std::vector<size_t>> Steps(Streams.size());
+  for (const RankPart &P : Parts)
+    for (size_t K = 0; K < P.Length; ++K)
+      Steps[P.CommRank].push_back(P.Starts[Occurrence] + K);
+  std::vector<std::pair<int, size_t>> OpStep;
+  for (size_t R = 0; R < Streams.size(); ++R) {
+    cg::LocalGraph L(static_cast<cg::Rank>(R));
+    if (!addSteps(Streams[R], Steps[R], L, OpStep, int(R)) || !G.add(L).ok())
+      return false;
+  }
+  return true;
+}
+
+std::string dataflowKind(const cg::Graph &G, std::string &Why) {
+  cg::Matching M;
+  cg::Status S = cg::match(G, M);
+  if (!S.ok()) {
+    Why = S.Message;
+    return "";
+  }
+  std::vector<cg::Transfer> SST;
+  S = cg::propagate(G, M, SST);
+  if (!S.ok()) {
+    Why = S.Message;
+    return "";
+  }
+  cg::DetectionOptions O;
+  O.Subsets = false;
+  cg::Detection D = cg::detect(SST, G.numProcs(), O);
+  if (D.Collectives.size() != 1 || !D.Residual.empty())
+    return "";
+  return cg::name(D.Collectives[0].Kind);
+}
+
+std::string dataflowOfBoth(const std::vector<Stream> &Streams,
+                           const std::vector<RankPart> &FirstParts,
+                           size_t FirstOccurrence,
+                           const std::vector<RankPart> &LastParts,
+                           size_t LastOccurrence, bool &Checked) {
+  std::string Why, Kinds[2];
+  Checked = false;
+  for (size_t Which = 0; Which < 2; ++Which) {
+    cg::Graph G(static_cast<cg::Rank>(Streams.size()));
+    if (!buildWindowGraph(Streams, Which ? LastParts : FirstParts,
+                          Which ? LastOccurrence : FirstOccurrence, G))
+      continue;
+    Checked = true;
+    Kinds[Which] = dataflowKind(G, Why);
+  }
+  return Kinds[0] == Kinds[1] ? Kinds[0] : "";
+}
+
+} // namespace detail
+} // namespace patterns
+} // namespace mpilift

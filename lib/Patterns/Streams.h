@@ -1,0 +1,167 @@
+//===- Streams.h - Ranks' point-to-point steps, from traces -------*- C++
+//-*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+//
+// What `mpilift detect` searches: each rank's sends and receives on one
+// communicator as a stream of steps, their message partners, and what the
+// dataflow of a window of steps forms. Private to lib/Patterns.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_PATTERNS_STREAMS_H
+#define MPILIFT_LIB_PATTERNS_STREAMS_H
+
+#include "mpilift/CommGraph/CommGraph.h"
+#include "mpilift/Patterns/Detect.h"
+#include "mpilift/Trace/Trace.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace mpilift {
+namespace patterns {
+namespace detail {
+
+/// One send or receive of a rank on a communicator, or (P2P false) another
+/// operation on it that a pattern must not span (a collective).
+struct StepEvent {
+  bool P2P = true;
+  bool Send = false;
+  bool BlockingSend = false; ///< MPI_Send and its modes.
+  int32_t Peer = -1;         ///< Communicator rank, -1 if outside it.
+  int32_t Tag = 0;
+  uint64_t Bytes = 0, Buffer = 0;
+  bool HasHash = false;
+  uint64_t Hash = 0;
+  uint32_t Site = trace::NoSite;
+  uint32_t Event = 0;
+  /// Earlier steps of the same stream this one must follow: what had
+  /// completed when it was issued (blocking steps, waited-for requests).
+  std::vector<uint32_t> After;
+  /// Identity for grouping occurrences: same operation, peer and site.
+  std::tuple<bool, int32_t, uint32_t> key() const { return {Send, Peer, Site}; }
+};
+
+/// What a rank did on one communicator, in order.
+using Stream = std::vector<StepEvent>;
+
+/// A step of a communicator's streams: rank, index; rank -1 for none.
+using StepRef = std::pair<int32_t, uint32_t>;
+
+/// A set of steps of a communicator's streams, (rank, position), as one
+/// bit each: patterns claim thousands of steps, which an ordered set kept
+/// as one allocation per step.
+class StepSet {
+public:
+  explicit StepSet(const std::vector<Stream> &Streams) {
+    for (const Stream &S : Streams)
+      Bits.emplace_back(S.size(), false);
+  }
+  bool contains(int R, size_t K) const { return Bits[R][K]; }
+  /// Adds the step; false if it was there already.
+  bool insert(int R, size_t K) {
+    if (Bits[R][K])
+      return false;
+    Bits[R][K] = true;
+    return true;
+  }
+
+private:
+  std::vector<std::vector<bool>> Bits;
+};
+
+/// One rank's part of a pattern: where each occurrence starts, how long.
+struct RankPart {
+  int CommRank;
+  std::vector<size_t> Starts;
+  size_t Length;
+};
+
+struct Candidate {
+  std::string Collective, Topology;
+  uint32_t Comm;
+  int RootCommRank;
+  std::vector<RankPart> Parts;
+  size_t Order = 0; ///< Position among candidates, for stable ties.
+
+  /// Steps the candidate explains, over all ranks and occurrences.
+  size_t coverage() const {
+    size_t N = 0;
+    for (const RankPart &P : Parts)
+      N += P.Starts.size() * P.Length;
+    return N;
+  }
+};
+
+/// The rank of world rank \p World in \p C, or -1.
+int32_t commRank(const trace::Communicator &C, int32_t World);
+
+/// For each call site of \p T, the first site with the same source
+/// location: an optimising compiler may duplicate a call (one copy per path
+/// into it) or give two calls of one line one address each, and a pattern
+/// must not hinge on how many addresses its calls got. Sites without line
+/// information stay apart.
+std::vector<uint32_t> sitesBySource(const trace::Trace &T);
+
+/// The steps of world rank \p World on communicator \p Comm, each call
+/// site replaced by its representative in \p SourceSite.
+Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
+                const std::vector<uint32_t> &SourceSite);
+
+/// Adds \p Steps of stream \p S (ascending indices) to \p L with the
+/// dependencies among them; records which stream step each op is. With
+/// \p BufferedSends, what follows a blocking send waits only for what the
+/// send waited for, as if MPI buffered every message.
+bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
+              commgraph::LocalGraph &L,
+              std::vector<std::pair<int, size_t>> &OpStep, int Rank,
+              bool BufferedSends = false);
+
+/// The step each point-to-point step is matched with: MPI pairs the k-th
+/// send from a to b with tag t with the k-th receive of b from a with t.
+std::vector<std::vector<StepRef>>
+messagePartners(const std::vector<Stream> &Streams);
+
+/// Broadcast or scatter from the root's sends of one occurrence.
+std::string classifyRootSends(const std::vector<const StepEvent *> &Sends);
+
+/// For a broadcast, what the payload hashes of its first and last
+/// occurrence say (Pattern::Contents); one whose messages differ is no
+/// broadcast, whatever its shape and addresses say.
+void judgeContents(Pattern &P, const std::vector<Stream> &Streams,
+                   const std::vector<RankPart> &FirstParts,
+                   size_t FirstOccurrence,
+                   const std::vector<RankPart> &LastParts,
+                   size_t LastOccurrence);
+
+/// A graph of one occurrence: each rank's steps of it, with their
+/// dependencies among each other.
+bool buildWindowGraph(const std::vector<Stream> &Streams,
+                      const std::vector<RankPart> &Parts, size_t Occurrence,
+                      commgraph::Graph &G);
+
+/// The collective the dataflow of a graph forms over all its processes.
+std::string dataflowKind(const commgraph::Graph &G, std::string &Why);
+
+/// The collective the dataflow of two occurrences forms, each given as the
+/// parts of a pattern and an occurrence index; both must form the same
+/// one. \p Checked says whether the trace had the buffers to tell; then
+/// "" means the two form no collective, or different ones.
+std::string dataflowOfBoth(const std::vector<Stream> &Streams,
+                           const std::vector<RankPart> &FirstParts,
+                           size_t FirstOccurrence,
+                           const std::vector<RankPart> &LastParts,
+                           size_t LastOccurrence, bool &Checked);
+
+} // namespace detail
+} // namespace patterns
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_PATTERNS_STREAMS_H
