@@ -930,12 +930,13 @@ Verdict Judge::run() {
       OpsAt[P] = std::max(OpsAt[P], Ops);
       StepsAt[P] = std::max(StepsAt[P], Steps);
       TotalSteps += Steps;
-      // Each size still to try takes at least this one's steps (a rank's
-      // work shrinks with the processes at most as fast as they grow):
-      // what is bound to exceed the budget stops now, not half a minute on.
+      // Each larger size still to try takes at least this one's steps (a
+      // rank's work shrinks with the processes at most as fast as they
+      // grow): what is bound to exceed the budget stops now, not half a
+      // minute on.
       uint64_t Ahead =
           Steps * llvm::count_if(ArrayRef(Order).drop_front(At + 1),
-                                 [](int64_t Q) { return Q <= 64; });
+                                 [P](int64_t Q) { return Q > P && Q <= 64; });
       if (TotalSteps + Ahead > StepBudget) {
         refuse(SafetyCheck::ScaleIndependence,
                "evaluating the region at every size takes too long (" +
