@@ -646,7 +646,7 @@ private:
     for (int R : Roots)
       P.Roots.push_back(Comm.Members[R]);
     std::sort(P.Roots.begin(), P.Roots.end());
-    P.Bytes = UINT64_MAX;
+    P.Bytes = occurrenceBytes(Streams, Instances.front().Parts, 0);
     for (const Instance &In : Instances)
       addSize(P, occurrenceBytes(Streams, In.Parts, 0));
     // The dataflow of the first and the last occurrence, as for fixed roots.
@@ -695,8 +695,8 @@ private:
       if (S.Send)
         RootSends.push_back(&S);
     }
-    P.Bytes = UINT64_MAX;
-    for (size_t Occurrence = 0; Occurrence < P.Occurrences; ++Occurrence)
+    P.Bytes = occurrenceBytes(Streams, Cand.Parts, 0);
+    for (size_t Occurrence = 1; Occurrence < P.Occurrences; ++Occurrence)
       addSize(P, occurrenceBytes(Streams, Cand.Parts, Occurrence));
     if (P.Collective == "bcast") {
       // A star root's sends tell broadcast from scatter; the dataflow
@@ -932,11 +932,6 @@ private:
     // the dataflow combined neighbours of one shape into one), and each
     // recurs from the same steps as the others: the finest grouping of
     // the steps is the pattern, counted once, with the sizes of all.
-    struct Grouping {
-      const cg::Collective *Coll;
-      Candidate Cand;
-      uint64_t Runs;
-    };
     std::vector<Grouping> Groupings;
     for (const cg::Collective &Coll : D.Collectives) {
       // The steps of the collective: the receives that wrote its blocks and
@@ -954,10 +949,7 @@ private:
       if (compact(Streams, Steps, G.Cand, G.Runs))
         Groupings.push_back(std::move(G));
     }
-    std::vector<std::optional<size_t>> CoveredBy =
-        coarserGroupings(Groupings.size(), [&](size_t I) -> const Candidate & {
-          return Groupings[I].Cand;
-        });
+    std::vector<std::optional<size_t>> CoveredBy = coarserGroupings(Groupings);
     std::vector<size_t> FoundAt(Groupings.size());
     for (size_t I = 0; I < Groupings.size(); ++I) {
       if (CoveredBy[I])
@@ -984,15 +976,22 @@ private:
         addSize(Found[FoundAt[*CoveredBy[I]]], Groupings[I].Coll->BlockSize);
   }
 
-  /// Of \p N groupings of steps into occurrences, those whose steps a finer
+  /// A collective of the dataflow as occurrences of steps that recur.
+  struct Grouping {
+    const cg::Collective *Coll;
+    Candidate Cand;
+    uint64_t Runs;
+  };
+
+  /// Of \p Groupings of steps into occurrences, those whose steps a finer
   /// one (fewer steps per occurrence) already explains: for each, the
   /// grouping that does (which is none of them).
-  template <typename CandidateOf>
-  static std::vector<std::optional<size_t>> coarserGroupings(size_t N,
-                                                             CandidateOf Cand) {
+  static std::vector<std::optional<size_t>>
+  coarserGroupings(const std::vector<Grouping> &Groupings) {
+    size_t N = Groupings.size();
     auto StepsPerOccurrence = [&](size_t I) {
       size_t Steps = 0;
-      for (const RankPart &Part : Cand(I).Parts)
+      for (const RankPart &Part : Groupings[I].Cand.Parts)
         Steps += Part.Length;
       return Steps;
     };
@@ -1005,7 +1004,7 @@ private:
     std::vector<std::optional<size_t>> CoveredBy(N);
     for (size_t I : Finest) {
       std::vector<std::pair<int, size_t>> Steps;
-      for (const RankPart &Part : Cand(I).Parts)
+      for (const RankPart &Part : Groupings[I].Cand.Parts)
         for (size_t Start : Part.Starts)
           for (size_t J = 0; J < Part.Length; ++J)
             Steps.push_back({Part.CommRank, Start + J});
@@ -1123,11 +1122,9 @@ private:
     return Bytes;
   }
 
-  /// Widens the sizes \p P reports to take in an occurrence of \p Bytes
-  /// (the first one when P.Bytes is UINT64_MAX).
+  /// Widens the sizes \p P reports to take in an occurrence of \p Bytes.
   static void addSize(Pattern &P, uint64_t Bytes) {
-    uint64_t Largest =
-        P.Bytes == UINT64_MAX ? Bytes : std::max({P.Bytes, P.MaxBytes, Bytes});
+    uint64_t Largest = std::max({P.Bytes, P.MaxBytes, Bytes});
     P.Bytes = std::min(P.Bytes, Bytes);
     P.MaxBytes = Largest > P.Bytes ? Largest : 0;
   }
