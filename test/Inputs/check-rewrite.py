@@ -11,6 +11,12 @@ several process counts with identical output required.
 --cflags go into the compile database and every build, as a project's own
 flags would.
 
+A program of several files is one source with sections: each line
+`//--- NAME` starts the file NAME (a header, or another unit that goes into
+the compile database and every build); what comes before the first is the
+program's main file, the one checked and rewritten. Its line numbers are
+those of the source.
+
 'refuse' requires that --fix leaves the file byte for byte unchanged. The
 diagnostics of `mpilift check` go to standard output for FileCheck.
 """
@@ -100,15 +106,28 @@ def main():
         # Every FileCheck or lit directive (CHECK-FIXES:, SARIF-NOT:, RUN:)
         # is blanked; the line stays, so line numbers do not move.
         text = re.sub(r"//\s*[A-Z][A-Z0-9_-]*:[^\n]*", "", f.read())
+    sections = re.split(r"^//--- (\S+)\n", text, flags=re.M)
     with open(prog, "w") as f:
-        f.write(text)
+        f.write(sections[0])
+    units = []
+    for name, body in zip(sections[1::2], sections[2::2]):
+        with open(os.path.join(o.dir, name), "w") as f:
+            f.write(body)
+        if not name.endswith(".h"):
+            units.append(os.path.join(o.dir, name))
     cc = o.mpicxx if ext in (".cpp", ".cc", ".cxx") else o.mpicc
-    with open(os.path.join(o.dir, "compile_commands.json"), "w") as f:
-        json.dump([{"directory": o.dir, "file": prog,
-                    "command": f"{cc} -g -O0 {o.cflags} -c {prog} -o prog.o"}],
-                  f)
+
+    def write_database(extra=""):
+        with open(os.path.join(o.dir, "compile_commands.json"), "w") as f:
+            json.dump([{"directory": o.dir, "file": u,
+                        "command": f"{cc} -g -O0 {o.cflags} {extra} -c {u} "
+                                   f"-o {os.path.basename(u)}.o"}
+                       for u in [prog] + units], f)
+
+    write_database()
+    sources = " ".join([prog] + units)
     orig = os.path.join(o.dir, "orig")
-    r = run(f"{cc} -g -O0 {o.cflags} {prog} -o {orig}")
+    r = run(f"{cc} -g -O0 {o.cflags} {sources} -o {orig}")
     if r.returncode:
         fail("the original does not build:\n" + r.stdout)
 
@@ -120,7 +139,11 @@ def main():
             fail("the traced run failed:\n" + r.stdout)
         check += f" --trace {traces}"
 
-    before = open(prog).read()
+    def contents():
+        return {u: open(u).read() for u in [prog] + units}
+
+    before_all = contents()
+    before = before_all[prog]
     r = run(f"{check} --fix {prog}")
     print(r.stdout, end="")
     if r.returncode != 0:
@@ -128,8 +151,8 @@ def main():
     after = open(prog).read()
 
     if o.mode == "refuse":
-        if after != before:
-            fail("the file was changed:\n" + after)
+        if contents() != before_all:
+            fail("a file was changed:\n" + after)
         print("check-rewrite: unchanged")
         return
 
@@ -138,12 +161,8 @@ def main():
     if o.new_build_args:
         # The finding asked for these flags (libcdag): the build gets the
         # compile ones.
-        cflags = " ".join(w for w in o.new_build_args.split()
-                          if w.startswith("-I"))
-        with open(os.path.join(o.dir, "compile_commands.json"), "w") as f:
-            json.dump([{"directory": o.dir, "file": prog,
-                        "command": f"{cc} -g -O0 {o.cflags} {cflags} -c "
-                                   f"{prog} -o prog.o"}], f)
+        write_database(" ".join(w for w in o.new_build_args.split()
+                                if w.startswith("-I")))
     r = run(f"{check} --fix {prog}")
     if r.returncode != 0 or open(prog).read() != after:
         fail("a second --fix changed the file or failed:\n" + r.stdout)
@@ -154,7 +173,7 @@ def main():
     if left:
         fail("a second run still reports findings:\n" + r.stdout)
     new = os.path.join(o.dir, "new")
-    r = run(f"{cc} -g -O0 {o.cflags} {prog} -o {new} {o.new_build_args}")
+    r = run(f"{cc} -g -O0 {o.cflags} {sources} -o {new} {o.new_build_args}")
     if r.returncode:
         fail("the rewritten program does not build:\n" + r.stdout)
     nps = o.np.split(",")
