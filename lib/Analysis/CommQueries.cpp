@@ -194,6 +194,8 @@ std::optional<QueryValue> fieldQuery(const FieldDecl *Field,
         return std::nullopt; // Another file may write it.
   if (Field->hasInClassInitializer() && !everyConstructorQueries(Field, TU))
     return std::nullopt;
+  if (TU.writtenElsewhere(Field))
+    return std::nullopt;
   std::optional<QueryValue> Found;
   bool Any = false;
   for (const MemberExpr *Use : TU.usesOf(Field)) {
@@ -349,7 +351,7 @@ std::optional<QueryValue> queryValueOf(const ValueDecl *D,
   const auto *Param = dyn_cast<ParmVarDecl>(V);
   if (!Param || !Facts.writesOf(V).empty())
     return Param ? std::nullopt : localQuery(V, Facts, TU.context());
-  if (Depth >= MaxDepth || TU.mayBeCalledIndirectly(&Where))
+  if (Depth >= MaxDepth || TU.mayBeCalledUnseen(&Where))
     return std::nullopt;
   ArrayRef<CallSite> Callers = TU.callersOf(&Where);
   if (Callers.empty())

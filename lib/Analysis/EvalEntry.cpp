@@ -469,7 +469,7 @@ static std::optional<uint64_t> datatypeFromCallers(const ValueDecl *D,
   if (!P || P->getType().getAsString() != "MPI_Datatype")
     return std::nullopt;
   ArrayRef<CallSite> Callers = TU.callersOf(&F);
-  if (Callers.empty() || TU.mayBeCalledIndirectly(&F))
+  if (Callers.empty() || TU.mayBeCalledUnseen(&F))
     return std::nullopt;
   unsigned Index = P->getFunctionScopeIndex();
   std::optional<std::string> Spelling;

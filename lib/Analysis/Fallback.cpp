@@ -195,7 +195,7 @@ void findFallback(ManualCollective &C, TranslationUnitFacts &TU) {
   }
   if (!C.Function->isMain()) {
     ArrayRef<CallSite> Callers = TU.callersOf(C.Function);
-    if (Callers.empty() || TU.mayBeCalledIndirectly(C.Function)) {
+    if (Callers.empty() || TU.mayBeCalledUnseen(C.Function)) {
       Fallback.Blocker = "not every caller of '" +
                          C.Function->getNameAsString() +
                          "' is visible, so not every rank may reach it";

@@ -11,6 +11,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
 
 using namespace clang;
 
@@ -234,7 +235,7 @@ public:
   CallCollector(
       ASTContext &Context,
       llvm::DenseMap<const FunctionDecl *, SmallVector<CallSite, 2>> &Callers,
-      llvm::DenseSet<const FunctionDecl *> &AddressTaken,
+      llvm::DenseMap<const FunctionDecl *, SourceLocation> &AddressTaken,
       llvm::DenseMap<const CXXConstructorDecl *,
                      SmallVector<const CXXConstructExpr *, 2>> &Constructions,
       llvm::DenseMap<const FieldDecl *, SmallVector<const MemberExpr *, 4>>
@@ -242,10 +243,12 @@ public:
       llvm::DenseMap<const VarDecl *, SmallVector<const FunctionDecl *, 2>>
           &GlobalUsers,
       llvm::DenseMap<const Decl *, RecordUses> &Records,
-      llvm::DenseMap<const Expr *, const FunctionDecl *> &Enclosing)
+      llvm::DenseMap<const Expr *, const FunctionDecl *> &Enclosing,
+      SmallVectorImpl<const FunctionDecl *> &Defined, bool &DefinesMain)
       : Context(Context), Callers(Callers), AddressTaken(AddressTaken),
         Constructions(Constructions), FieldUses(FieldUses),
-        GlobalUsers(GlobalUsers), Records(Records), Enclosing(Enclosing) {}
+        GlobalUsers(GlobalUsers), Records(Records), Enclosing(Enclosing),
+        Defined(Defined), DefinesMain(DefinesMain) {}
 
   /// Implicit copy and move members touch fields too.
   bool shouldVisitImplicitCode() const { return true; }
@@ -280,6 +283,19 @@ public:
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (Callee && Callee->hasBody())
       return;
+    const FunctionDecl *Known = Callee ? Callee->getCanonicalDecl() : nullptr;
+    auto Note = [&](const RecordDecl *Record, const Expr *Where) {
+      auto &Escapes = Records[Record->getCanonicalDecl()].Escapes;
+      if (llvm::none_of(Escapes,
+                        [&](const auto &E) { return E.second == Known; }))
+        Escapes.push_back({Where, Known});
+    };
+    // An object the unknown code returns was built by it.
+    QualType Returned = Call->getCallReturnType(Context);
+    if (Returned->isPointerType() || Returned->isReferenceType())
+      if (const RecordDecl *Record =
+              Returned->getPointeeType()->getAsRecordDecl())
+        Note(Record, Call);
     for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
       const Expr *Arg = Call->getArg(I)->IgnoreParenImpCasts();
       QualType T = Arg->getType();
@@ -295,16 +311,17 @@ public:
         Record = T->getAsRecordDecl();
       if (!Record)
         continue;
-      const Expr *&Escape = Records[Record->getCanonicalDecl()].Escape;
-      if (!Escape)
-        Escape = Arg;
+      Note(Record, Arg);
     }
   }
 
   bool TraverseFunctionDecl(FunctionDecl *F) {
     const FunctionDecl *Saved = Current;
-    if (F->doesThisDeclarationHaveABody())
+    if (F->doesThisDeclarationHaveABody()) {
       Current = F;
+      Defined.push_back(F);
+      DefinesMain |= F->isMain();
+    }
     bool Result = RecursiveASTVisitor::TraverseFunctionDecl(F);
     Current = Saved;
     return Result;
@@ -337,7 +354,7 @@ public:
           Parents.empty() ? nullptr : Parents[0].get<ImplicitCastExpr>();
       if (!Cast || Cast->getCastKind() != CK_FunctionToPointerDecay || !Call ||
           Call->getCallee() != Cast)
-        AddressTaken.insert(F->getCanonicalDecl());
+        AddressTaken.try_emplace(F->getCanonicalDecl(), Ref->getBeginLoc());
     }
     return true;
   }
@@ -345,7 +362,7 @@ public:
 private:
   ASTContext &Context;
   llvm::DenseMap<const FunctionDecl *, SmallVector<CallSite, 2>> &Callers;
-  llvm::DenseSet<const FunctionDecl *> &AddressTaken;
+  llvm::DenseMap<const FunctionDecl *, SourceLocation> &AddressTaken;
   llvm::DenseMap<const CXXConstructorDecl *,
                  SmallVector<const CXXConstructExpr *, 2>> &Constructions;
   llvm::DenseMap<const FieldDecl *, SmallVector<const MemberExpr *, 4>>
@@ -354,6 +371,8 @@ private:
       &GlobalUsers;
   llvm::DenseMap<const Decl *, RecordUses> &Records;
   llvm::DenseMap<const Expr *, const FunctionDecl *> &Enclosing;
+  SmallVectorImpl<const FunctionDecl *> &Defined;
+  bool &DefinesMain;
   const FunctionDecl *Current = nullptr;
 };
 
@@ -385,7 +404,8 @@ TranslationUnitFacts::TranslationUnitFacts(ASTContext &Context)
     : Context(Context) {
   scopeToProgramCode(Context);
   CallCollector Collector(Context, Callers, AddressTaken, Constructions,
-                          FieldUses, GlobalUsers, Records, Enclosing);
+                          FieldUses, GlobalUsers, Records, Enclosing, Defined,
+                          DefinesMain);
   Collector.TraverseAST(Context);
 }
 
@@ -427,7 +447,55 @@ TranslationUnitFacts::initListsOf(const RecordDecl *Record) const {
 
 const Expr *TranslationUnitFacts::escapeOf(const RecordDecl *Record) const {
   auto It = Records.find(Record->getCanonicalDecl());
-  return It == Records.end() ? nullptr : It->second.Escape;
+  if (It == Records.end())
+    return nullptr;
+  for (const auto &[Arg, Callee] : It->second.Escapes)
+    if (!Project || !Callee || !Project->defines(functionKey(*Callee)))
+      return Arg;
+  return nullptr;
+}
+
+std::optional<std::string>
+TranslationUnitFacts::writtenElsewhere(const FieldDecl *Field) const {
+  const RecordDecl *Record = Field->getParent();
+  const SourceManager &SM = Context.getSourceManager();
+  std::string Named = "'" + Field->getNameAsString() + "'";
+  std::string Key = recordKey(*Record);
+  if (LibraryHeaders(Context).contain(Record->getLocation()))
+    return "'" + Key +
+           "' is a library's structure, which code outside the "
+           "project may write";
+  if (!Project || Key.empty()) {
+    if (!SM.isInMainFile(SM.getExpansionLoc(Record->getLocation())))
+      return "'" + Key +
+             "' is declared in a header, so other files may "
+             "write " +
+             Named +
+             " (no project index: check with a compile "
+             "database)";
+    if (!DefinesMain)
+      return "this file has no main: its functions may be called with a '" +
+             Key + "' whose " + Named + " other files set";
+    return std::nullopt;
+  }
+  if (!DefinesMain && !Project->definesMain())
+    return "no unit of the project defines main: its functions may be "
+           "called with a '" +
+           Key + "' whose " + Named +
+           " code outside "
+           "the project sets";
+  std::string Unit = mainFile();
+  auto SeenHere = [&](StringRef Path) { return readsFile(Path); };
+  if (std::optional<SourcePlace> Where = Project->writeElsewhere(
+          Key + "::" + Field->getNameAsString(), Unit, SeenHere))
+    return Named + " is also written in " + Where->str() +
+           ", a unit whose writes this proof does not follow";
+  if (std::optional<SourcePlace> Where = Project->escapeElsewhere(Key, Unit))
+    return "the address of a '" + Key +
+           "' goes to code outside the "
+           "project at " +
+           Where->str() + ", which may write " + Named;
+  return std::nullopt;
 }
 
 ArrayRef<CallSite>
@@ -438,8 +506,48 @@ TranslationUnitFacts::callersOf(const FunctionDecl *F) const {
   return It->second;
 }
 
-bool TranslationUnitFacts::mayBeCalledIndirectly(const FunctionDecl *F) const {
-  return AddressTaken.contains(F->getCanonicalDecl());
+bool TranslationUnitFacts::mayBeCalledUnseen(const FunctionDecl *F) const {
+  return unseenCallers(F).has_value();
+}
+
+std::optional<std::string>
+TranslationUnitFacts::unseenCallers(const FunctionDecl *F) const {
+  std::string Named = "'" + F->getNameAsString() + "'";
+  if (AddressTaken.count(F->getCanonicalDecl()))
+    return Named + " may be called through a pointer";
+  if (!F->isExternallyVisible() || F->isMain())
+    return std::nullopt;
+  if (!Project)
+    return Named + " has external linkage, so other files may call it (no "
+                   "project index: check with a compile database)";
+  if (!DefinesMain && !Project->definesMain())
+    return "no unit of the project defines main: " + Named +
+           " may be called from outside the project";
+  std::string Key = functionKey(*F);
+  if (std::optional<SourcePlace> Where = Project->callElsewhere(
+          Key, mainFile(), [&](StringRef Path) { return readsFile(Path); }))
+    return Named + " is also called in " + Where->str() +
+           ", whose arguments and conditions this proof does not follow";
+  if (std::optional<SourcePlace> Where =
+          Project->addressTakenElsewhere(Key, mainFile()))
+    return Named + " may be called through a pointer set in " + Where->str();
+  return std::nullopt;
+}
+
+std::string TranslationUnitFacts::mainFile() const {
+  const SourceManager &SM = Context.getSourceManager();
+  OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+  return Main ? Main->getFileEntry().tryGetRealPathName().str() : "";
+}
+
+bool TranslationUnitFacts::readsFile(StringRef Path) const {
+  const SourceManager &SM = Context.getSourceManager();
+  llvm::Expected<FileEntryRef> File = SM.getFileManager().getFileRef(Path);
+  if (!File) {
+    llvm::consumeError(File.takeError());
+    return false;
+  }
+  return SM.translateFile(*File).isValid();
 }
 
 const FunctionFacts &TranslationUnitFacts::factsOf(const FunctionDecl &F) {

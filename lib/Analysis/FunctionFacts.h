@@ -17,6 +17,7 @@
 #define MPILIFT_LIB_ANALYSIS_FUNCTIONFACTS_H
 
 #include "mpilift/Analysis/MPICalls.h"
+#include "mpilift/Analysis/ProjectFacts.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -27,6 +28,8 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace mpilift {
 namespace analysis {
@@ -81,11 +84,14 @@ struct CallSite {
 /// constructor restricts the context's traversal scope (and so its parent
 /// map) to it (scopeToProgramCode).
 /// What a translation unit does with objects of one structure type: the
-/// initializer lists that build them, and the first place the address of
-/// one goes to code the unit cannot see.
+/// initializer lists that build them, and the places the address of one
+/// goes to code the unit cannot see (with the function called; null when
+/// the call is indirect).
 struct RecordUses {
   llvm::SmallVector<const clang::InitListExpr *, 2> InitLists;
-  const clang::Expr *Escape = nullptr;
+  llvm::SmallVector<std::pair<const clang::Expr *, const clang::FunctionDecl *>,
+                    1>
+      Escapes;
 };
 
 class TranslationUnitFacts {
@@ -95,9 +101,14 @@ public:
   clang::ASTContext &context() const { return Context; }
   /// Every direct call of \p F (its canonical declaration) in the unit.
   llvm::ArrayRef<CallSite> callersOf(const clang::FunctionDecl *F) const;
-  /// Whether the address of \p F is taken or it is called indirectly, so
-  /// the calls above may not be all.
-  bool mayBeCalledIndirectly(const clang::FunctionDecl *F) const;
+  /// Whether calls of \p F this unit does not show may exist, so the
+  /// calls above may not be all (unseenCallers says why).
+  bool mayBeCalledUnseen(const clang::FunctionDecl *F) const;
+  /// Why \p F may be called where this unit does not show: its address
+  /// is taken; or it has external linkage and another unit calls it or
+  /// takes its address, no unit defines `main`, or (without the project's
+  /// facts) nothing shows what other files do.
+  std::optional<std::string> unseenCallers(const clang::FunctionDecl *F) const;
   const FunctionFacts &factsOf(const clang::FunctionDecl &F);
   /// Every construction of an object by \p Ctor in the unit.
   llvm::ArrayRef<const clang::CXXConstructExpr *>
@@ -115,8 +126,25 @@ public:
   initListsOf(const clang::RecordDecl *Record) const;
   /// Where the address of an object of \p Record first goes to code the
   /// unit cannot see (a function without a body here, MPI, `memcpy`),
-  /// which may write any of its fields; null when it never does.
+  /// which may write any of its fields; null when it never does. With the
+  /// project's facts, a function another unit defines is no such code: its
+  /// writes are that unit's (writtenElsewhere).
   const clang::Expr *escapeOf(const clang::RecordDecl *Record) const;
+  /// Why code this unit does not show may write \p Field: another unit
+  /// writes it, lets an object's address go to unknown code, or (without
+  /// the project's facts) may, since the structure is declared in a header
+  /// or the unit has no `main` and its functions may be called with
+  /// objects built elsewhere. None when every write is in this unit.
+  std::optional<std::string>
+  writtenElsewhere(const clang::FieldDecl *Field) const;
+  /// Whether this unit defines `main`.
+  bool definesMain() const { return DefinesMain; }
+  /// The facts of the other units of the program (null: only this unit
+  /// is known).
+  void setProject(const ProjectFacts *Facts) { Project = Facts; }
+  const ProjectFacts *project() const { return Project; }
+  /// What other units' proofs need from this one.
+  UnitSummary summarize() const;
   /// Every function with a body here that names the global \p Global.
   llvm::ArrayRef<const clang::FunctionDecl *>
   functionsUsing(const clang::VarDecl *Global) const;
@@ -129,9 +157,19 @@ public:
 private:
   clang::ASTContext &Context;
   bool AllowReassociation = false;
+  bool DefinesMain = false;
+  const ProjectFacts *Project = nullptr;
+  /// Every function with a body in the unit's program code.
+  llvm::SmallVector<const clang::FunctionDecl *, 16> Defined;
   llvm::DenseMap<const clang::FunctionDecl *, llvm::SmallVector<CallSite, 2>>
       Callers;
-  llvm::DenseSet<const clang::FunctionDecl *> AddressTaken;
+  /// The real path of the unit's main file.
+  std::string mainFile() const;
+  /// Whether the unit reads the file \p Path (its main file or a header).
+  bool readsFile(llvm::StringRef Path) const;
+
+  llvm::DenseMap<const clang::FunctionDecl *, clang::SourceLocation>
+      AddressTaken;
   llvm::DenseMap<const clang::CXXConstructorDecl *,
                  llvm::SmallVector<const clang::CXXConstructExpr *, 2>>
       Constructions;

@@ -146,9 +146,12 @@ std::optional<std::string> orderDependence(StringRef Op, StringRef Type,
 
 } // namespace
 
-FusionFinder::FusionFinder(ASTContext &Context, bool AllowReassociation)
+FusionFinder::FusionFinder(ASTContext &Context, bool AllowReassociation,
+                           const ProjectFacts *Project)
     : Context(Context), AllowReassociation(AllowReassociation),
-      TU(std::make_unique<TranslationUnitFacts>(Context)) {}
+      TU(std::make_unique<TranslationUnitFacts>(Context)) {
+  TU->setProject(Project);
+}
 
 FusionFinder::~FusionFinder() = default;
 

@@ -156,9 +156,11 @@ std::string squeezed(StringRef Text) {
 }
 
 ManualCollectiveFinder::ManualCollectiveFinder(ASTContext &Context,
-                                               bool AllowReassociation)
+                                               bool AllowReassociation,
+                                               const ProjectFacts *Project)
     : Facts(std::make_unique<TranslationUnitFacts>(Context)) {
   Facts->allowReassociation(AllowReassociation);
+  Facts->setProject(Project);
 }
 
 ManualCollectiveFinder::~ManualCollectiveFinder() = default;

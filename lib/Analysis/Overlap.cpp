@@ -532,9 +532,12 @@ OverlapSite SiteBuilder::build() {
 
 } // namespace
 
-OverlapFinder::OverlapFinder(ASTContext &Context, bool Aggressive)
+OverlapFinder::OverlapFinder(ASTContext &Context, bool Aggressive,
+                             const ProjectFacts *Project)
     : Facts(std::make_unique<TranslationUnitFacts>(Context)),
-      Aggressive(Aggressive) {}
+      Aggressive(Aggressive) {
+  Facts->setProject(Project);
+}
 
 OverlapFinder::~OverlapFinder() = default;
 

@@ -672,7 +672,7 @@ std::vector<Refusal> PollingProof::run() {
            F.getLocation());
     return Refusals;
   }
-  if (TU.mayBeCalledIndirectly(&F)) {
+  if (TU.mayBeCalledUnseen(&F)) {
     refuse(SafetyCheck::PollingLoop,
            "the address of " + Name +
                " is taken, so not every call that polls it can be checked",

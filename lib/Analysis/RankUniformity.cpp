@@ -494,9 +494,10 @@ std::optional<Divergence> RankUniformity::parameterContainerSize(
     return Divergence{"gave up following " + named(P) + " through callers",
                       P->getLocation()};
   ArrayRef<CallSite> Callers = TU.callersOf(&Where);
-  if (Callers.empty() || TU.mayBeCalledIndirectly(&Where))
+  if (Callers.empty() || TU.mayBeCalledUnseen(&Where))
     return Divergence{named(P) + " is a parameter of " + named(&Where) +
-                          " whose callers are not all visible",
+                          " whose callers are not all visible" +
+                          unseenCallersNote(Where),
                       P->getLocation()};
   unsigned Index = P->getFunctionScopeIndex();
   for (const CallSite &Site : Callers) {
@@ -597,6 +598,12 @@ RankUniformity::constructionArguments(const CXXConstructExpr *Construct,
   return std::nullopt;
 }
 
+/// " (why)" when \p F may be called where the unit does not show.
+std::string RankUniformity::unseenCallersNote(const FunctionDecl &F) const {
+  std::optional<std::string> Why = TU.unseenCallers(&F);
+  return Why ? " (" + *Why + ")" : std::string();
+}
+
 std::optional<Divergence> RankUniformity::parameter(const ParmVarDecl *P,
                                                     SourceLocation Use,
                                                     const FunctionDecl &Where,
@@ -611,9 +618,10 @@ std::optional<Divergence> RankUniformity::parameter(const ParmVarDecl *P,
   if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Where))
     return constructorParameter(P, Use, *Ctor, Depth);
   ArrayRef<CallSite> Callers = TU.callersOf(&Where);
-  if (Callers.empty() || TU.mayBeCalledIndirectly(&Where))
+  if (Callers.empty() || TU.mayBeCalledUnseen(&Where))
     return Divergence{named(P) + " is a parameter of " + named(&Where) +
-                          " whose callers are not all visible",
+                          " whose callers are not all visible" +
+                          unseenCallersNote(Where),
                       Use};
   std::vector<ArgumentSite> Sites;
   for (const CallSite &Site : Callers)
@@ -713,6 +721,8 @@ RankUniformity::fieldDivergence(const FieldDecl *Field, unsigned Depth) {
     return Divergence{"the address of a '" + Record->getNameAsString() +
                           "' goes here to code that may write " + named(Field),
                       Escape->getBeginLoc()};
+  if (std::optional<std::string> Elsewhere = TU.writtenElsewhere(Field))
+    return Divergence{*Elsewhere, Field->getLocation()};
   for (const MemberExpr *Use : TU.usesOf(Field)) {
     if (isOnlyLoaded(*Use, Context))
       continue;
@@ -769,9 +779,11 @@ std::optional<Divergence> RankUniformity::callersOf(const FunctionDecl &F,
     return Divergence{"gave up following the callers of " + named(&F),
                       F.getLocation()};
   ArrayRef<CallSite> Callers = TU.callersOf(&F);
-  if (Callers.empty() || TU.mayBeCalledIndirectly(&F))
-    return Divergence{named(&F) + " may be called from code the unit does "
-                                  "not show",
+  if (Callers.empty() || TU.mayBeCalledUnseen(&F))
+    return Divergence{named(&F) +
+                          " may be called from code the unit does "
+                          "not show" +
+                          unseenCallersNote(F),
                       F.getLocation()};
   for (const CallSite &Site : Callers) {
     if (!Site.Caller)

@@ -77,7 +77,8 @@ public:
   /// rank in every object of its structure: every write of it in the unit
   /// (assignments, initializer lists) gives it such a value where every
   /// rank runs it, and no object's address goes to code the unit cannot
-  /// see. Other units are not looked at (as for queries written to fields).
+  /// see; no other unit of the program writes it or lets an object go to
+  /// code outside the project (TranslationUnitFacts::writtenElsewhere).
   std::optional<Divergence> fieldDivergence(const clang::FieldDecl *Field,
                                             unsigned Depth = 0);
 
@@ -153,6 +154,8 @@ private:
     InProgress = std::move(Saved);
     return Why;
   }
+  /// " (why)" when \p F may be called where the unit does not show.
+  std::string unseenCallersNote(const clang::FunctionDecl &F) const;
   /// Why some ranks may run \p F and others not: a caller's condition, or
   /// callers the unit does not show.
   std::optional<Divergence> callersOf(const clang::FunctionDecl &F,

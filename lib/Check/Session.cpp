@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ProjectIndex.h"
 #include "SessionImpl.h"
 
 #include "mpilift/Analysis/Fusion.h"
@@ -73,10 +74,6 @@ CheckSession::unitsToCheck(std::vector<std::string> Files) {
   return Kept;
 }
 
-namespace {
-
-/// A tool over \p Files with the session's adjusters, reading through
-/// \p FS when given.
 std::unique_ptr<tooling::ClangTool>
 newTool(const tooling::CompilationDatabase &Compilations,
         const std::vector<std::string> &Files, CheckSession::Impl &S,
@@ -89,13 +86,15 @@ newTool(const tooling::CompilationDatabase &Compilations,
   return Tool;
 }
 
-} // namespace
-
 int CheckSession::run(const tooling::CompilationDatabase &Compilations,
                       const std::vector<std::string> &Files, FindingSink *Sink,
                       llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS) {
   Impl &S = *P;
   S.Sink = Sink;
+  if (!S.ProjectBuilt) {
+    S.Project = buildProjectFacts(Compilations, S, FS);
+    S.ProjectBuilt = true;
+  }
   std::unique_ptr<tooling::FrontendActionFactory> Factory =
       newUnitCheckFactory(S, Sink);
   unsigned Jobs = S.Options.Jobs;

@@ -16,6 +16,7 @@
 
 #include "CompilerFlags.h"
 
+#include "mpilift/Analysis/ProjectFacts.h"
 #include "mpilift/Check/GlobList.h"
 #include "mpilift/Check/Session.h"
 
@@ -73,12 +74,23 @@ public:
   std::map<std::string, std::string> Origin;
   /// The sink of the last run (what a later pass reports to).
   FindingSink *Sink = nullptr;
+  /// The facts of every unit of the database, built by the first run
+  /// (null: the units are checked alone).
+  std::unique_ptr<analysis::ProjectFacts> Project;
+  bool ProjectBuilt = false;
 
 private:
   std::mutex MessageMutex;
   std::vector<SessionMessage> Messages;
   friend class CheckSession;
 };
+
+/// A tool over \p Files with the session's adjusters, reading through
+/// \p FS when given.
+std::unique_ptr<clang::tooling::ClangTool>
+newTool(const clang::tooling::CompilationDatabase &Compilations,
+        const std::vector<std::string> &Files, CheckSession::Impl &S,
+        llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS);
 
 /// The frontend action that runs the rules on each unit of a session,
 /// reporting its findings to \p Sink (may be null).

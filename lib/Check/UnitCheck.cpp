@@ -163,8 +163,8 @@ private:
 
   /// Runs the rules on every function of the unit into Pending.
   void analyze(ASTContext &Context) {
-    analysis::ManualCollectiveFinder Finder(Context,
-                                            State.Options.AllowReassociation);
+    analysis::ManualCollectiveFinder Finder(
+        Context, State.Options.AllowReassociation, State.Project.get());
     SmallVector<const FunctionDecl *, 32> Functions;
     collectFunctions(Context, Functions);
     // The calls of a hand-written collective the collective rules report
@@ -185,14 +185,16 @@ private:
         for (const analysis::UnjudgedCalls &U : Finder.unjudged(*F))
           reportUnjudged(Context, *F, U);
     if (Settings.Checks.contains(analysis::fusionRuleId())) {
-      analysis::FusionFinder Fusions(Context, State.Options.AllowReassociation);
+      analysis::FusionFinder Fusions(Context, State.Options.AllowReassociation,
+                                     State.Project.get());
       for (const FunctionDecl *F : Functions)
         for (const analysis::FusionSite &S : Fusions.find(*F))
           reportFusion(Context, S);
     }
     if (!anyOverlapRule(Settings.Checks))
       return;
-    analysis::OverlapFinder Overlaps(Context, State.Options.OverlapAggressive);
+    analysis::OverlapFinder Overlaps(Context, State.Options.OverlapAggressive,
+                                     State.Project.get());
     for (const FunctionDecl *F : Functions)
       for (const analysis::OverlapSite &S : Overlaps.find(*F)) {
         SourceLocation Loc = SM.getExpansionLoc(S.Call->getBeginLoc());

@@ -164,6 +164,9 @@ DocumentResult checkDocument(const DocumentCheckSettings &Settings,
   Options.Diagnostics = &Errors;
   Options.Jobs = 1;
   Options.Hook = Settings.Preamble;
+  if (Options.IndexCacheDir.empty())
+    Options.IndexCacheDir =
+        check::indexCacheFor(Path, Settings.CompileCommandsDir);
   Options.OnMessage = [&Result](const check::SessionMessage &M) {
     Result.Messages.push_back(M);
   };

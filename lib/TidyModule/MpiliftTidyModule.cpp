@@ -176,6 +176,7 @@ private:
     Options.AllowReassociation = S.AllowReassociation;
     Options.QueryDriver = S.QueryDriver;
     Options.Jobs = 1;
+    Options.IndexCacheDir = check::indexCacheFor(File, "");
     IgnoringDiagConsumer Quiet;
     Options.Diagnostics = &Quiet;
     Options.OnMessage = [&E](const check::SessionMessage &M) {

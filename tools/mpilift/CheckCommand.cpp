@@ -204,6 +204,12 @@ int runCheckCommand(int Argc, const char **Argv) {
                "compile database names that may be run to ask for their "
                "flags; wrappers found by name on PATH always may"),
       cl::cat(Category));
+  cl::opt<std::string> IndexCache(
+      "index-cache",
+      cl::desc("where the project index keeps each unit's summary between "
+               "runs (default: .cache/mpilift beside compile_commands.json; "
+               "empty: nowhere)"),
+      cl::value_desc("dir"), cl::cat(Category));
   cl::opt<std::string> BuildPath(
       "p", cl::desc("build directory with compile_commands.json"),
       cl::value_desc("dir"), cl::cat(Category));
@@ -269,6 +275,11 @@ int runCheckCommand(int Argc, const char **Argv) {
   Options.AllowReassociation = AllowReassociation;
   Options.Jobs = Jobs;
   Options.QueryDriver = QueryDriver;
+  if (IndexCache.getNumOccurrences())
+    Options.IndexCacheDir = IndexCache;
+  else if (!BuildPath.empty() || !Sources.empty())
+    Options.IndexCacheDir = check::indexCacheFor(
+        Sources.empty() ? std::string() : Sources[0], BuildPath);
   Options.OnMessage = printMessage;
   auto Given =
       [](const cl::opt<std::string> &Opt) -> std::optional<std::string> {

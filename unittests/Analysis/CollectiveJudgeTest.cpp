@@ -87,6 +87,7 @@ void f(int *data, int n) {
   }
 }
 void g(int *d) { f(d, 16); }
+int main(void) { return 0; }
 )"),
             "broadcast root=0 count=n buffer=data");
 }
@@ -131,6 +132,7 @@ void f(int *buf, int count, int root, MPI_Comm comm) {
 }
 void caller(int *b, int r) { f(b, 5, r, MPI_COMM_WORLD); }
 void top(int *b) { caller(b, 2); }
+int main(void) { return 0; }
 )"),
             "broadcast root=root count=count buffer=buf");
 }

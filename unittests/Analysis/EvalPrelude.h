@@ -88,18 +88,24 @@ inline std::string text(const clang::Expr *E, const clang::ASTContext &Ctx) {
       .str();
 }
 
-/// A unit parsed from the prelude and \p Code, with its facts.
+/// A unit parsed from the prelude and \p Code, with its facts. The code is
+/// the whole program, as a compile database of one file would say (tests
+/// of what other units do give the unit another project).
 struct Parsed {
   std::unique_ptr<clang::ASTUnit> AST;
   std::unique_ptr<TranslationUnitFacts> TU;
+  ProjectFacts WholeProgram;
 
   explicit Parsed(const std::string &Code, bool CXX = false) {
     AST = clang::tooling::buildASTFromCodeWithArgs(
         std::string(MPIPrelude) + Code,
         {CXX ? "-std=c++17" : "-std=c11", "-Wno-everything"},
         CXX ? "input.cpp" : "input.c");
-    if (AST)
-      TU = std::make_unique<TranslationUnitFacts>(AST->getASTContext());
+    if (!AST)
+      return;
+    TU = std::make_unique<TranslationUnitFacts>(AST->getASTContext());
+    WholeProgram.add(TU->summarize());
+    TU->setProject(&WholeProgram);
   }
 
   /// The function (or method) named \p Name with a body.

@@ -119,6 +119,7 @@ void f(int *buf, int count, int root, MPI_Comm comm) {
   }
 }
 void caller(int *b) { f(b, 5, 2, MPI_COMM_WORLD); }
+int main(void) { return 0; }
 )";
   // root and count are inputs; the setting gives root 2 and count 5.
   EXPECT_EQ(runAt(Code, 2, 5, {5, 2}),
@@ -359,6 +360,7 @@ private:
   MPI_Comm comm_;
   int rank_, nranks_;
 };
+int main(void) { return 0; }
 )";
   Parsed P(Code, /*CXX=*/true);
   std::optional<Region> R = P.communicationRegion("f");
@@ -396,6 +398,7 @@ private:
   MPI_Comm comm_;
   int rank_, size_, root_;
 };
+int main(void) { return 0; }
 )";
   Parsed P(Code, /*CXX=*/true);
   const clang::FunctionDecl *F = P.function("f");
@@ -529,6 +532,7 @@ void f(double *buf) {
   else if (rank == 1)
     MPI_Recv(buf, 8, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
+int main(void) { return 0; }
 )";
   EXPECT_EQ(reachedAt(SomeRanks, 0, 2).rfind("stopped: ", 0), 0u);
   const char *Alike = R"(
@@ -543,6 +547,7 @@ void f(double *buf, int verbose) {
     MPI_Recv(buf, 8, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 void g(double *buf) { f(buf, 2); }
+int main(void) { return 0; }
 )";
   EXPECT_EQ(reachedAt(Alike, 0, 2), "reached");
 }

@@ -46,6 +46,7 @@ namespace mpilift {
 namespace analysis {
 
 class TranslationUnitFacts;
+class ProjectFacts;
 
 enum class FusionKind {
   ReduceBcast,     ///< MPI_Reduce, MPI_Bcast of its result: MPI_Allreduce.
@@ -87,7 +88,9 @@ class FusionFinder {
 public:
   /// \p AllowReassociation: floating-point sums and products (and
   /// operations the program defines) may be combined in another order.
-  FusionFinder(clang::ASTContext &Context, bool AllowReassociation);
+  /// \p Project: the facts of the program's other units (null: none).
+  FusionFinder(clang::ASTContext &Context, bool AllowReassociation,
+               const ProjectFacts *Project = nullptr);
   ~FusionFinder();
 
   /// The sequences in \p F's body, in source order.

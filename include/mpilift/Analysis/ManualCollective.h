@@ -268,6 +268,7 @@ struct ManualCollective {
 };
 
 class TranslationUnitFacts;
+class ProjectFacts;
 
 /// Finds manual collectives in the functions of one translation unit. The
 /// checks follow values through callers, so the finder indexes the unit's
@@ -276,9 +277,11 @@ class ManualCollectiveFinder {
 public:
   /// With \p AllowReassociation, floating-point sums and products may be
   /// rewritten to a collective that combines them in another order
-  /// (--allow-reassociation; the reduction-order check).
+  /// (--allow-reassociation; the reduction-order check). \p Project: the
+  /// facts of the program's other units (null: this unit is all).
   explicit ManualCollectiveFinder(clang::ASTContext &Context,
-                                  bool AllowReassociation = false);
+                                  bool AllowReassociation = false,
+                                  const ProjectFacts *Project = nullptr);
   ~ManualCollectiveFinder();
 
   /// Every manual collective in the body of \p Function, with the safety

@@ -107,13 +107,16 @@ struct OverlapSite {
 };
 
 class TranslationUnitFacts;
+class ProjectFacts;
 
 /// Finds the overlap sites of the functions of one translation unit.
 class OverlapFinder {
 public:
   /// \p Aggressive: Algorithm 2, waits that would stop at the end of a
-  /// loop body leave the loop (docs/overlap.md).
-  explicit OverlapFinder(clang::ASTContext &Context, bool Aggressive = false);
+  /// loop body leave the loop (docs/overlap.md). \p Project: the facts of
+  /// the program's other units (null: none).
+  explicit OverlapFinder(clang::ASTContext &Context, bool Aggressive = false,
+                         const ProjectFacts *Project = nullptr);
   ~OverlapFinder();
 
   /// Every blocking send and receive and every MPI_Wait/MPI_Waitall in the

@@ -97,6 +97,9 @@ struct SessionOptions {
   std::string QueryDriver;
   /// Sees each parse's invocation (null: none).
   std::shared_ptr<InvocationHook> Hook;
+  /// Where the project index keeps each unit's summary between runs
+  /// (empty: nowhere; docs/project-index.md).
+  std::string IndexCacheDir;
   /// Keep every unit's rewrites for computeFixes().
   bool KeepFixes = false;
   /// Units checked in parallel; their clang diagnostics are printed whole
@@ -189,6 +192,11 @@ private:
 /// how findings name their files.
 std::string realFileOf(const clang::SourceManager &SM,
                        clang::SourceLocation Loc, std::string Fallback);
+
+/// Where the project index of a compile database keeps its summaries:
+/// `.cache/mpilift` in \p DatabaseDir, or else in the nearest directory
+/// above \p File that holds a compile_commands.json (empty: none).
+std::string indexCacheFor(llvm::StringRef File, llvm::StringRef DatabaseDir);
 
 /// The include directories of libcdag's header (this build's source tree,
 /// or where it is installed): a libcdag fallback is compiled with them.

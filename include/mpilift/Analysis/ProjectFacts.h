@@ -1,0 +1,133 @@
+//===- ProjectFacts.h - What the other units of a program do ----*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The safety checks read one translation unit; a program is many. What a
+/// proof needs from the others is summarised per unit (UnitSummary): where
+/// it writes each structure field, where the address of a structure goes
+/// to code the unit cannot see, which functions it defines, and whether it
+/// defines `main`. The summaries of every unit of a compile database make
+/// the project's facts (ProjectFacts), which a unit's checks consult
+/// instead of refusing "another file may write it". Names join the units:
+/// a structure by its (typedef) name, a function by its USR. Two
+/// structures of one name in different units only make more refusals.
+///
+/// The summaries are JSON (docs/project-index.md) so that a run can keep
+/// them on disk and the next reuse them.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_ANALYSIS_PROJECTFACTS_H
+#define MPILIFT_ANALYSIS_PROJECTFACTS_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+class FunctionDecl;
+class RecordDecl;
+} // namespace clang
+
+namespace mpilift {
+namespace analysis {
+
+/// A place in a file, as notes print it.
+struct SourcePlace {
+  std::string File;
+  int64_t Line = 0, Column = 0;
+  /// "file:line:column".
+  std::string str() const;
+};
+
+/// Where the address of a structure goes to code the unit does not show.
+struct RecordEscape {
+  SourcePlace Where;
+  /// The USR of the function called (empty: an indirect call); when some
+  /// unit of the project defines it, its writes are that unit's own.
+  std::string Callee;
+};
+
+/// What one translation unit does that others' proofs need.
+struct UnitSummary {
+  /// The unit's main file (real path).
+  std::string File;
+  bool DefinesMain = false;
+  /// "Record::field" -> the first place in each file where the unit
+  /// writes that field (an assignment, an increment, its address passed or
+  /// stored, an initializer list or a constructor's member initializer).
+  std::map<std::string, std::vector<SourcePlace>> FieldWrites;
+  /// "Record" -> every place the address of one goes to a function
+  /// without a body in the unit (the first per callee).
+  std::map<std::string, std::vector<RecordEscape>> RecordEscapes;
+  /// The USRs of the functions the unit defines.
+  std::set<std::string> Defines;
+  /// USR of a function with external linkage -> the first place in each
+  /// file where the unit calls it.
+  std::map<std::string, std::vector<SourcePlace>> Calls;
+  /// USR of a function with external linkage -> the first place the unit
+  /// takes its address (a call through a pointer may reach it).
+  std::map<std::string, SourcePlace> AddressTaken;
+};
+
+llvm::json::Value toJSON(const UnitSummary &S);
+bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P);
+
+/// The name that joins a structure across units: its qualified name, or
+/// the typedef name of an anonymous one; empty when it has neither.
+std::string recordKey(const clang::RecordDecl &Record);
+/// The USR of \p F (empty if it has none).
+std::string functionKey(const clang::FunctionDecl &F);
+
+/// Summarises the unit of \p Context (its program code, as the safety
+/// checks see it).
+UnitSummary summarizeUnit(clang::ASTContext &Context);
+
+/// The summaries of every unit of a compile database.
+class ProjectFacts {
+public:
+  void add(UnitSummary Unit);
+  size_t units() const { return Units.size(); }
+  /// Whether some unit defines `main`: without one, the project is a
+  /// library, called with objects its units never see written.
+  bool definesMain() const;
+  /// Whether some unit defines the function of USR \p Key.
+  bool defines(llvm::StringRef Key) const;
+  /// The first write of \p Field ("Record::field") by a unit whose main
+  /// file is not \p Unit, outside the files \p SeenByUnit says \p Unit
+  /// reads itself.
+  std::optional<SourcePlace>
+  writeElsewhere(llvm::StringRef Field, llvm::StringRef Unit,
+                 llvm::function_ref<bool(llvm::StringRef)> SeenByUnit) const;
+  /// The first call of the function of USR \p Function by a unit whose
+  /// main file is not \p Unit, outside the files \p SeenByUnit says
+  /// \p Unit reads itself.
+  std::optional<SourcePlace>
+  callElsewhere(llvm::StringRef Function, llvm::StringRef Unit,
+                llvm::function_ref<bool(llvm::StringRef)> SeenByUnit) const;
+  /// Where another unit than \p Unit takes the address of \p Function.
+  std::optional<SourcePlace> addressTakenElsewhere(llvm::StringRef Function,
+                                                   llvm::StringRef Unit) const;
+  /// The first place another unit than \p Unit lets the address of a
+  /// \p Record go to code outside the project.
+  std::optional<SourcePlace> escapeElsewhere(llvm::StringRef Record,
+                                             llvm::StringRef Unit) const;
+
+private:
+  std::vector<UnitSummary> Units;
+  std::set<std::string> Defined;
+};
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_ANALYSIS_PROJECTFACTS_H

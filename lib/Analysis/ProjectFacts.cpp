@@ -1,0 +1,325 @@
+//===- ProjectFacts.cpp - What the other units of a program do ------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mpilift/Analysis/ProjectFacts.h"
+
+#include "FunctionFacts.h"
+#include "StatementTree.h"
+
+#include "mpilift/Analysis/LibraryHeaders.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Index/USRGeneration.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+std::string SourcePlace::str() const {
+  return File + ":" + std::to_string(Line) + ":" + std::to_string(Column);
+}
+
+namespace {
+
+llvm::json::Value placeToJSON(const SourcePlace &P) {
+  return llvm::json::Object{
+      {"file", P.File}, {"line", P.Line}, {"column", P.Column}};
+}
+
+bool placeFromJSON(const llvm::json::Value &V, SourcePlace &P,
+                   llvm::json::Path Path) {
+  llvm::json::ObjectMapper O(V, Path);
+  return O && O.map("file", P.File) && O.map("line", P.Line) &&
+         O.map("column", P.Column);
+}
+
+/// Where \p Loc is spelled for a reader: its expansion's file and line.
+SourcePlace placeOf(SourceLocation Loc, const SourceManager &SM) {
+  SourcePlace P;
+  Loc = SM.getExpansionLoc(Loc);
+  if (OptionalFileEntryRef File = SM.getFileEntryRefForID(SM.getFileID(Loc))) {
+    StringRef Real = File->getFileEntry().tryGetRealPathName();
+    P.File = Real.empty() ? File->getName().str() : Real.str();
+  }
+  P.Line = SM.getExpansionLineNumber(Loc);
+  P.Column = SM.getExpansionColumnNumber(Loc);
+  return P;
+}
+
+/// Reads an object of place lists ("field_writes", "calls") into \p Out.
+bool placeListsFromJSON(const llvm::json::Object *Lists,
+                        std::map<std::string, std::vector<SourcePlace>> &Out,
+                        llvm::json::Path P) {
+  if (!Lists) {
+    P.report("expected an object");
+    return false;
+  }
+  for (const auto &[Key, Places] : *Lists) {
+    llvm::json::Path At = P.field(Key);
+    const llvm::json::Array *Items = Places.getAsArray();
+    if (!Items) {
+      At.report("expected an array");
+      return false;
+    }
+    std::vector<SourcePlace> &List = Out[Key.str()];
+    List.resize(Items->size());
+    for (size_t I = 0; I < Items->size(); ++I)
+      if (!placeFromJSON((*Items)[I], List[I], At.index(I)))
+        return false;
+  }
+  return true;
+}
+
+} // namespace
+
+llvm::json::Value toJSON(const UnitSummary &S) {
+  auto PlaceLists =
+      [](const std::map<std::string, std::vector<SourcePlace>> &Lists) {
+        llvm::json::Object Out;
+        for (const auto &[Key, Places] : Lists) {
+          llvm::json::Array Items;
+          for (const SourcePlace &Where : Places)
+            Items.push_back(placeToJSON(Where));
+          Out[Key] = std::move(Items);
+        }
+        return Out;
+      };
+  llvm::json::Object Escapes;
+  for (const auto &[Record, List] : S.RecordEscapes) {
+    llvm::json::Array Items;
+    for (const RecordEscape &E : List)
+      Items.push_back(llvm::json::Object{{"where", placeToJSON(E.Where)},
+                                         {"callee", E.Callee}});
+    Escapes[Record] = std::move(Items);
+  }
+  llvm::json::Array Defines;
+  for (const std::string &F : S.Defines)
+    Defines.push_back(F);
+  llvm::json::Object Taken;
+  for (const auto &[Function, Where] : S.AddressTaken)
+    Taken[Function] = placeToJSON(Where);
+  return llvm::json::Object{{"file", S.File},
+                            {"defines_main", S.DefinesMain},
+                            {"field_writes", PlaceLists(S.FieldWrites)},
+                            {"record_escapes", std::move(Escapes)},
+                            {"defines", std::move(Defines)},
+                            {"calls", PlaceLists(S.Calls)},
+                            {"address_taken", std::move(Taken)}};
+}
+
+bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  std::vector<std::string> Defines;
+  if (!O || !O.map("file", S.File) || !O.map("defines_main", S.DefinesMain) ||
+      !O.map("defines", Defines))
+    return false;
+  S.Defines.insert(Defines.begin(), Defines.end());
+  const llvm::json::Object *Obj = V.getAsObject();
+  // A path holds its parent by reference: each level is a variable.
+  llvm::json::Path WritesAt = P.field("field_writes"),
+                   CallsAt = P.field("calls"),
+                   TakenAt = P.field("address_taken"),
+                   EscapesAt = P.field("record_escapes");
+  if (!placeListsFromJSON(Obj->getObject("field_writes"), S.FieldWrites,
+                          WritesAt) ||
+      !placeListsFromJSON(Obj->getObject("calls"), S.Calls, CallsAt))
+    return false;
+  const llvm::json::Object *Taken = Obj->getObject("address_taken");
+  const llvm::json::Object *Escapes = Obj->getObject("record_escapes");
+  if (!Taken || !Escapes) {
+    P.report("expected address_taken and record_escapes objects");
+    return false;
+  }
+  for (const auto &[Function, Where] : *Taken)
+    if (!placeFromJSON(Where, S.AddressTaken[Function.str()],
+                       TakenAt.field(Function)))
+      return false;
+  for (const auto &[Record, List] : *Escapes) {
+    llvm::json::Path At = EscapesAt.field(Record);
+    const llvm::json::Array *Items = List.getAsArray();
+    if (!Items) {
+      At.report("expected an array");
+      return false;
+    }
+    std::vector<RecordEscape> &Out = S.RecordEscapes[Record.str()];
+    for (size_t I = 0; I < Items->size(); ++I) {
+      RecordEscape E;
+      llvm::json::Path ItemAt = At.index(I);
+      llvm::json::ObjectMapper Item((*Items)[I], ItemAt);
+      const llvm::json::Value *Where =
+          (*Items)[I].getAsObject() ? (*Items)[I].getAsObject()->get("where")
+                                    : nullptr;
+      if (!Item || !Item.map("callee", E.Callee) || !Where ||
+          !placeFromJSON(*Where, E.Where, ItemAt.field("where")))
+        return false;
+      Out.push_back(std::move(E));
+    }
+  }
+  return true;
+}
+
+std::string recordKey(const RecordDecl &Record) {
+  if (!Record.getDeclName().isEmpty())
+    return Record.getQualifiedNameAsString();
+  if (const TypedefNameDecl *Typedef = Record.getTypedefNameForAnonDecl())
+    return Typedef->getQualifiedNameAsString();
+  return "";
+}
+
+std::string functionKey(const FunctionDecl &F) {
+  llvm::SmallString<128> USR;
+  if (index::generateUSRForDecl(&F, USR))
+    return "";
+  return USR.str().str();
+}
+
+UnitSummary TranslationUnitFacts::summarize() const {
+  const SourceManager &SM = Context.getSourceManager();
+  UnitSummary S;
+  S.File = mainFile();
+  S.DefinesMain = DefinesMain;
+  // The first place in each file is enough to name it.
+  auto NoteFirstInFile = [&](std::vector<SourcePlace> &Places,
+                             SourceLocation Loc) {
+    SourcePlace Where = placeOf(Loc, SM);
+    if (llvm::none_of(
+            Places, [&](const SourcePlace &P) { return P.File == Where.File; }))
+      Places.push_back(std::move(Where));
+  };
+  auto NoteWrite = [&](const FieldDecl *Field, SourceLocation Loc) {
+    std::string Key = recordKey(*Field->getParent());
+    if (!Key.empty())
+      NoteFirstInFile(S.FieldWrites[Key + "::" + Field->getNameAsString()],
+                      Loc);
+  };
+  for (const auto &[Field, Uses] : FieldUses)
+    for (const MemberExpr *Use : Uses)
+      if (!isOnlyLoaded(*Use, Context))
+        NoteWrite(Field, Use->getBeginLoc());
+  for (const auto &[Decl, Uses] : Records) {
+    const auto *Record = cast<RecordDecl>(Decl)->getDefinition();
+    if (!Record)
+      continue;
+    for (const InitListExpr *Init : Uses.InitLists)
+      for (const FieldDecl *Field : Record->fields())
+        if (Field->getFieldIndex() < Init->getNumInits())
+          NoteWrite(Field, Init->getBeginLoc());
+    std::string Key = recordKey(*Record);
+    for (const auto &[Arg, Callee] : Uses.Escapes)
+      if (!Key.empty())
+        S.RecordEscapes[Key].push_back(
+            {placeOf(Arg->getBeginLoc(), SM),
+             Callee ? functionKey(*Callee) : std::string()});
+  }
+  for (const FunctionDecl *F : Defined) {
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(F))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (const FieldDecl *Field = Init->getMember())
+          NoteWrite(Field, Init->getSourceLocation().isValid()
+                               ? Init->getSourceLocation()
+                               : Ctor->getLocation());
+    std::string Key = functionKey(*F);
+    if (!Key.empty())
+      S.Defines.insert(std::move(Key));
+  }
+  for (const auto &[Callee, Sites] : Callers) {
+    if (!Callee->isExternallyVisible() || Callee->isMain())
+      continue;
+    std::string Key = functionKey(*Callee);
+    for (const CallSite &Site : Sites)
+      NoteFirstInFile(S.Calls[Key], Site.Call->getBeginLoc());
+  }
+  for (const auto &[Function, Where] : AddressTaken)
+    if (Function->isExternallyVisible())
+      S.AddressTaken.try_emplace(functionKey(*Function), placeOf(Where, SM));
+  return S;
+}
+
+UnitSummary summarizeUnit(ASTContext &Context) {
+  return TranslationUnitFacts(Context).summarize();
+}
+
+void ProjectFacts::add(UnitSummary Unit) {
+  Defined.insert(Unit.Defines.begin(), Unit.Defines.end());
+  Units.push_back(std::move(Unit));
+}
+
+bool ProjectFacts::definesMain() const {
+  return llvm::any_of(Units,
+                      [](const UnitSummary &U) { return U.DefinesMain; });
+}
+
+bool ProjectFacts::defines(StringRef Key) const {
+  return !Key.empty() && Defined.count(Key.str());
+}
+
+namespace {
+
+using PlaceLists = std::map<std::string, std::vector<SourcePlace>>;
+
+/// The first place of \p Key in the lists \p Member of a unit other than
+/// \p Unit, outside the files \p Unit reads itself.
+std::optional<SourcePlace>
+firstElsewhere(const std::vector<UnitSummary> &Units,
+               PlaceLists UnitSummary::*Member, StringRef Key, StringRef Unit,
+               llvm::function_ref<bool(StringRef)> SeenByUnit) {
+  for (const UnitSummary &U : Units) {
+    if (U.File == Unit)
+      continue;
+    auto It = (U.*Member).find(Key.str());
+    if (It == (U.*Member).end())
+      continue;
+    for (const SourcePlace &Where : It->second)
+      if (!SeenByUnit(Where.File))
+        return Where;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<SourcePlace> ProjectFacts::writeElsewhere(
+    StringRef Field, StringRef Unit,
+    llvm::function_ref<bool(StringRef)> SeenByUnit) const {
+  return firstElsewhere(Units, &UnitSummary::FieldWrites, Field, Unit,
+                        SeenByUnit);
+}
+
+std::optional<SourcePlace> ProjectFacts::callElsewhere(
+    StringRef Function, StringRef Unit,
+    llvm::function_ref<bool(StringRef)> SeenByUnit) const {
+  return firstElsewhere(Units, &UnitSummary::Calls, Function, Unit, SeenByUnit);
+}
+
+std::optional<SourcePlace>
+ProjectFacts::addressTakenElsewhere(StringRef Function, StringRef Unit) const {
+  for (const UnitSummary &U : Units) {
+    auto It = U.AddressTaken.find(Function.str());
+    if (U.File != Unit && It != U.AddressTaken.end())
+      return It->second;
+  }
+  return std::nullopt;
+}
+
+std::optional<SourcePlace> ProjectFacts::escapeElsewhere(StringRef Record,
+                                                         StringRef Unit) const {
+  for (const UnitSummary &U : Units) {
+    if (U.File == Unit)
+      continue;
+    auto It = U.RecordEscapes.find(Record.str());
+    if (It == U.RecordEscapes.end())
+      continue;
+    for (const RecordEscape &E : It->second)
+      if (!defines(E.Callee))
+        return E.Where;
+  }
+  return std::nullopt;
+}
+
+} // namespace analysis
+} // namespace mpilift
