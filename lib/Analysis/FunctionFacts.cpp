@@ -463,38 +463,32 @@ TranslationUnitFacts::writtenElsewhere(const FieldDecl *Field) const {
   std::string Key = recordKey(*Record);
   if (LibraryHeaders(Context).contain(Record->getLocation()))
     return "'" + Key +
-           "' is a library's structure, which code outside the "
-           "project may write";
+           "' is a library's structure, which code outside the project may "
+           "write";
   if (!Project || Key.empty()) {
     if (!SM.isInMainFile(SM.getExpansionLoc(Record->getLocation())))
       return "'" + Key +
-             "' is declared in a header, so other files may "
-             "write " +
-             Named +
-             " (no project index: check with a compile "
-             "database)";
+             "' is declared in a header, so other files may write " + Named +
+             " (no project index: check with a compile database)";
     if (!DefinesMain)
       return "this file has no main: its functions may be called with a '" +
              Key + "' whose " + Named + " other files set";
     return std::nullopt;
   }
-  if (!DefinesMain && !Project->definesMain())
+  if (!programHasMain())
     return "no unit of the project defines main: its functions may be "
            "called with a '" +
-           Key + "' whose " + Named +
-           " code outside "
-           "the project sets";
+           Key + "' whose " + Named + " code outside the project sets";
   std::string Unit = mainFile();
-  auto SeenHere = [&](StringRef Path) { return readsFile(Path); };
   if (std::optional<SourcePlace> Where = Project->writeElsewhere(
-          Key + "::" + Field->getNameAsString(), Unit, SeenHere))
+          Key + "::" + Field->getNameAsString(), Unit,
+          [this](StringRef Path) { return readsFile(Path); }))
     return Named + " is also written in " + Where->str() +
            ", a unit whose writes this proof does not follow";
   if (std::optional<SourcePlace> Where = Project->escapeElsewhere(Key, Unit))
     return "the address of a '" + Key +
-           "' goes to code outside the "
-           "project at " +
-           Where->str() + ", which may write " + Named;
+           "' goes to code outside the project at " + Where->str() +
+           ", which may write " + Named;
   return std::nullopt;
 }
 
@@ -520,12 +514,12 @@ TranslationUnitFacts::unseenCallers(const FunctionDecl *F) const {
   if (!Project)
     return Named + " has external linkage, so other files may call it (no "
                    "project index: check with a compile database)";
-  if (!DefinesMain && !Project->definesMain())
+  if (!programHasMain())
     return "no unit of the project defines main: " + Named +
            " may be called from outside the project";
   std::string Key = functionKey(*F);
   if (std::optional<SourcePlace> Where = Project->callElsewhere(
-          Key, mainFile(), [&](StringRef Path) { return readsFile(Path); }))
+          Key, mainFile(), [this](StringRef Path) { return readsFile(Path); }))
     return Named + " is also called in " + Where->str() +
            ", whose arguments and conditions this proof does not follow";
   if (std::optional<SourcePlace> Where =
@@ -538,6 +532,10 @@ std::string TranslationUnitFacts::mainFile() const {
   const SourceManager &SM = Context.getSourceManager();
   OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
   return Main ? Main->getFileEntry().tryGetRealPathName().str() : "";
+}
+
+bool TranslationUnitFacts::programHasMain() const {
+  return DefinesMain || (Project && Project->definesMain());
 }
 
 bool TranslationUnitFacts::readsFile(StringRef Path) const {

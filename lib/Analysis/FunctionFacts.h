@@ -163,6 +163,9 @@ private:
   llvm::SmallVector<const clang::FunctionDecl *, 16> Defined;
   llvm::DenseMap<const clang::FunctionDecl *, llvm::SmallVector<CallSite, 2>>
       Callers;
+  /// Whether this unit or (with the project's facts) another defines
+  /// `main`: without one, the functions may be called from outside.
+  bool programHasMain() const;
   /// The real path of the unit's main file.
   std::string mainFile() const;
   /// Whether the unit reads the file \p Path (its main file or a header).
