@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Runtime.h"
+#include "TypeSizes.h"
 
 #include "mpilift/MPI/Vocabulary.h"
 
@@ -142,14 +143,6 @@ int32_t encodeTag(int Tag) {
   return Tag == MPI_ANY_TAG ? rawtrace::TagAny : Tag;
 }
 
-uint64_t typeSize(MPI_Datatype T) {
-  if (T == MPI_DATATYPE_NULL)
-    return 0;
-  int Size = 0;
-  PMPI_Type_size(T, &Size);
-  return Size > 0 ? static_cast<uint64_t>(Size) : 0;
-}
-
 uint64_t bytesOf(int Count, MPI_Datatype T) {
   return Count > 0 ? static_cast<uint64_t>(Count) * typeSize(T) : 0;
 }
@@ -162,9 +155,25 @@ uint64_t sumOf(const int *Counts, int N) {
 }
 
 uint64_t receivedBytes(const MPI_Status *S) {
+#if defined(OPEN_MPI) && OPEN_MPI
+  // Open MPI keeps the byte count in the status (mpi.h, since 1.7);
+  // PMPI_Get_count would divide it by the size of MPI_BYTE.
+  return static_cast<uint64_t>(S->_ucount);
+#else
   int N = 0;
   PMPI_Get_count(S, MPI_BYTE, &N);
   return N == MPI_UNDEFINED || N < 0 ? 0 : static_cast<uint64_t>(N);
+#endif
+}
+
+bool wasCancelled(const MPI_Status *S) {
+#if defined(OPEN_MPI) && OPEN_MPI
+  return S->_cancelled != 0;
+#else
+  int Cancelled = 0;
+  PMPI_Test_cancelled(S, &Cancelled);
+  return Cancelled != 0;
+#endif
 }
 
 uint64_t address(const void *P) {
@@ -400,9 +409,7 @@ void pushCompletion(const Event &Call, MPI_Request R, const MPI_Status *S) {
   C.Handle = handleBits(R);
   C.Comm = rawtrace::CommNone; // The request's; the converter knows it.
   setFromStatus(C, S);
-  int Cancelled = 0;
-  PMPI_Test_cancelled(S, &Cancelled);
-  if (Cancelled)
+  if (wasCancelled(S))
     C.Flags |= rawtrace::FlagCancelled;
   pushEvent(C);
   uint64_t Hash;

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Runtime.h"
+#include "TypeSizes.h"
 
 #include "mpilift/TraceRuntime/Convert.h"
 
@@ -203,8 +204,20 @@ int collectModule(dl_phdr_info *Info, size_t, void *Data) {
 }
 
 /// Writes the module map when modules were loaded since the last one.
+/// Reads the loader's count of module loads; stops at the first module.
+int readModuleAdds(dl_phdr_info *Info, size_t, void *Data) {
+  *static_cast<unsigned long long *>(Data) = Info->dlpi_adds;
+  return 1;
+}
+
 void writeModulesIfChanged() {
   std::lock_guard<std::mutex> Lock(ModulesMutex);
+  // Every flush asks; walking all modules each time cost tens of
+  // microseconds (a readlink among them), so compare the load count first.
+  unsigned long long Adds = 0;
+  dl_iterate_phdr(readModuleAdds, &Adds);
+  if (Adds == LastModuleAdds && LastModuleAdds != 0)
+    return;
   ModuleSnapshot S;
   S.Payload.resize(8, '\0');
   dl_iterate_phdr(collectModule, &S);
@@ -566,6 +579,7 @@ void initialize(int ThreadLevel) {
     ;
   writeCalibration();
 
+  cachePredefinedTypeSizes();
   installSignalHandlers();
   atexit(onExit);
   Active = true;

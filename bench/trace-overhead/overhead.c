@@ -1,6 +1,6 @@
 // The timed kernels of bench/trace-overhead: prints microseconds per
 // iteration of the kernel named by argv[1] (pingpong0, pingpong64k, ring,
-// nullsend), measured on rank 0 around the
+// nullsend, nullrecv), measured on rank 0 around the
 // loop only (MPI_Init, MPI_Finalize and the trace conversion are outside).
 #include <mpi.h>
 #include <stdio.h>
@@ -50,6 +50,17 @@ static double nullsend(int iterations) {
   return MPI_Wtime() - start;
 }
 
+// MPI_Recv from MPI_PROC_NULL returns at once with an empty status: the
+// wrapper's cost per receive, status handling included.
+static double nullrecv(int iterations) {
+  int x = 0;
+  double start = MPI_Wtime();
+  for (int i = 0; i < iterations; ++i)
+    MPI_Recv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+  return MPI_Wtime() - start;
+}
+
 int main(int argc, char **argv) {
   int rank, size;
   MPI_Init(&argc, &argv);
@@ -64,6 +75,8 @@ int main(int argc, char **argv) {
     t = pingpong(65536, iterations, rank);
   else if (!strcmp(kernel, "nullsend"))
     t = nullsend(iterations);
+  else if (!strcmp(kernel, "nullrecv"))
+    t = nullrecv(iterations);
   else
     t = ring(iterations, rank, size);
   if (rank == 0)

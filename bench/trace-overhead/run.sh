@@ -18,7 +18,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+
 minimum() { sort -g | head -1; }
 
 printf "%-12s %3s %10s %10s %12s %8s %10s\n" kernel np iterations "plain(us)" "traced(us)" ratio "best-ratio"
-for spec in "nullsend 1 2000000" "pingpong0 2 1000000" "pingpong64k 2 20000" "ring 4 50000"; do
+for spec in "nullsend 1 2000000" "nullrecv 1 2000000" "pingpong0 2 1000000" "pingpong64k 2 20000" "ring 4 50000"; do
   set -- $spec
   kernel=$1 np=$2 iters=$3
   : > "$tmp/plain"; : > "$tmp/traced"; : > "$tmp/ratio"
@@ -35,4 +35,5 @@ for spec in "nullsend 1 2000000" "pingpong0 2 1000000" "pingpong64k 2 20000" "ri
 done
 echo "(medians of $reps alternating runs; ratio = median of traced / untraced per run;"
 echo " best-ratio = fastest traced run / fastest untraced run;"
-echo " nullsend is MPI_Send to MPI_PROC_NULL: traced minus untraced is the cost per call)"
+echo " nullsend/nullrecv: MPI_Send to and MPI_Recv from MPI_PROC_NULL;"
+echo " traced minus untraced is the cost per call)"
