@@ -18,7 +18,7 @@ namespace {
 void insert(MPI_Datatype T) {
   if (T == MPI_DATATYPE_NULL)
     return;
-  uint64_t Key = typeKey(T);
+  const uint64_t Key = typeKey(T);
   if (Key == 0)
     return; // Indistinguishable from an empty slot: always asked of MPI.
   int Size = 0;

@@ -277,6 +277,35 @@ public:
     return true;
   }
 
+  /// The structure a pointer argument points into, looking through casts
+  /// (`(void *)&cfg`, `(char *)p`), pointer arithmetic (`(char *)p + off`)
+  /// and arrays of structures; nullptr if it points to no structure or to
+  /// one the callee cannot write (constant as declared and as passed).
+  static const RecordDecl *writableRecordBehind(const Expr *Arg) {
+    QualType Passed = Arg->getType();
+    bool PassedWritable =
+        Passed->isPointerType() && !Passed->getPointeeType().isConstQualified();
+    for (;;) {
+      Arg = Arg->IgnoreParenCasts();
+      const auto *Op = dyn_cast<BinaryOperator>(Arg);
+      if (!Op || !Op->isAdditiveOp())
+        break;
+      Arg = Op->getLHS()->getType()->isPointerType() ? Op->getLHS()
+                                                     : Op->getRHS();
+    }
+    QualType T = Arg->getType();
+    QualType Object;
+    if (T->isPointerType())
+      Object = T->getPointeeType();
+    else if (const ArrayType *Array = T->getAsArrayTypeUnsafe())
+      Object = Array->getElementType();
+    else
+      return nullptr;
+    const RecordDecl *Record = Object->getAsRecordDecl();
+    return Record && (PassedWritable || !Object.isConstQualified()) ? Record
+                                                                    : nullptr;
+  }
+
   /// An object of a structure type whose address a call passes to code
   /// without a body here: that code may write any of its fields.
   void noteEscapes(const CallExpr *Call) {
@@ -300,8 +329,8 @@ public:
       const Expr *Arg = Call->getArg(I)->IgnoreParenImpCasts();
       QualType T = Arg->getType();
       const RecordDecl *Record = nullptr;
-      if (T->isPointerType() && !T->getPointeeType().isConstQualified())
-        Record = T->getPointeeType()->getAsRecordDecl();
+      if (T->isPointerType() || T->isArrayType())
+        Record = writableRecordBehind(Arg);
       else if (Callee && I < Callee->getNumParams() &&
                Callee->getParamDecl(I)->getType()->isReferenceType() &&
                !Callee->getParamDecl(I)

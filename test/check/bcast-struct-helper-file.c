@@ -9,13 +9,18 @@
 // would have rewritten this); one that writes the root with a value the
 // proof does not follow there (the trace shows the broadcast; the refusal
 // names the other file); and one that lets the structure's address go to
-// the C library (fread), which may write any field.
+// the C library (fread), which may write any field, also when the address
+// is cast to void * or char * first, moved by pointer arithmetic (memset of
+// the bytes of one field) or is an array of such structures.
 // clang-format off
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 // RUN: %check-rewrite refuse %s %t.rank --cflags=-DHELPER_ROOT_FROM_RANK | FileCheck %s --check-prefix=RANK --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.writes --trace --cflags=-DHELPER_CLAMPS_ROOT | FileCheck %s --check-prefix=WRITES --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.escape --trace --cflags=-DHELPER_READS_FILE | FileCheck %s --check-prefix=ESCAPE --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.cast --trace --cflags=-DHELPER_READS_FILE_CAST | FileCheck %s --check-prefix=CAST --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.bytes --trace --cflags=-DHELPER_CLEARS_BYTES | FileCheck %s --check-prefix=BYTES --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.table --trace --cflags=-DHELPER_READS_TABLE | FileCheck %s --check-prefix=TABLE --implicit-check-not=warning:
 // clang-format on
 #include "exchange.h"
 
@@ -67,11 +72,19 @@ int main(int argc, char **argv) {
   return 0;
 }
 
+// clang-format off
 // RANK: check-rewrite: unchanged
-// WRITES: prog.c:[[#@LINE-35]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
-// WRITES: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: 'root' is also written in {{.*}}util.c:14:5, a unit whose writes this proof does not follow
-// ESCAPE: prog.c:[[#@LINE-37]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
-// ESCAPE: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:29:16, which may write 'rank'
+// WRITES: prog.c:[[#@LINE-36]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
+// WRITES: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: 'root' is also written in {{.*}}util.c:16:5, a unit whose writes this proof does not follow
+// ESCAPE: prog.c:[[#@LINE-38]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
+// ESCAPE: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:31:16, which may write 'rank'
+// CAST: prog.c:[[#@LINE-40]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
+// CAST: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:36:16, which may write 'rank'
+// BYTES: prog.c:[[#@LINE-42]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
+// BYTES: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:41:10, which may write 'rank'
+// TABLE: prog.c:[[#@LINE-44]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
+// TABLE: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:47:16, which may write 'rank'
+// clang-format on
 
 //--- exchange.h
 #include <mpi.h>
@@ -89,7 +102,9 @@ void exchange_print(struct exchange *x);
 //--- util.c
 #include "exchange.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 int exchange_validate(struct exchange *x) {
   if (x->count > EXCHANGE_MAX || x->root < 0 || x->root >= x->size)
@@ -116,5 +131,21 @@ void exchange_print(struct exchange *x) {
 #ifdef HELPER_READS_FILE
 int exchange_load(struct exchange *x, FILE *f) {
   return fread(x, sizeof *x, 1, f) == 1 ? 0 : 1;
+}
+#endif
+#ifdef HELPER_READS_FILE_CAST
+int exchange_load(struct exchange *x, FILE *f) {
+  return fread((void *)x, sizeof *x, 1, f) == 1 ? 0 : 1;
+}
+#endif
+#ifdef HELPER_CLEARS_BYTES
+void exchange_reset(struct exchange *x) {
+  memset((char *)x + offsetof(struct exchange, root), 0, sizeof(int));
+}
+#endif
+#ifdef HELPER_READS_TABLE
+struct exchange saved[2];
+int exchange_restore(FILE *f) {
+  return fread(saved, sizeof saved, 1, f) == 1 ? 0 : 1;
 }
 #endif

@@ -70,6 +70,42 @@ struct panel *first(void) { return lookup(0); }
   EXPECT_EQ(S.Defines.count("c:@F@fill"), 0u);
 }
 
+TEST(ProjectFactsTest, EscapesThroughCastsArithmeticAndArrays) {
+  // Unknown code may write a structure however its address is spelled: cast
+  // to another pointer type, moved by pointer arithmetic, or an array of
+  // structures decayed. A constant array, or a pointer to a constant
+  // structure passed as constant, is only read.
+  Parsed P(R"(
+struct cfg { int root, size; };
+void *raw_read(void *dst, long n);
+void raw_zero(char *p, long n);
+long load_table(void *t);
+void peek(const void *p);
+void show(const void *p);
+void use(struct cfg *c) {
+  struct cfg table[4];
+  static const struct cfg fixed[1] = {{0, 1}};
+  const struct cfg *seen = c;
+  raw_read((void *)c, sizeof *c);
+  raw_zero((char *)c + sizeof(int), sizeof(int));
+  load_table(table);
+  peek(fixed);
+  peek(seen);
+  show((const void *)c);
+}
+)");
+  ASSERT_TRUE(P.AST);
+  UnitSummary S = P.TU->summarize();
+  ASSERT_EQ(S.RecordEscapes.count("cfg"), 1u);
+  std::vector<std::string> Callees;
+  for (const RecordEscape &E : S.RecordEscapes["cfg"])
+    Callees.push_back(E.Callee);
+  // show() gets a writable structure as const: it may cast that away.
+  EXPECT_EQ(Callees,
+            (std::vector<std::string>{"c:@F@raw_read", "c:@F@raw_zero",
+                                      "c:@F@load_table", "c:@F@show"}));
+}
+
 TEST(ProjectFactsTest, JSONRoundTrip) {
   Parsed P(std::string(Helpers) + "int main(void) { return 0; }\n");
   ASSERT_TRUE(P.AST);
