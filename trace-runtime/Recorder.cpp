@@ -156,8 +156,9 @@ uint64_t sumOf(const int *Counts, int N) {
 
 uint64_t receivedBytes(const MPI_Status *S) {
 #if defined(OPEN_MPI) && OPEN_MPI
-  // Open MPI keeps the byte count in the status (mpi.h, since 1.7);
-  // PMPI_Get_count would divide it by the size of MPI_BYTE.
+  // Open MPI keeps the received bytes in the status (`_ucount` in mpi.h);
+  // PMPI_Get_count would divide them by the size of MPI_BYTE and clamp them
+  // to an int.
   return static_cast<uint64_t>(S->_ucount);
 #else
   int N = 0;

@@ -203,13 +203,13 @@ int collectModule(dl_phdr_info *Info, size_t, void *Data) {
   return 0;
 }
 
-/// Writes the module map when modules were loaded since the last one.
 /// Reads the loader's count of module loads; stops at the first module.
 int readModuleAdds(dl_phdr_info *Info, size_t, void *Data) {
   *static_cast<unsigned long long *>(Data) = Info->dlpi_adds;
   return 1;
 }
 
+/// Writes the module map when modules were loaded since the last one.
 void writeModulesIfChanged() {
   std::lock_guard<std::mutex> Lock(ModulesMutex);
   // Every flush asks; walking all modules each time cost tens of
