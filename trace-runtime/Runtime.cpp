@@ -221,8 +221,6 @@ void writeModulesIfChanged() {
   ModuleSnapshot S;
   S.Payload.resize(8, '\0');
   dl_iterate_phdr(collectModule, &S);
-  if (S.Adds == LastModuleAdds && LastModuleAdds != 0)
-    return;
   LastModuleAdds = S.Adds;
   memcpy(S.Payload.data(), &S.Count, sizeof(S.Count));
   writeChunkOrReport(ChunkType::Modules, 0, S.Payload.data(),

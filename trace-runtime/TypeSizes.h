@@ -1,5 +1,4 @@
-//===- TypeSizes.h - Sizes of predefined datatypes without a call -*- C++
-//-*-===//
+//===- TypeSizes.h - Sizes of predefined datatypes --------------*- C++ -*-===//
 //
 // Part of mpilift.
 //
