@@ -14,7 +14,8 @@ mkdir -p "$out" "$out/corpus"
 if [ ! -x "$out/spill-file-fuzzer" ] || [ -n "$(find "$root/trace-runtime" "$root/lib" "$root/include" "$root/unittests/Fuzz" -newer "$out/spill-file-fuzzer" -name '*.[ch]*' | head -1)" ]; then
   "$clang" -std=c++17 -g -O1 -fsanitize=fuzzer,address \
     -I"$root/include" -I"$root/trace-runtime" $(/usr/lib/llvm-19/bin/llvm-config --cxxflags | sed 's/-fno-exceptions//; s/-std=c++17//') \
-    "$root/unittests/Fuzz/SpillFileFuzzer.cpp" "$root/trace-runtime/Converter.cpp" \
+    "$root/unittests/Fuzz/SpillFileFuzzer.cpp" \
+    "$root"/trace-runtime/{Converter,SpillFile,RankWriter,ArchiveDefinitions}.cpp \
     "$root/lib/MPI/Vocabulary.cpp" "$root/lib/Trace/TraceReader.cpp" \
     -L/usr/lib/llvm-19/lib -lLLVM-19 -lotf2 -Wl,-rpath,/usr/lib/llvm-19/lib \
     -o "$out/spill-file-fuzzer"

@@ -1,0 +1,89 @@
+//===- ArchiveDefinitions.h - What the whole archive defines ----*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The parts of a conversion that look at all ranks at once: the status of
+/// each rank, communicators unified across ranks, the strings events refer
+/// to, and the global definitions and properties of the archive. Written by
+/// one process, in the serial and in the parallel conversion alike, from the
+/// pass-1 view of every rank's spill file.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_TRACE_RUNTIME_ARCHIVEDEFINITIONS_H
+#define MPILIFT_TRACE_RUNTIME_ARCHIVEDEFINITIONS_H
+
+#include "RankWriter.h"
+#include "SpillFile.h"
+
+#include <otf2/otf2.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mpilift {
+namespace tracert {
+
+/// A communicator with one index in the whole archive.
+struct GlobalComm {
+  bool IsInter;
+  std::vector<int32_t> GroupA; ///< Intracomm: the members in rank order.
+  std::vector<int32_t> GroupB; ///< Intercomm: the other group.
+  int Occurrence;
+  uint32_t Parent = UINT32_MAX;
+};
+
+/// Gives communicators that several ranks defined one global index: the
+/// same member lists and the same position among communicators with those
+/// members on each rank. World is index 0. Fills each file's GlobalComm.
+std::vector<GlobalComm> unifyComms(std::vector<SpillFile> &Files);
+
+/// Records \p ParentOf of one rank in \p Comms where no rank before it
+/// named a parent. Call in rank order.
+void addParents(std::vector<GlobalComm> &Comms,
+                const std::map<uint32_t, uint32_t> &ParentOf);
+
+/// The strings events refer to (the paths of loaded modules), in rank order
+/// of first appearance, so that every process numbers them alike.
+StringTable moduleStrings(const std::vector<SpillFile> &Files);
+
+/// How the ranks of \p Files (sorted by rank) ended.
+struct RankStatus {
+  /// Every rank ended in MPI_Finalize and no data was lost.
+  bool Complete = true;
+  /// One line per rank, for the archive property.
+  std::string Lines;
+};
+
+/// The status of each rank; warnings for torn chunks and missing ranks are
+/// appended to \p Warnings.
+RankStatus rankStatus(const std::vector<SpillFile> &Files, int WorldSize,
+                      std::vector<std::string> &Warnings);
+
+/// Writes the global definitions: strings, system tree, locations (with
+/// \p EventsPerLocation[I] events per thread of Files[I]), regions,
+/// attributes, groups and communicators, and the clock properties.
+void writeGlobalDefinitions(
+    OTF2_GlobalDefWriter *G, StringTable &Strings,
+    const std::vector<SpillFile> &Files,
+    const std::vector<std::map<uint16_t, uint64_t>> &EventsPerLocation,
+    const std::vector<GlobalComm> &Comms, int WorldSize, uint64_t FirstNs,
+    uint64_t LastNs, uint64_t Realtime);
+
+/// Opens DIR/traces.otf2 for writing (creator, description and flush
+/// callbacks set); the caller sets the collective callbacks. Null if OTF2
+/// cannot.
+OTF2_Archive *createArchive(const std::string &TraceDir);
+
+/// Sets the MPILIFT::* properties of the anchor file.
+void setArchiveProperties(OTF2_Archive *Archive, const RankStatus &Status,
+                          bool PayloadHashes, int WorldSize);
+
+} // namespace tracert
+} // namespace mpilift
+
+#endif // MPILIFT_TRACE_RUNTIME_ARCHIVEDEFINITIONS_H
