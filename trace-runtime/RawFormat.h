@@ -27,6 +27,8 @@ constexpr uint32_t FormatVersion = 1;
 
 /// The sub-directory of a trace directory that holds the spill files.
 constexpr const char *SpillDirName = ".mpilift-raw";
+/// The name of a rank's spill file (printf pattern, the world rank).
+constexpr const char *SpillFilePattern = "rank-%06d.raw";
 /// The OTF2 archive name inside a trace directory: DIR/traces.otf2.
 constexpr const char *ArchiveName = "traces";
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Runtime.h"
+#include "MPIConversionGroup.h"
 #include "TypeSizes.h"
 
 #include "mpilift/TraceRuntime/Convert.h"
@@ -42,6 +43,12 @@ using namespace rawtrace;
 constexpr uint32_t DefaultBufferEvents = 16384; // 1 MiB per thread.
 
 // Set once in initialize(), read-only afterwards.
+/// The run is traced: every rank takes part in the conversion at
+/// MPI_Finalize, even one that could not record.
+bool Joined = false;
+/// Convert in one process (MPILIFT_TRACE_CONVERT=serial) instead of on
+/// every rank; rank 0 decides for all.
+bool ConvertSerially = false;
 bool Active = false;
 int WorldRank = 0;
 int WorldSize = 1;
@@ -374,6 +381,21 @@ bool envIsOne(const char *Name) {
   return V && strcmp(V, "1") == 0;
 }
 
+/// MPILIFT_TRACE_CONVERT: "parallel" (the default) or "serial"; anything
+/// else is reported in \p Message and read as the default.
+bool wantsSerialConversion(std::string &Message) {
+  const char *V = getenv("MPILIFT_TRACE_CONVERT");
+  if (!V || !*V || strcmp(V, "parallel") == 0)
+    return false;
+  if (strcmp(V, "serial") == 0)
+    return true;
+  Message += std::string("mpilift-trace: warning: MPILIFT_TRACE_CONVERT='") +
+             V +
+             "' is neither 'parallel' nor 'serial'; converting in "
+             "parallel\n";
+  return false;
+}
+
 //===-- Abnormal ends
 //------------------------------------------------------===//
 
@@ -528,21 +550,25 @@ void initialize(int ThreadLevel) {
   snprintf(TraceDirForSignals, sizeof(TraceDirForSignals), "%s",
            TraceDir.c_str());
 
-  int Decision = static_cast<int>(DirectoryDecision::Use);
+  // Rank 0 decides for all: the directory, and how to convert.
+  int Decision[2] = {static_cast<int>(DirectoryDecision::Use), 0};
   std::string Message;
-  if (WorldRank == 0)
-    Decision = static_cast<int>(
+  if (WorldRank == 0) {
+    Decision[0] = static_cast<int>(
         prepareTraceDirectory(envIsOne("MPILIFT_TRACE_FORCE"), Message));
-  PMPI_Bcast(&Decision, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (Decision != static_cast<int>(DirectoryDecision::Use)) {
-    if (WorldRank == 0)
-      writeStderr(Message.c_str());
-    return;
+    Decision[1] = wantsSerialConversion(Message);
   }
+  PMPI_Bcast(Decision, 2, MPI_INT, 0, MPI_COMM_WORLD);
+  if (WorldRank == 0)
+    writeStderr(Message.c_str());
+  if (Decision[0] != static_cast<int>(DirectoryDecision::Use))
+    return;
+  Joined = true;
+  ConvertSerially = Decision[1] != 0;
 
   char Name[32];
-  snprintf(Name, sizeof(Name), "/rank-%06d.raw", WorldRank);
-  SpillPath = TraceDir + "/" + SpillDirName + Name;
+  snprintf(Name, sizeof(Name), SpillFilePattern, WorldRank);
+  SpillPath = TraceDir + "/" + SpillDirName + "/" + Name;
   int Fd = open(SpillPath.c_str(),
                 O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
   if (Fd < 0) {
@@ -595,9 +621,8 @@ void flushAfterAbnormalEnd(EndReason Reason, int Detail) {
   describeAbnormalEnd(Reason, Detail);
 }
 
-void finalize() {
-  if (!Active || Ended.exchange(true))
-    return;
+/// Ends this rank's spill file: the last buffers, clocks and the footer.
+void closeSpillFile() {
   updateTracingOn();
   flushAllBuffers();
   writeModulesIfChanged();
@@ -609,16 +634,32 @@ void finalize() {
     Written = false;
   if (!Written && !WriteFailed.load())
     reportWriteFailure(errno);
+}
 
-  // Every spill file is complete once all ranks passed this barrier.
-  PMPI_Barrier(MPI_COMM_WORLD);
-  if (WorldRank != 0)
-    return;
-  tracert::ConvertResult R = tracert::convertSpillFiles(TraceDir);
+void reportConversion(const tracert::ConvertResult &R) {
   for (const std::string &W : R.Warnings)
     writeStderr(("mpilift-trace: warning: " + W + "\n").c_str());
   if (!R.Ok)
     writeStderr(("mpilift-trace: error: " + R.Error + "\n").c_str());
+}
+
+void finalize() {
+  if (!Joined)
+    return;
+  // A rank that could not record still takes part in the conversion.
+  if (Active && !Ended.exchange(true))
+    closeSpillFile();
+  if (!ConvertSerially) {
+    MPIConversionGroup World(MPI_COMM_WORLD);
+    tracert::ConvertResult R = tracert::convertInParallel(TraceDir, World);
+    if (WorldRank == 0)
+      reportConversion(R);
+    return;
+  }
+  // Every spill file is complete once all ranks passed this barrier.
+  PMPI_Barrier(MPI_COMM_WORLD);
+  if (WorldRank == 0)
+    reportConversion(tracert::convertSpillFiles(TraceDir));
 }
 
 } // namespace rt
