@@ -404,8 +404,9 @@ ConvertResult convertInParallel(const std::string &TraceDir,
   OTF2_Archive *Archive = createArchive(TraceDir);
   bool Attached = Archive && Group.setCollectiveCallbacks(Archive);
   if (!allAgree(Group, Attached)) {
-    if (Archive)
-      OTF2_Archive_Close(Archive);
+    // Closing is collective on the members that attached and not on the
+    // others, so no member closes: the archive object is left behind (at
+    // MPI_Finalize) rather than risk members waiting for each other.
     return Rank == 0 ? convertSeriallyInstead(
                            TraceDir, "cannot open the OTF2 archive in '" +
                                          TraceDir + "' on every rank")
