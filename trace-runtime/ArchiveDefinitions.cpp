@@ -60,7 +60,7 @@ const OTF2_FlushCallbacks FlushCallbacks = {preFlush, nullptr};
 /// touches a few MiB of memory however many events it writes (fresh pages
 /// cost a fault each, which dominated the conversion of a rank).
 struct ChunkPool {
-  static constexpr size_t MaxChunks = 4;
+  static constexpr size_t MaxChunks = 2;
   std::vector<void *> Free, InUse;
 };
 

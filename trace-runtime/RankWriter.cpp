@@ -72,6 +72,14 @@ bool RankWriter::loadEvents(std::string &Error) {
     Error = "cannot open '" + S.Path + "': " + strerror(errno);
     return false;
   }
+  // Each thread's array is allocated once at its final size: growing it
+  // chunk by chunk would touch about twice the memory, and fresh pages are
+  // what a rank's conversion spends most on (docs/performance.md).
+  std::map<uint16_t, size_t> Total;
+  for (const EventChunk &C : S.Chunks)
+    Total[C.Thread] += C.Count;
+  for (const auto &[Thread, Count] : Total)
+    Threads[Thread].reserve(Count);
   for (const EventChunk &C : S.Chunks) {
     std::vector<Event> &V = Threads[C.Thread];
     size_t Old = V.size();
@@ -507,6 +515,7 @@ bool RankWriter::write(std::string &Error) {
   std::vector<Cursor> Cursors;
   for (auto &[Thread, V] : Threads) {
     Cursor C;
+    C.Groups.reserve(V.size()); // At most one group per record.
     const Event *P = V.data(), *End = V.data() + V.size();
     while (P < End) {
       if (P->Kind != uint8_t(EventKind::Call)) {
