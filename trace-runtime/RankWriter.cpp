@@ -66,31 +66,69 @@ OTF2_CollectiveOp collectiveOp(CollectiveKind K, bool &Known) {
 
 } // namespace
 
-bool RankWriter::loadEvents(std::string &Error) {
-  File F(S.Path);
-  if (!F.ok()) {
-    Error = "cannot open '" + S.Path + "': " + strerror(errno);
-    return false;
+namespace {
+
+/// One thread's records, read from the spill file a chunk at a time and
+/// handed out one call with its parts at a time, so a rank's conversion
+/// holds one chunk per thread in memory however long its trace is.
+class ThreadStream {
+public:
+  ThreadStream(const File &F, uint16_t Thread) : F(F), Thread(Thread) {}
+
+  void addChunk(const EventChunk &C) { Chunks.push_back(C); }
+  uint16_t thread() const { return Thread; }
+
+  /// Moves to the next call; false at the end or, with readFailed(), if the
+  /// file could not be read. Parts before a thread's first call (their call
+  /// was in a torn chunk) are skipped.
+  bool next() {
+    Current.clear();
+    while (true) {
+      if (Pos == Buffer.size() && !fill())
+        return false;
+      if (Buffer[Pos].Kind == uint8_t(EventKind::Call))
+        break;
+      ++Pos;
+    }
+    Current.push_back(Buffer[Pos++]);
+    while ((Pos < Buffer.size() || fill()) &&
+           Buffer[Pos].Kind != uint8_t(EventKind::Call))
+      Current.push_back(Buffer[Pos++]);
+    return !ReadFailed;
   }
-  // Each thread's array is allocated once at its final size: growing it
-  // chunk by chunk would touch about twice the memory, and fresh pages are
-  // what a rank's conversion spends most on (docs/performance.md).
-  std::map<uint16_t, size_t> Total;
-  for (const EventChunk &C : S.Chunks)
-    Total[C.Thread] += C.Count;
-  for (const auto &[Thread, Count] : Total)
-    Threads[Thread].reserve(Count);
-  for (const EventChunk &C : S.Chunks) {
-    std::vector<Event> &V = Threads[C.Thread];
-    size_t Old = V.size();
-    V.resize(Old + C.Count);
-    if (!F.readAt(C.Offset, V.data() + Old, size_t(C.Count) * sizeof(Event))) {
-      Error = "cannot read '" + S.Path + "'";
+
+  /// The call and its parts; valid until next().
+  const Event *begin() const { return Current.data(); }
+  const Event *end() const { return Current.data() + Current.size(); }
+  bool readFailed() const { return ReadFailed; }
+
+private:
+  /// Reads the next chunk into Buffer; false at the end or on an error.
+  bool fill() {
+    if (ReadFailed || NextChunk == Chunks.size())
+      return false;
+    const EventChunk &C = Chunks[NextChunk++];
+    Buffer.resize(C.Count);
+    Pos = 0;
+    if (!F.readAt(C.Offset, Buffer.data(), size_t(C.Count) * sizeof(Event))) {
+      ReadFailed = true;
+      Buffer.clear();
       return false;
     }
+    return true;
   }
-  return true;
-}
+
+  const File &F;
+  uint16_t Thread;
+  std::vector<EventChunk> Chunks;
+  size_t NextChunk = 0;
+  std::vector<Event> Buffer;
+  size_t Pos = 0;
+  std::vector<Event> Current;
+  bool ReadFailed = false;
+};
+
+} // namespace
 
 OTF2_EvtWriter *RankWriter::writerFor(uint16_t Thread) {
   auto It = Writers.find(Thread);
@@ -503,45 +541,37 @@ void RankWriter::writeGroup(const Group &G) {
 }
 
 bool RankWriter::write(std::string &Error) {
-  if (!loadEvents(Error))
+  File F(S.Path);
+  if (!F.ok()) {
+    Error = "cannot open '" + S.Path + "': " + strerror(errno);
     return false;
-  // Split each thread's records into groups (a call and its parts), then
-  // visit all groups of the rank in time order: requests may complete on a
-  // different thread than the one that posted them.
-  struct Cursor {
-    std::vector<Group> Groups;
-    size_t Next = 0;
-  };
-  std::vector<Cursor> Cursors;
-  for (auto &[Thread, V] : Threads) {
-    Cursor C;
-    C.Groups.reserve(V.size()); // At most one group per record.
-    const Event *P = V.data(), *End = V.data() + V.size();
-    while (P < End) {
-      if (P->Kind != uint8_t(EventKind::Call)) {
-        ++P; // A part whose call was lost in a torn chunk.
-        continue;
-      }
-      Group G{P, P + 1, P + 1, Thread};
-      while (G.PartsEnd < End && G.PartsEnd->Kind != uint8_t(EventKind::Call))
-        ++G.PartsEnd;
-      C.Groups.push_back(G);
-      P = G.PartsEnd;
-    }
-    Cursors.push_back(std::move(C));
   }
-  using Item = std::pair<uint64_t, size_t>; // (begin, cursor)
+  // Visit the calls of all threads of the rank in time order: requests may
+  // complete on a different thread than the one that posted them.
+  std::map<uint16_t, ThreadStream> ByThread;
+  for (const EventChunk &C : S.Chunks)
+    ByThread.try_emplace(C.Thread, F, C.Thread).first->second.addChunk(C);
+  std::vector<ThreadStream *> Streams;
+  for (auto &Entry : ByThread)
+    Streams.push_back(&Entry.second);
+  using Item = std::pair<uint64_t, size_t>; // (begin, stream)
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> Heap;
-  for (size_t I = 0; I < Cursors.size(); ++I)
-    if (!Cursors[I].Groups.empty())
-      Heap.push({Cursors[I].Groups[0].Call->Begin, I});
+  for (size_t I = 0; I < Streams.size(); ++I)
+    if (Streams[I]->next())
+      Heap.push({Streams[I]->begin()->Begin, I});
   while (!Heap.empty() && !Failed) {
+    ThreadStream &T = *Streams[Heap.top().second];
     size_t I = Heap.top().second;
     Heap.pop();
-    Cursor &C = Cursors[I];
-    writeGroup(C.Groups[C.Next++]);
-    if (C.Next < C.Groups.size())
-      Heap.push({C.Groups[C.Next].Call->Begin, I});
+    writeGroup(Group{T.begin(), T.begin() + 1, T.end(), T.thread()});
+    if (T.next())
+      Heap.push({T.begin()->Begin, I});
+  }
+  for (ThreadStream *T : Streams) {
+    if (T->readFailed()) {
+      Error = "cannot read '" + S.Path + "'";
+      return false;
+    }
   }
   for (auto &[Thread, W] : Writers) {
     if (!W)

@@ -5,8 +5,9 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The second pass of a conversion: one rank's events loaded from its spill
-/// file, requests, messages and call sites resolved, and one OTF2 location
+/// The second pass of a conversion: one rank's events read from its spill
+/// file a chunk per thread at a time, the threads' calls merged in time
+/// order, requests, messages and call sites resolved, and one OTF2 location
 /// written per thread. The same for the serial and the parallel conversion.
 ///
 //===----------------------------------------------------------------------===//
@@ -159,7 +160,6 @@ private:
     uint16_t Thread;
   };
 
-  bool loadEvents(std::string &Error);
   void writeGroup(const Group &G);
   OTF2_EvtWriter *writerFor(uint16_t Thread);
   uint64_t time(uint64_t Tsc, uint16_t Thread);
@@ -196,7 +196,6 @@ private:
   OTF2_AttributeList *Attributes;
   ClockMap Clock;
 
-  std::map<uint16_t, std::vector<rawtrace::Event>> Threads;
   std::map<uint16_t, OTF2_EvtWriter *> Writers;
   std::map<uint16_t, uint64_t> LastTime;
   std::unordered_map<uint64_t, ActiveRequest> Requests;
