@@ -228,6 +228,51 @@ TEST_F(RoundTripTest, EventsSurviveConversion) {
   EXPECT_EQ(E1[0].Begin, 500u);
 }
 
+// A call's parts written in later chunks than the call (the buffer filled
+// between them), with another thread's chunk in between: the converter
+// reads a chunk at a time and must keep the call and its parts together.
+TEST_F(RoundTripTest, CallPartsSplitAcrossChunksStayTogether) {
+  {
+    SpillWriter R0(Dir, 0, 2);
+    R0.events(
+        {call(mpi::FunctionId::Isend, 3000, 1, 6, 0, 4, 0xaaa),
+         call(mpi::FunctionId::Irecv, 4000, 1, 9, 0, 16, 0xbbb),
+         call(mpi::FunctionId::Waitall, 5000, PeerNone, TagNone, CommNone, 0)});
+    R0.events({call(mpi::FunctionId::Barrier, 4500, PeerNone, TagNone, 0, 0)},
+              /*Thread=*/1);
+    R0.events({part(EventKind::Completion, 0xaaa)});
+    R0.events({part(EventKind::Completion, 0xbbb, 1, 9, 16),
+               call(mpi::FunctionId::Send, 6000, 1, 7, 0, 8)});
+    R0.footer(EndReason::Finalize);
+  }
+  {
+    SpillWriter R1(Dir, 1, 2);
+    R1.events({call(mpi::FunctionId::Recv, 3500, 0, 6, 0, 4),
+               call(mpi::FunctionId::Send, 3600, 0, 9, 0, 16),
+               call(mpi::FunctionId::Barrier, 4600, PeerNone, TagNone, 0, 0),
+               call(mpi::FunctionId::Recv, 6500, 0, 7, 0, 8)});
+    R1.footer(EndReason::Finalize);
+  }
+  tracert::ConvertResult C = tracert::convertSpillFiles(Dir);
+  ASSERT_TRUE(C.Ok) << C.Error;
+  llvm::Expected<trace::Trace> T = trace::readTrace(Dir);
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  const auto &E0 = T->Ranks[0].Events;
+  ASSERT_EQ(E0.size(), 5u);
+  std::vector<mpi::FunctionId> Order;
+  for (const auto &E : E0)
+    Order.push_back(E.Function);
+  EXPECT_EQ(Order, (std::vector<mpi::FunctionId>{
+                       mpi::FunctionId::Isend, mpi::FunctionId::Irecv,
+                       mpi::FunctionId::Barrier, mpi::FunctionId::Waitall,
+                       mpi::FunctionId::Send}));
+  auto Done = T->requestsOf(0, E0[3]);
+  ASSERT_EQ(Done.size(), 2u);
+  EXPECT_EQ(Done[0].Request, E0[0].Request);
+  EXPECT_EQ(Done[1].Request, E0[1].Request);
+  EXPECT_EQ(Done[1].Bytes, 16u);
+}
+
 TEST_F(RoundTripTest, TornChunkKeepsEarlierEventsAndMarksIncomplete) {
   writeTwoRanks(/*TornRank1=*/true);
   tracert::ConvertResult C = tracert::convertSpillFiles(Dir);
