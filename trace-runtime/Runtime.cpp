@@ -644,7 +644,9 @@ void reportConversion(const tracert::ConvertResult &R) {
 }
 
 void finalize() {
-  if (!Joined)
+  // Once only: a second MPI_Finalize is the program's error, for MPI to say.
+  static std::atomic<bool> Finalized{false};
+  if (!Joined || Finalized.exchange(true))
     return;
   // A rank that could not record still takes part in the conversion.
   if (Active && !Ended.exchange(true))
