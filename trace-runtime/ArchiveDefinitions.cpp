@@ -42,11 +42,6 @@ OTF2_RegionRole regionRole(const mpi::FunctionInfo &F) {
   }
 }
 
-//===-- Writing one rank
-//---------------------------------------------------===//
-
-enum class RequestKind { Send, Recv, Collective, Other };
-
 OTF2_FlushType preFlush(void *, OTF2_FileType, OTF2_LocationRef, void *, bool) {
   return OTF2_FLUSH;
 }
@@ -136,11 +131,19 @@ std::vector<GlobalComm> unifyComms(std::vector<SpillFile> &Files) {
   return Globals;
 }
 
-void addParents(std::vector<GlobalComm> &Comms,
-                const std::map<uint32_t, uint32_t> &ParentOf) {
-  for (const auto &[Comm, Parent] : ParentOf)
-    if (Comm < Comms.size() && Comms[Comm].Parent == UINT32_MAX)
-      Comms[Comm].Parent = Parent;
+void mergeWritten(const std::vector<SpillFile> &Files,
+                  const std::vector<RankWritten> &Written,
+                  std::vector<GlobalComm> &Comms,
+                  std::vector<std::string> &Warnings) {
+  for (size_t I = 0; I < Files.size(); ++I) {
+    if (!Written[I].ClockUsable)
+      Warnings.push_back("rank " + std::to_string(Files[I].Header.Rank) +
+                         " has too few clock readings; its times are "
+                         "approximate");
+    for (const auto &[Comm, Parent] : Written[I].ParentOf)
+      if (Comm < Comms.size() && Comms[Comm].Parent == UINT32_MAX)
+        Comms[Comm].Parent = Parent;
+  }
 }
 
 StringTable moduleStrings(const std::vector<SpillFile> &Files) {
@@ -182,12 +185,22 @@ RankStatus rankStatus(const std::vector<SpillFile> &Files, int WorldSize,
   return Status;
 }
 
-void writeGlobalDefinitions(
-    OTF2_GlobalDefWriter *G, StringTable &Strings,
-    const std::vector<SpillFile> &Files,
-    const std::vector<std::map<uint16_t, uint64_t>> &EventsPerLocation,
-    const std::vector<GlobalComm> &Comms, int WorldSize, uint64_t FirstNs,
-    uint64_t LastNs, uint64_t Realtime) {
+void writeGlobalDefinitions(OTF2_GlobalDefWriter *G, StringTable &Strings,
+                            const std::vector<SpillFile> &Files,
+                            const std::vector<RankWritten> &Written,
+                            const std::vector<GlobalComm> &Comms,
+                            int WorldSize) {
+  // The clock spans the earliest to the latest event of any rank.
+  uint64_t FirstNs = UINT64_MAX, LastNs = 0, Realtime = 0;
+  for (const RankWritten &W : Written) {
+    if (W.FirstNs < FirstNs) {
+      FirstNs = W.FirstNs;
+      Realtime = W.Realtime;
+    }
+    LastNs = std::max(LastNs, W.LastNs);
+  }
+  if (FirstNs == UINT64_MAX)
+    FirstNs = LastNs = 0;
   OTF2_GlobalDefWriter_WriteClockProperties(G, 1000000000ull, FirstNs,
                                             LastNs - FirstNs + 1, Realtime);
   std::vector<std::string> Hosts;
@@ -205,7 +218,7 @@ void writeGlobalDefinitions(
     Strings.get(H);
   for (const SpillFile &S : Files) {
     Strings.get("rank " + std::to_string(S.Header.Rank));
-    for (const auto &Entry : EventsPerLocation[&S - Files.data()])
+    for (const auto &Entry : Written[&S - Files.data()].EventsPerThread)
       Strings.get("rank " + std::to_string(S.Header.Rank) + " thread " +
                   std::to_string(Entry.first));
   }
@@ -237,7 +250,7 @@ void writeGlobalDefinitions(
   }
   for (size_t I = 0; I < Files.size(); ++I) {
     int Rank = Files[I].Header.Rank;
-    for (const auto &[Thread, Count] : EventsPerLocation[I]) {
+    for (const auto &[Thread, Count] : Written[I].EventsPerThread) {
       std::string Name = "rank " + std::to_string(Rank);
       if (Thread != 0)
         Name += " thread " + std::to_string(Thread);

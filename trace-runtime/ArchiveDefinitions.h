@@ -42,10 +42,13 @@ struct GlobalComm {
 /// members on each rank. World is index 0. Fills each file's GlobalComm.
 std::vector<GlobalComm> unifyComms(std::vector<SpillFile> &Files);
 
-/// Records \p ParentOf of one rank in \p Comms where no rank before it
-/// named a parent. Call in rank order.
-void addParents(std::vector<GlobalComm> &Comms,
-                const std::map<uint32_t, uint32_t> &ParentOf);
+/// Takes in what writing each rank left (\p Written[I] of \p Files[I]), in
+/// rank order: the parent of a communicator is the one the first rank to
+/// name one saw; a rank whose clock is approximate gets a warning.
+void mergeWritten(const std::vector<SpillFile> &Files,
+                  const std::vector<RankWritten> &Written,
+                  std::vector<GlobalComm> &Comms,
+                  std::vector<std::string> &Warnings);
 
 /// The strings events refer to (the paths of loaded modules), in rank order
 /// of first appearance, so that every process numbers them alike.
@@ -64,15 +67,14 @@ struct RankStatus {
 RankStatus rankStatus(const std::vector<SpillFile> &Files, int WorldSize,
                       std::vector<std::string> &Warnings);
 
-/// Writes the global definitions: strings, system tree, locations (with
-/// \p EventsPerLocation[I] events per thread of Files[I]), regions,
-/// attributes, groups and communicators, and the clock properties.
-void writeGlobalDefinitions(
-    OTF2_GlobalDefWriter *G, StringTable &Strings,
-    const std::vector<SpillFile> &Files,
-    const std::vector<std::map<uint16_t, uint64_t>> &EventsPerLocation,
-    const std::vector<GlobalComm> &Comms, int WorldSize, uint64_t FirstNs,
-    uint64_t LastNs, uint64_t Realtime);
+/// Writes the global definitions: the clock's span, strings, system tree,
+/// locations (one per thread of \p Written[I] for Files[I]), regions,
+/// attributes, groups and communicators.
+void writeGlobalDefinitions(OTF2_GlobalDefWriter *G, StringTable &Strings,
+                            const std::vector<SpillFile> &Files,
+                            const std::vector<RankWritten> &Written,
+                            const std::vector<GlobalComm> &Comms,
+                            int WorldSize);
 
 /// Opens DIR/traces.otf2 for writing (creator, description and flush
 /// callbacks set); the caller sets the collective callbacks. Null if OTF2

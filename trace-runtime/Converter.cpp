@@ -24,7 +24,6 @@ namespace mpilift {
 namespace tracert {
 
 using rawtrace::ArchiveName;
-using rawtrace::SpillDirName;
 
 void removeArchive(const std::string &TraceDir, bool AndSpillFiles) {
   std::string Base = TraceDir + "/" + ArchiveName;
@@ -32,16 +31,16 @@ void removeArchive(const std::string &TraceDir, bool AndSpillFiles) {
   remove((Base + ".otf2").c_str());
   remove((Base + ".def").c_str());
   if (AndSpillFiles)
-    removeTree(TraceDir + "/" + SpillDirName);
+    removeTree(spillDirectory(TraceDir));
 }
 
 bool hasSpillFiles(const std::string &TraceDir) {
-  return !listSpillFiles(TraceDir + "/" + SpillDirName).empty();
+  return !listSpillFiles(spillDirectory(TraceDir)).empty();
 }
 
 ConvertResult convertSpillFiles(const std::string &TraceDir) {
   ConvertResult Result;
-  std::string SpillDir = TraceDir + "/" + SpillDirName;
+  std::string SpillDir = spillDirectory(TraceDir);
   std::vector<std::string> Paths = listSpillFiles(SpillDir);
   if (Paths.empty()) {
     Result.Error = "no spill files in '" + SpillDir + "'";
@@ -91,9 +90,8 @@ ConvertResult convertSpillFiles(const std::string &TraceDir) {
 
   // Pass 2: events, one rank at a time.
   StringTable Strings = moduleStrings(Files);
-  std::vector<std::map<uint16_t, uint64_t>> EventsPerLocation(Files.size());
+  std::vector<RankWritten> Written;
   OTF2_AttributeList *Attributes = OTF2_AttributeList_New();
-  uint64_t FirstNs = UINT64_MAX, LastNs = 0, Realtime = 0;
   for (size_t I = 0; I < Files.size(); ++I) {
     RankWriter W(Archive, Files[I], Strings, Attributes);
     std::string Error;
@@ -101,31 +99,18 @@ ConvertResult convertSpillFiles(const std::string &TraceDir) {
       OTF2_AttributeList_Delete(Attributes);
       return Fail(Error);
     }
-    if (!W.clockUsable())
-      Result.Warnings.push_back("rank " + std::to_string(Files[I].Header.Rank) +
-                                " has too few clock readings; its times are "
-                                "approximate");
-    addParents(Comms, W.ParentOf);
-    EventsPerLocation[I] = W.EventsPerThread;
-    if (EventsPerLocation[I].empty())
-      EventsPerLocation[I][0] = 0; // Every rank has a location.
-    if (W.FirstNs < FirstNs) {
-      FirstNs = W.FirstNs;
-      Realtime = W.FirstNs + W.RealtimeOffset();
-    }
-    LastNs = std::max(LastNs, W.LastNs);
+    Written.push_back(W.result());
     Result.Events += Files[I].EventCount;
   }
   OTF2_AttributeList_Delete(Attributes);
-  if (FirstNs == UINT64_MAX)
-    FirstNs = LastNs = 0;
+  mergeWritten(Files, Written, Comms, Result.Warnings);
   if (OTF2_Archive_CloseEvtFiles(Archive) != OTF2_SUCCESS)
     return Fail("cannot close the OTF2 event files");
 
   if (OTF2_Archive_OpenDefFiles(Archive) != OTF2_SUCCESS)
     return Fail("cannot open the OTF2 definition files");
   for (size_t I = 0; I < Files.size(); ++I) {
-    for (const auto &Entry : EventsPerLocation[I]) {
+    for (const auto &Entry : Written[I].EventsPerThread) {
       OTF2_DefWriter *D = OTF2_Archive_GetDefWriter(
           Archive, locationOf(Files[I].Header.Rank, Entry.first));
       if (!D || OTF2_Archive_CloseDefWriter(Archive, D) != OTF2_SUCCESS)
@@ -138,8 +123,7 @@ ConvertResult convertSpillFiles(const std::string &TraceDir) {
   OTF2_GlobalDefWriter *G = OTF2_Archive_GetGlobalDefWriter(Archive);
   if (!G)
     return Fail("cannot write the OTF2 global definitions");
-  writeGlobalDefinitions(G, Strings, Files, EventsPerLocation, Comms, WorldSize,
-                         FirstNs, LastNs, Realtime);
+  writeGlobalDefinitions(G, Strings, Files, Written, Comms, WorldSize);
 
   setArchiveProperties(Archive, Status,
                        Files[0].Header.Flags & rawtrace::RankHashesPayloads,

@@ -30,13 +30,9 @@
 #include "SpillFile.h"
 #include "Wire.h"
 
-#include <cstdio>
-
 namespace mpilift {
 namespace tracert {
 namespace {
-
-using rawtrace::SpillDirName;
 
 //===-- What travels
 //-------------------------------------------------------===//
@@ -151,27 +147,25 @@ bool decodePlan(const std::string &Bytes, Plan &P) {
 struct Written {
   bool Ok = false;
   std::string Error;
-  bool ClockUsable = true;
-  uint64_t FirstNs = UINT64_MAX, LastNs = 0, Realtime = 0;
-  std::map<uint16_t, uint64_t> EventsPerThread;
-  std::map<uint32_t, uint32_t> ParentOf;
+  RankWritten Result;
 };
 
 std::string encodeWritten(const Written &X) {
   WireWriter W;
   W.put<uint8_t>(X.Ok);
   W.putString(X.Error);
-  W.put<uint8_t>(X.ClockUsable);
-  W.put(X.FirstNs);
-  W.put(X.LastNs);
-  W.put(X.Realtime);
-  W.put<uint64_t>(X.EventsPerThread.size());
-  for (const auto &[Thread, Count] : X.EventsPerThread) {
+  const RankWritten &Res = X.Result;
+  W.put<uint8_t>(Res.ClockUsable);
+  W.put(Res.FirstNs);
+  W.put(Res.LastNs);
+  W.put(Res.Realtime);
+  W.put<uint64_t>(Res.EventsPerThread.size());
+  for (const auto &[Thread, Count] : Res.EventsPerThread) {
     W.put(Thread);
     W.put(Count);
   }
-  W.put<uint64_t>(X.ParentOf.size());
-  for (const auto &[Comm, Parent] : X.ParentOf) {
+  W.put<uint64_t>(Res.ParentOf.size());
+  for (const auto &[Comm, Parent] : Res.ParentOf) {
     W.put(Comm);
     W.put(Parent);
   }
@@ -182,27 +176,28 @@ bool decodeWritten(const std::string &Bytes, Written &X) {
   WireReader R(Bytes);
   uint8_t Ok = 0, ClockUsable = 0;
   uint64_t N = 0;
+  RankWritten &Res = X.Result;
   R.get(Ok);
   R.getString(X.Error);
   R.get(ClockUsable);
-  R.get(X.FirstNs);
-  R.get(X.LastNs);
-  R.get(X.Realtime);
+  R.get(Res.FirstNs);
+  R.get(Res.LastNs);
+  R.get(Res.Realtime);
   R.get(N);
   for (uint64_t I = 0; I < N && R.ok(); ++I) {
     uint16_t Thread = 0;
     uint64_t Count = 0;
     if (R.get(Thread) && R.get(Count))
-      X.EventsPerThread[Thread] = Count;
+      Res.EventsPerThread[Thread] = Count;
   }
   R.get(N);
   for (uint64_t I = 0; I < N && R.ok(); ++I) {
     uint32_t Comm = 0, Parent = 0;
     if (R.get(Comm) && R.get(Parent))
-      X.ParentOf[Comm] = Parent;
+      Res.ParentOf[Comm] = Parent;
   }
   X.Ok = Ok;
-  X.ClockUsable = ClockUsable;
+  Res.ClockUsable = ClockUsable;
   return R.atEnd();
 }
 
@@ -260,21 +255,14 @@ Written writeOwnLocations(OTF2_Archive *Archive, const SpillFile &Own,
     RankWriter W(Archive, Own, Strings, Attributes);
     X.Ok = W.write(X.Error);
     OTF2_AttributeList_Delete(Attributes);
-    X.ClockUsable = W.clockUsable();
-    X.FirstNs = W.FirstNs;
-    X.LastNs = W.LastNs;
-    X.Realtime = W.FirstNs + W.RealtimeOffset();
-    X.EventsPerThread = W.EventsPerThread;
-    X.ParentOf = W.ParentOf;
+    X.Result = W.result();
   }
-  if (X.EventsPerThread.empty())
-    X.EventsPerThread[0] = 0; // Every rank has a location.
   if (OTF2_Archive_CloseEvtFiles(Archive) != OTF2_SUCCESS && X.Ok) {
     X.Ok = false;
     X.Error = "cannot close the OTF2 event files";
   }
   bool DefsOpen = OTF2_Archive_OpenDefFiles(Archive) == OTF2_SUCCESS;
-  for (const auto &Entry : X.EventsPerThread) {
+  for (const auto &Entry : X.Result.EventsPerThread) {
     OTF2_DefWriter *D =
         DefsOpen ? OTF2_Archive_GetDefWriter(
                        Archive, locationOf(Own.Header.Rank, Entry.first))
@@ -297,11 +285,9 @@ Written writeOwnLocations(OTF2_Archive *Archive, const SpillFile &Own,
 bool writeGlobalPart(OTF2_Archive *Archive, std::vector<SpillFile> &Files,
                      std::vector<GlobalComm> &Comms,
                      const std::vector<std::string> &Reports,
-                     const std::vector<std::string> &Strings,
-                     ConvertResult &Result, std::string &Why) {
-  std::vector<std::map<uint16_t, uint64_t>> EventsPerLocation(Files.size());
-  uint64_t FirstNs = UINT64_MAX, LastNs = 0, Realtime = 0;
-  std::vector<std::string> ClockWarnings;
+                     StringTable &Strings, ConvertResult &Result,
+                     std::string &Why) {
+  std::vector<RankWritten> AllWritten;
   for (size_t I = 0; I < Files.size(); ++I) {
     Written X;
     if (!decodeWritten(Reports[I], X) || !X.Ok) {
@@ -309,35 +295,18 @@ bool writeGlobalPart(OTF2_Archive *Archive, std::vector<SpillFile> &Files,
             " (rank " + std::to_string(I) + ")";
       return false;
     }
-    if (!X.ClockUsable)
-      ClockWarnings.push_back("rank " + std::to_string(I) +
-                              " has too few clock readings; its times are "
-                              "approximate");
-    addParents(Comms, X.ParentOf);
-    EventsPerLocation[I] = X.EventsPerThread;
-    if (X.FirstNs < FirstNs) {
-      FirstNs = X.FirstNs;
-      Realtime = X.Realtime;
-    }
-    LastNs = std::max(LastNs, X.LastNs);
+    AllWritten.push_back(std::move(X.Result));
     Result.Events += Files[I].EventCount;
   }
-  if (FirstNs == UINT64_MAX)
-    FirstNs = LastNs = 0;
   OTF2_GlobalDefWriter *G = OTF2_Archive_GetGlobalDefWriter(Archive);
   if (!G) {
     Why = "cannot write the OTF2 global definitions";
     return false;
   }
-  StringTable Table;
-  for (const std::string &S : Strings)
-    Table.get(S);
   int WorldSize = static_cast<int>(Files.size());
   RankStatus Status = rankStatus(Files, WorldSize, Result.Warnings);
-  Result.Warnings.insert(Result.Warnings.end(), ClockWarnings.begin(),
-                         ClockWarnings.end());
-  writeGlobalDefinitions(G, Table, Files, EventsPerLocation, Comms, WorldSize,
-                         FirstNs, LastNs, Realtime);
+  mergeWritten(Files, AllWritten, Comms, Result.Warnings);
+  writeGlobalDefinitions(G, Strings, Files, AllWritten, Comms, WorldSize);
   setArchiveProperties(Archive, Status,
                        Files[0].Header.Flags & rawtrace::RankHashesPayloads,
                        WorldSize);
@@ -357,12 +326,6 @@ ConvertResult convertSeriallyInstead(const std::string &TraceDir,
   return R;
 }
 
-std::string ownSpillFile(const std::string &TraceDir, int Rank) {
-  char Name[32];
-  snprintf(Name, sizeof(Name), rawtrace::SpillFilePattern, Rank);
-  return TraceDir + "/" + SpillDirName + "/" + Name;
-}
-
 } // namespace
 
 ConvertResult convertInParallel(const std::string &TraceDir,
@@ -373,7 +336,7 @@ ConvertResult convertInParallel(const std::string &TraceDir,
 
   // Pass 1: each member its own file; member 0 plans.
   SpillFile Own;
-  Own.Path = ownSpillFile(TraceDir, Rank);
+  Own.Path = spillFilePath(TraceDir, Rank);
   std::string ScanError;
   bool Scanned = scanSpillFile(Own, ScanError);
   std::vector<std::string> Scans =
@@ -416,7 +379,7 @@ ConvertResult convertInParallel(const std::string &TraceDir,
   std::vector<std::string> Reports = Group.gather(encodeWritten(X));
   std::string Why;
   bool GlobalOk = Rank != 0 || writeGlobalPart(Archive, Files, Comms, Reports,
-                                               Sent.Strings, Mine, Why);
+                                               Strings, Mine, Why);
   bool Closed = OTF2_Archive_Close(Archive) == OTF2_SUCCESS;
   bool AllWritten = allAgree(Group, X.Ok && GlobalOk && Closed);
   if (Rank != 0) {
@@ -435,7 +398,7 @@ ConvertResult convertInParallel(const std::string &TraceDir,
                  "'; the spill files are kept for 'mpilift trace recover'";
     return Mine;
   }
-  removeTree(TraceDir + "/" + SpillDirName);
+  removeTree(spillDirectory(TraceDir));
   return Mine;
 }
 

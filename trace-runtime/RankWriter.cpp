@@ -146,8 +146,8 @@ uint64_t RankWriter::time(uint64_t Tsc, uint16_t Thread) {
   // OTF2 wants time stamps that never decrease on one location.
   uint64_t Ns = std::max(Clock.toNs(Tsc), LastTime[Thread]);
   LastTime[Thread] = Ns;
-  FirstNs = std::min(FirstNs, Ns);
-  LastNs = std::max(LastNs, Ns);
+  Written.FirstNs = std::min(Written.FirstNs, Ns);
+  Written.LastNs = std::max(Written.LastNs, Ns);
   return Ns;
 }
 
@@ -449,7 +449,7 @@ void RankWriter::writeGroup(const Group &G) {
       uint32_t New = globalComm(P->Comm);
       addComm(traceformat::AttrNewComm, New);
       if (New != UINT32_MAX && Comm != UINT32_MAX && New != Comm)
-        ParentOf.emplace(New, Comm); // The first creation wins.
+        Written.ParentOf.emplace(New, Comm); // The first creation wins.
     }
     break;
   case Family::RequestFree:
@@ -540,6 +540,15 @@ void RankWriter::writeGroup(const Group &G) {
   OTF2_EvtWriter_Leave(W, nullptr, End, Region);
 }
 
+RankWritten RankWriter::result() const {
+  RankWritten R = Written;
+  R.ClockUsable = Clock.usable();
+  R.Realtime = R.FirstNs + Clock.realtimeMinusMonotonic();
+  if (R.EventsPerThread.empty())
+    R.EventsPerThread[0] = 0;
+  return R;
+}
+
 bool RankWriter::write(std::string &Error) {
   File F(S.Path);
   if (!F.ok()) {
@@ -578,7 +587,7 @@ bool RankWriter::write(std::string &Error) {
       continue;
     uint64_t N = 0;
     OTF2_EvtWriter_GetNumberOfEvents(W, &N);
-    EventsPerThread[Thread] = N;
+    Written.EventsPerThread[Thread] = N;
     if (OTF2_Archive_CloseEvtWriter(Archive, W) != OTF2_SUCCESS)
       Failed = true;
   }

@@ -111,6 +111,20 @@ inline OTF2_RegionRef regionOf(mpi::FunctionId F) {
   return static_cast<OTF2_RegionRef>(F);
 }
 
+/// What writing one rank's events leaves for the global definitions.
+struct RankWritten {
+  /// The rank's clock had enough calibration points for exact times.
+  bool ClockUsable = true;
+  uint64_t FirstNs = UINT64_MAX, LastNs = 0;
+  /// CLOCK_REALTIME at FirstNs.
+  uint64_t Realtime = 0;
+  /// Events per thread; never empty, as every rank has a location.
+  std::map<uint16_t, uint64_t> EventsPerThread;
+  /// Global communicator -> the communicator it was created from, as this
+  /// rank saw it first.
+  std::map<uint32_t, uint32_t> ParentOf;
+};
+
 class RankWriter {
 public:
   /// \p Strings must hold the path of every module of \p S.
@@ -122,14 +136,8 @@ public:
   /// Writes all events; returns false with Error set if OTF2 failed.
   bool write(std::string &Error);
 
-  uint64_t FirstNs = UINT64_MAX;
-  uint64_t LastNs = 0;
-  std::map<uint16_t, uint64_t> EventsPerThread;
-  /// Global communicator -> the communicator it was created from, as this
-  /// rank saw it first.
-  std::map<uint32_t, uint32_t> ParentOf;
-  uint64_t RealtimeOffset() const { return Clock.realtimeMinusMonotonic(); }
-  bool clockUsable() const { return Clock.usable(); }
+  /// What write() left for the global definitions.
+  RankWritten result() const;
 
 private:
   enum class RequestKind { Send, Recv, Collective, Other };
@@ -195,6 +203,7 @@ private:
   const StringTable &Strings;
   OTF2_AttributeList *Attributes;
   ClockMap Clock;
+  RankWritten Written;
 
   std::map<uint16_t, OTF2_EvtWriter *> Writers;
   std::map<uint16_t, uint64_t> LastTime;

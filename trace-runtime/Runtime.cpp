@@ -6,6 +6,7 @@
 
 #include "Runtime.h"
 #include "MPIConversionGroup.h"
+#include "SpillFile.h"
 #include "TypeSizes.h"
 
 #include "mpilift/TraceRuntime/Convert.h"
@@ -359,7 +360,7 @@ DirectoryDecision prepareTraceDirectory(bool Force, std::string &Message) {
     }
     tracert::removeArchive(TraceDir, /*AndSpillFiles=*/true);
   }
-  if (!makeDirectories(TraceDir + "/" + SpillDirName)) {
+  if (!makeDirectories(tracert::spillDirectory(TraceDir))) {
     Message = "mpilift-trace: cannot create trace directory '" + TraceDir +
               "': " + strerror(errno) + "; tracing is off for this run\n";
     return DirectoryDecision::Fail;
@@ -566,9 +567,7 @@ void initialize(int ThreadLevel) {
   Joined = true;
   ConvertSerially = Decision[1] != 0;
 
-  char Name[32];
-  snprintf(Name, sizeof(Name), SpillFilePattern, WorldRank);
-  SpillPath = TraceDir + "/" + SpillDirName + "/" + Name;
+  SpillPath = tracert::spillFilePath(TraceDir, WorldRank);
   int Fd = open(SpillPath.c_str(),
                 O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
   if (Fd < 0) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -45,6 +46,16 @@ bool File::readAt(uint64_t Offset, void *Out, size_t Bytes) const {
 uint64_t File::size() const {
   struct stat St;
   return fstat(Fd, &St) == 0 ? static_cast<uint64_t>(St.st_size) : 0;
+}
+
+std::string spillDirectory(const std::string &TraceDir) {
+  return TraceDir + "/" + SpillDirName;
+}
+
+std::string spillFilePath(const std::string &TraceDir, int Rank) {
+  char Name[32];
+  snprintf(Name, sizeof(Name), SpillFilePattern, Rank);
+  return spillDirectory(TraceDir) + "/" + Name;
 }
 
 namespace {

@@ -75,6 +75,12 @@ private:
   int Fd;
 };
 
+/// DIR/.mpilift-raw, where the ranks of a trace directory write.
+std::string spillDirectory(const std::string &TraceDir);
+
+/// DIR/.mpilift-raw/rank-NNNNNN.raw, the spill file of world rank \p Rank.
+std::string spillFilePath(const std::string &TraceDir, int Rank);
+
 /// Pass 1 over one file (S.Path). A chunk that is cut short or malformed
 /// ends the file: everything before it is kept and TornTail is set. False,
 /// with \p Error naming the file, if it has no valid header.
