@@ -5,6 +5,11 @@
 //   reduce+bcast   MPI_Reduce then MPI_Bcast of the result  vs MPI_Allreduce
 //   gather+bcast   MPI_Gather then MPI_Bcast of all blocks   vs MPI_Allgather
 //   3 allreduces   three MPI_Allreduce of m/3 bytes each     vs one, packed
+//   3 bcasts       three MPI_Bcast of m/3 bytes each         vs one, packed
+//   p scatters     MPI_Scatter from every root in turn       vs MPI_Alltoall
+//   p scatters     MPI_Scatter from every root in turn       vs MPI_Alltoall
+//   bcast+allred   MPI_Bcast then MPI_Allreduce (sum) of the broadcast
+//                  buffer  vs MPI_Bcast and p * x on each rank (BR-Alllocal)
 //
 // Beside each measured ratio (fused / original) it prints the ratio the
 // cost model of seed 001, section 4, predicts with the start-up time t_s,
@@ -95,9 +100,18 @@ static double combineTime(void) {
   return T;
 }
 
-enum Rule { ReduceBcast, GatherBcast, Packed, Rules };
+enum Rule {
+  ReduceBcast,
+  GatherBcast,
+  Packed,
+  PackedBcast,
+  RotatingScatters,
+  BcastAllreduce,
+  Rules
+};
 static const char *const RuleName[Rules] = {"reduce+bcast", "gather+bcast",
-                                            "3 allreduces"};
+                                            "3 allreduces", "3 bcasts",
+                                            "p scatters",   "bcast+allred"};
 
 /// One call of the original sequence (Fused == 0) or of the fused call.
 static void once(enum Rule R, int Fused, double *In, double *Out, int Count,
@@ -135,6 +149,44 @@ static void once(enum Rule R, int Fused, double *In, double *Out, int Count,
     }
     break;
   }
+  case PackedBcast: {
+    int Third = Count / 3 > 0 ? Count / 3 : 1;
+    if (Fused) {
+      // What the rewrite makes: the root packs, one call, all unpack.
+      double *Pack = Out + 3 * Third;
+      int Rank;
+      MPI_Comm_rank(C, &Rank);
+      if (Rank == 0)
+        memcpy(Pack, In, 3 * Third * sizeof(double));
+      MPI_Bcast(Pack, 3 * Third, MPI_DOUBLE, 0, C);
+      memcpy(Out, Pack, 3 * Third * sizeof(double));
+    } else {
+      for (int K = 0; K < 3; ++K)
+        MPI_Bcast(Out + K * Third, Third, MPI_DOUBLE, 0, C);
+    }
+    break;
+  }
+  case RotatingScatters: {
+    // Blocks of Count / Size doubles (one at least): an alltoall of Count
+    // doubles per rank.
+    int Block = Count / Size > 0 ? Count / Size : 1;
+    if (Fused)
+      MPI_Alltoall(In, Block, MPI_DOUBLE, Out, Block, MPI_DOUBLE, C);
+    else
+      for (int Root = 0; Root < Size; ++Root)
+        MPI_Scatter(In, Block, MPI_DOUBLE, Out + Root * Block, Block,
+                    MPI_DOUBLE, Root, C);
+    break;
+  }
+  case BcastAllreduce:
+    MPI_Bcast(Out, Count, MPI_DOUBLE, 0, C);
+    if (Fused) {
+      for (int I = 0; I < Count; ++I)
+        Out[Count + I] = Size * Out[I];
+    } else {
+      MPI_Allreduce(Out, Out + Count, Count, MPI_DOUBLE, MPI_SUM, C);
+    }
+    break;
   default:
     break;
   }
@@ -161,6 +213,21 @@ static double predicted(enum Rule R, int Fused, double M, int P, double Ts,
     double Copies = 2 * M * Tm; // In and out.
     return Fused ? L * (Ts + M * Tw + Elements * Tc) + Copies : 3 * One;
   }
+  case PackedBcast: {
+    double One = L * (Ts + M / 3 * Tw);
+    return Fused ? Bcast + 2 * M * Tm : 3 * One;
+  }
+  case RotatingScatters: {
+    // p binomial scatters of M bytes from each root against a pairwise
+    // exchange: p - 1 steps of M / p bytes.
+    double Scatter = L * Ts + (P - 1) * (M / P) * Tw;
+    return Fused ? (P - 1) * (Ts + M / P * Tw) : P * Scatter;
+  }
+  case BcastAllreduce:
+    // The broadcast stays; the allreduce becomes one combination per
+    // element (seed 001, Table 1, BR-Local: 2 t_s + m (2 t_w + 1) against
+    // m, per log p).
+    return Fused ? Bcast + Elements * Tc : Bcast + Reduce;
   default:
     return 0;
   }

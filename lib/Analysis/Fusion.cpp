@@ -10,6 +10,7 @@
 
 #include "CommQueries.h"
 #include "FunctionFacts.h"
+#include "FusionForms.h"
 #include "RegionEdits.h"
 #include "StatementTree.h"
 
@@ -29,10 +30,24 @@ std::string FusionSite::description() const {
   case FusionKind::GatherBcast:
     return "MPI_Gather followed by MPI_Bcast of the gathered buffer from the "
            "same root";
-  case FusionKind::PackedAllreduce:
-    return std::to_string(Calls.size()) +
-           " MPI_Allreduce calls back to back with the same operation, "
-           "datatype and communicator";
+  case FusionKind::Packed: {
+    std::string Name = fusion::nameOf(Calls.front());
+    return std::to_string(Calls.size()) + " " + Name +
+           " calls back to back with the same " +
+           (Name == "MPI_Allreduce" ? "operation, datatype"
+            : Name == "MPI_Reduce"  ? "operation, datatype, root"
+                                    : "datatype, root") +
+           " and communicator";
+  }
+  case FusionKind::BcastReduce:
+    return "MPI_Bcast followed by MPI_Reduce of the broadcast buffer";
+  case FusionKind::BcastAllreduce:
+    return "MPI_Bcast followed by MPI_Allreduce of the broadcast buffer";
+  case FusionKind::BcastScan:
+    return "MPI_Bcast followed by MPI_Scan of the broadcast buffer";
+  case FusionKind::RotatingScatters:
+    return "MPI_Scatter from every rank of the communicator as the root in "
+           "turn";
   }
   llvm_unreachable("unknown fusion");
 }
@@ -43,13 +58,24 @@ std::string FusionSite::replacement() const {
     return "replace them with MPI_Allreduce";
   case FusionKind::GatherBcast:
     return "replace them with MPI_Allgather";
-  case FusionKind::PackedAllreduce:
-    return "replace them with one MPI_Allreduce on a packed buffer";
+  case FusionKind::Packed:
+    return "replace them with one " + fusion::nameOf(Calls.front()) +
+           " on a packed buffer";
+  case FusionKind::BcastReduce:
+    return "the root combines the p copies of the value itself (BR-Local)";
+  case FusionKind::BcastAllreduce:
+    return "each rank combines the p copies of the value itself "
+           "(BR-Alllocal)";
+  case FusionKind::BcastScan:
+    return "each rank combines its rank + 1 copies of the value itself "
+           "(BS-Comcast)";
+  case FusionKind::RotatingScatters:
+    return "replace the loop with MPI_Alltoall";
   }
   llvm_unreachable("unknown fusion");
 }
 
-namespace {
+namespace fusion {
 
 /// The variable statement \p S gives its call's error code to: `ierr =
 /// MPI_Reduce(...);` or `int rc = MPI_Reduce(...);`.
@@ -86,23 +112,10 @@ bool calls(const CallExpr *Call, mpi::FunctionId Id) {
   return Info && Info->Id == Id;
 }
 
-/// The variable the statement's call assigns its error code to (`ierr =
-/// MPI_X(...)`), null for a bare call; \p Declares is set for `int rc =
-/// MPI_X(...)`.
-const VarDecl *errorVariable(const Stmt *S, bool &Declares) {
-  Declares = isa<DeclStmt>(S);
-  if (const auto *Op = dyn_cast<BinaryOperator>(S))
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens()))
-      return dyn_cast<VarDecl>(Ref->getDecl());
-  return nullptr;
-}
-
-/// The text of \p E as written.
 std::string spelled(const Expr *E, const ASTContext &Context) {
   return E ? sourceText(E, Context) : std::string();
 }
 
-/// The name of the MPI function \p Call calls.
 std::string nameOf(const CallExpr *Call) {
   return Call->getDirectCallee()->getName().str();
 }
@@ -144,7 +157,108 @@ std::optional<std::string> orderDependence(StringRef Op, StringRef Type,
          "bits";
 }
 
+const Stmt *leavesCode(const Stmt *S) {
+  return findFirst(S, [](const Stmt *X) {
+    const auto *Call = dyn_cast<CallExpr>(X);
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    return isa<ReturnStmt>(X) || isa<BreakStmt>(X) || isa<ContinueStmt>(X) ||
+           isa<GotoStmt>(X) || isa<CXXThrowExpr>(X) ||
+           (Callee && Callee->isNoReturn());
+  });
+}
+
+bool onlyMPISeesAddress(const VarDecl *V, const FunctionFacts &Facts) {
+  if (!V->isLocalVarDeclOrParm() || V->getType()->isPointerType() ||
+      V->getType()->isReferenceType())
+    return false;
+  return llvm::none_of(Facts.writesOf(V), [](const Write &W) {
+    return W.Kind == WriteKind::Escape ||
+           (W.Kind == WriteKind::AddressPass && !mpiCallee(W.Call));
+  });
+}
+
+} // namespace fusion
+
+using namespace fusion;
+
+namespace {
+
+/// The variable the statement's call assigns its error code to (`ierr =
+/// MPI_X(...)`), null for a bare call; \p Declares is set for `int rc =
+/// MPI_X(...)`.
+const VarDecl *errorVariable(const Stmt *S, bool &Declares) {
+  Declares = isa<DeclStmt>(S);
+  if (const auto *Op = dyn_cast<BinaryOperator>(S))
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens()))
+      return dyn_cast<VarDecl>(Ref->getDecl());
+  return nullptr;
+}
+
+/// The part of a variable the buffer argument \p Buffer designates: the
+/// member chain or constant element of `&cfg.n`, `&g->n` or `&s[1]` when
+/// the call moves \p One element, else the whole variable (its name).
+std::string bufferPath(const Expr *Buffer, bool One,
+                       const ASTContext &Context) {
+  const ValueDecl *Base = bufferBase(Buffer);
+  std::string Whole = Base ? Base->getNameAsString() : "";
+  const auto *Address = dyn_cast<UnaryOperator>(Buffer->IgnoreParenImpCasts());
+  if (!One || !Address || Address->getOpcode() != UO_AddrOf)
+    return Whole;
+  const Expr *E = Address->getSubExpr()->IgnoreParens();
+  if (!isa<MemberExpr, ArraySubscriptExpr>(E))
+    return Whole;
+  for (const Expr *X = E; !isa<DeclRefExpr>(X);) {
+    if (const auto *M = dyn_cast<MemberExpr>(X)) {
+      X = M->getBase()->IgnoreParenImpCasts();
+      continue;
+    }
+    // An element at a constant index; anything else on the way (an index
+    // the program computes, a call) stands for the whole variable.
+    const auto *Sub = dyn_cast<ArraySubscriptExpr>(X);
+    if (!Sub || Sub->getIdx()->isValueDependent() ||
+        !Sub->getIdx()->getIntegerConstantExpr(Context))
+      return Whole;
+    X = Sub->getBase()->IgnoreParenImpCasts();
+  }
+  std::string Path = spelled(E, Context);
+  llvm::erase_if(Path, [](char C) { return C == ' ' || C == '\n'; });
+  return Path;
+}
+
+/// Whether the parts \p A and \p B of variables (bufferPath) overlap: one
+/// is the other or contains it.
+bool overlaps(StringRef A, StringRef B) {
+  auto Within = [](StringRef Part, StringRef Whole) {
+    return Part == Whole || Part.starts_with((Whole + ".").str()) ||
+           Part.starts_with((Whole + "->").str()) ||
+           Part.starts_with((Whole + "[").str());
+  };
+  return Within(A, B) || Within(B, A);
+}
+
+/// The most bytes a packed MPI_Bcast may move: bench/fusion measured one
+/// broadcast of 8 or 64 bytes faster than three of a third each at 2, 4
+/// and 8 processes, and one of 512 bytes 1.3 to 3.4 times slower (Open MPI
+/// 4.1 takes another algorithm; docs/performance.md).
+constexpr uint64_t MaxPackedBcastBytes = 64;
+
 } // namespace
+
+bool FusionFinder::packingPays(const FusionSite &Site) const {
+  if (!calls(Site.Calls.front(), mpi::FunctionId::Bcast) ||
+      Site.Counts.size() != Site.Calls.size())
+    return true; // Judged on its refusals.
+  std::optional<uint64_t> Size = predefinedTypeSize(
+      spelled(mpiArgAsWritten(Site.Calls.front(), mpi::Role::Datatype),
+              Context),
+      Context);
+  if (!Size)
+    return true;
+  uint64_t Bytes = 0;
+  for (int64_t N : Site.Counts)
+    Bytes += uint64_t(N) * *Size;
+  return Bytes <= MaxPackedBcastBytes;
+}
 
 FusionFinder::FusionFinder(ASTContext &Context, bool AllowReassociation,
                            const ProjectFacts *Project)
@@ -226,27 +340,61 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
       }
     return S;
   };
+  // The statements a safe site rewrites; no other site may touch them.
+  llvm::SmallDenseSet<unsigned, 8> Taken;
+  auto Pair = [&](FusionSite S, unsigned I, unsigned J) {
+    if (S.isSafe())
+      Taken.insert(J);
+    Out.push_back(std::move(S));
+  };
   for (unsigned I = 0; I < Block.size(); ++I) {
-    const CallExpr *Call = statementCall(Block.body_begin()[I]);
-    bool Reduce = calls(Call, mpi::FunctionId::Reduce);
-    if (Reduce || calls(Call, mpi::FunctionId::Gather)) {
-      std::optional<std::pair<unsigned, const CallExpr *>> Bcast =
-          broadcastOfResult(Block, I, F);
-      if (!Bcast)
-        continue;
-      auto [J, BcastCall] = *Bcast;
-      FusionSite S = Site(
-          Reduce ? FusionKind::ReduceBcast : FusionKind::GatherBcast, I, I);
-      S.Stmts.push_back(Block.body_begin()[J]);
-      S.Calls.push_back(BcastCall);
-      judgePair(S, I, J);
-      Out.push_back(std::move(S));
+    if (Taken.count(I))
+      continue;
+    if (std::optional<FusionSite> Loop = rotatingScatters(F, Block, I)) {
+      Out.push_back(std::move(*Loop));
       continue;
     }
+    const CallExpr *Call = statementCall(Block.body_begin()[I]);
+    if (calls(Call, mpi::FunctionId::Bcast)) {
+      if (std::optional<Combination> Second =
+              combinationOfBroadcast(Block, I, F)) {
+        FusionKind Kind = calls(Second->Call, mpi::FunctionId::Reduce)
+                              ? FusionKind::BcastReduce
+                          : calls(Second->Call, mpi::FunctionId::Allreduce)
+                              ? FusionKind::BcastAllreduce
+                              : FusionKind::BcastScan;
+        FusionSite S = Site(Kind, I, I);
+        S.Stmts.push_back(Block.body_begin()[Second->Index]);
+        S.Calls.push_back(Second->Call);
+        S.LocalStmt = Second->Holder;
+        judgeLocal(S, I, Second->Index);
+        Pair(std::move(S), I, Second->Index);
+        continue;
+      }
+    }
+    bool Reduce = calls(Call, mpi::FunctionId::Reduce);
+    if (Reduce || calls(Call, mpi::FunctionId::Gather)) {
+      if (std::optional<std::pair<unsigned, const CallExpr *>> Bcast =
+              broadcastOfResult(Block, I, F)) {
+        auto [J, BcastCall] = *Bcast;
+        FusionSite S = Site(
+            Reduce ? FusionKind::ReduceBcast : FusionKind::GatherBcast, I, I);
+        S.Stmts.push_back(Block.body_begin()[J]);
+        S.Calls.push_back(BcastCall);
+        judgePair(S, I, J);
+        Pair(std::move(S), I, J);
+        continue;
+      }
+    }
     unsigned Run = packableRun(Block, I);
+    for (unsigned K = 1; K < Run; ++K)
+      if (Taken.count(I + K))
+        Run = K;
     if (Run >= 2) {
-      FusionSite S = Site(FusionKind::PackedAllreduce, I, I + Run - 1);
+      FusionSite S = Site(FusionKind::Packed, I, I + Run - 1);
       judgePacked(S);
+      if (!packingPays(S))
+        continue;
       Out.push_back(std::move(S));
       I += Run - 1;
     }
@@ -255,10 +403,10 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
 
 void FusionFinder::checkOrder(FusionSite &Site, const Expr *Op,
                               const Expr *Type, const CallExpr *At) {
-  bool Packed = Site.Kind == FusionKind::PackedAllreduce;
+  bool Packed = Site.Kind == FusionKind::Packed;
   std::optional<std::string> Why = orderDependence(
       spelled(Op, Context), spelled(Type, Context),
-      Packed ? "one MPI_Allreduce of more values" : "MPI_Allreduce",
+      Packed ? "one " + nameOf(At) + " of more values" : "MPI_Allreduce",
       Packed ? "the calls it replaces" : "MPI_Reduce");
   if (Why && !AllowReassociation)
     Site.Refusals.push_back(
@@ -267,6 +415,7 @@ void FusionFinder::checkOrder(FusionSite &Site, const Expr *Op,
 
 void FusionFinder::judgePair(FusionSite &Site, unsigned FirstIndex,
                              unsigned SecondIndex) {
+  assert(!isLocalFusion(Site.Kind) && "judged by judgeLocal");
   if (Site.Kind == FusionKind::ReduceBcast)
     judgeReduceBcast(Site);
   else
@@ -395,15 +544,8 @@ void FusionFinder::judgeBetween(FusionSite &Site, unsigned FirstIndex,
   const auto *BaseVar = dyn_cast_or_null<VarDecl>(Base);
   // A local array or scalar whose address never leaves MPI calls cannot
   // be reached by a function the statements between call.
-  bool Private = BaseVar && BaseVar->isLocalVarDecl() &&
-                 !BaseVar->getType()->isPointerType() &&
-                 !BaseVar->getType()->isReferenceType();
   const FunctionFacts &Facts = TU->factsOf(*Site.Function);
-  if (Private)
-    for (const Write &W : Facts.writesOf(BaseVar))
-      if (W.Kind == WriteKind::Escape ||
-          (W.Kind == WriteKind::AddressPass && !mpiCallee(W.Call)))
-        Private = false;
+  bool Private = BaseVar && onlyMPISeesAddress(BaseVar, Facts);
   const SourceManager &SM = Context.getSourceManager();
   for (unsigned K = FirstIndex + 1; K < SecondIndex; ++K) {
     const Stmt *S = Site.Block->body_begin()[K];
@@ -418,13 +560,7 @@ void FusionFinder::judgeBetween(FusionSite &Site, unsigned FirstIndex,
              Mpi->getBeginLoc());
       continue;
     }
-    if (const Stmt *Leave = findFirst(S, [](const Stmt *X) {
-          const auto *Call = dyn_cast<CallExpr>(X);
-          const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-          return isa<ReturnStmt>(X) || isa<BreakStmt>(X) ||
-                 isa<ContinueStmt>(X) || isa<GotoStmt>(X) ||
-                 isa<CXXThrowExpr>(X) || (Callee && Callee->isNoReturn());
-        })) {
+    if (const Stmt *Leave = leavesCode(S)) {
       Refuse(SafetyCheck::SourceForm,
              "this statement can leave the code" + Between +
                  ", where the ranks that leave would have taken part in the "
@@ -470,15 +606,28 @@ void FusionFinder::judgeBetween(FusionSite &Site, unsigned FirstIndex,
 
 unsigned FusionFinder::packableRun(const CompoundStmt &Block, unsigned First) {
   const CallExpr *Head = statementCall(Block.body_begin()[First]);
-  if (!calls(Head, mpi::FunctionId::Allreduce))
+  mpi::FunctionId Id;
+  if (calls(Head, mpi::FunctionId::Allreduce))
+    Id = mpi::FunctionId::Allreduce;
+  else if (calls(Head, mpi::FunctionId::Reduce))
+    Id = mpi::FunctionId::Reduce;
+  else if (calls(Head, mpi::FunctionId::Bcast))
+    Id = mpi::FunctionId::Bcast;
+  else
     return 0;
+  // What the calls share: everything but buffers and counts.
+  std::vector<mpi::Role> Shared = {mpi::Role::Datatype, mpi::Role::Comm};
+  if (Id != mpi::FunctionId::Bcast)
+    Shared.push_back(mpi::Role::Op);
+  if (Id != mpi::FunctionId::Allreduce)
+    Shared.push_back(mpi::Role::Root);
   unsigned N = 1;
   for (unsigned J = First + 1; J < Block.size(); ++J, ++N) {
     const CallExpr *Next = statementCall(Block.body_begin()[J]);
-    if (!calls(Next, mpi::FunctionId::Allreduce))
+    if (!calls(Next, Id))
       break;
     bool Alike = true;
-    for (mpi::Role R : {mpi::Role::Op, mpi::Role::Datatype, mpi::Role::Comm})
+    for (mpi::Role R : Shared)
       Alike &= sameExpression(mpiArg(Next, R), mpiArg(Head, R), Context);
     if (!Alike)
       break;
@@ -506,7 +655,27 @@ void FusionFinder::judgePacked(FusionSite &Site) {
   // one variable, or nowhere.
   bool Declares = false;
   const VarDecl *Error = errorVariable(Site.Stmts[0], Declares);
-  llvm::SmallPtrSet<const ValueDecl *, 8> Results;
+  std::vector<std::string> Written;
+  std::vector<const ValueDecl *> WrittenBases;
+  // Two buffers may be one memory unless one is a local whose address only
+  // MPI calls see or a `restrict` pointer, or both are distinct arrays or
+  // scalars.
+  const FunctionFacts &Facts = TU->factsOf(*Site.Function);
+  auto Indirect = [](const ValueDecl *D) {
+    QualType T = D->getType();
+    return T->isPointerType() || T->isReferenceType() || isa<FieldDecl>(D);
+  };
+  auto mayAlias = [&](const ValueDecl *A, const ValueDecl *B) {
+    if (A == B)
+      return false; // Judged by their paths.
+    for (const ValueDecl *D : {A, B}) {
+      const auto *V = dyn_cast<VarDecl>(D);
+      if ((V && onlyMPISeesAddress(V, Facts)) ||
+          (D->getType()->isPointerType() && D->getType().isRestrictQualified()))
+        return false;
+    }
+    return Indirect(A) || Indirect(B);
+  };
   for (size_t I = 0; I < Site.Calls.size(); ++I) {
     const CallExpr *Call = Site.Calls[I];
     const Expr *Count = mpiArg(Call, mpi::Role::Count);
@@ -528,8 +697,11 @@ void FusionFinder::judgePacked(FusionSite &Site) {
              "the calls keep their error codes in different places; one call "
              "has one",
              Call->getBeginLoc());
-    const Expr *Send = mpiArgAsWritten(Call, mpi::Role::SendBuffer);
-    const Expr *Recv = mpiArgAsWritten(Call, mpi::Role::RecvBuffer);
+    bool Bcast = calls(Call, mpi::FunctionId::Bcast);
+    const Expr *Send = mpiArgAsWritten(Call, Bcast ? mpi::Role::InOutBuffer
+                                                   : mpi::Role::SendBuffer);
+    const Expr *Recv =
+        Bcast ? Send : mpiArgAsWritten(Call, mpi::Role::RecvBuffer);
     if (spelled(Send, Context).find("MPI_IN_PLACE") != std::string::npos) {
       Refuse(SafetyCheck::SourceForm,
              "a call reduces in place; the packed form copies from its send "
@@ -537,8 +709,9 @@ void FusionFinder::judgePacked(FusionSite &Site) {
              Call->getBeginLoc());
       continue;
     }
-    // Independent: no call reads what an earlier one wrote, no two write
-    // one variable.
+    // Independent: no call reads what an earlier one wrote (its buffer, or
+    // a variable another argument names: `&v[i]` after a call that wrote
+    // `i`), no two write one variable or one field.
     const ValueDecl *In = bufferBase(Send), *Out = bufferBase(Recv);
     if (!In || !Out) {
       Refuse(SafetyCheck::MessageIntegrity,
@@ -547,19 +720,46 @@ void FusionFinder::judgePacked(FusionSite &Site) {
              Call->getBeginLoc());
       continue;
     }
-    if (Results.count(In))
+    bool One = N && *N == 1;
+    std::string InPath = bufferPath(Send, One, Context);
+    std::string OutPath = bufferPath(Recv, One, Context);
+    llvm::SmallPtrSet<const VarDecl *, 8> Reads;
+    for (const Expr *Arg : Call->arguments()) {
+      llvm::SmallPtrSet<const VarDecl *, 8> Named;
+      variablesIn(Arg, Named);
+      for (const VarDecl *V : Named)
+        if (V != In && V != Out) // The buffers' own paths are judged below.
+          Reads.insert(V);
+    }
+    std::string Earlier, Verb = "reads";
+    for (size_t K = 0; K < Written.size(); ++K) {
+      const std::string &W = Written[K];
+      for (const VarDecl *V : Reads)
+        if (overlaps(W, V->getNameAsString()))
+          Earlier = V->getNameAsString();
+      if (!Bcast && (overlaps(W, InPath) || mayAlias(In, WrittenBases[K]))) {
+        Earlier = overlaps(W, InPath) ? InPath : W;
+        Verb = overlaps(W, InPath) ? "reduces" : "may reduce";
+      }
+    }
+    if (!Earlier.empty())
       Refuse(SafetyCheck::MessageIntegrity,
-             "this call reduces '" + In->getNameAsString() +
+             "this call " + Verb + " '" + Earlier +
                  "', which an earlier call of the sequence writes; the calls "
                  "depend on each other",
              Call->getBeginLoc());
-    if (!Results.insert(Out).second)
+    if (llvm::any_of(Written, [&](const std::string &W) {
+          return overlaps(W, OutPath);
+        }))
       Refuse(SafetyCheck::MessageIntegrity,
-             "two calls of the sequence write '" + Out->getNameAsString() + "'",
+             "two calls of the sequence write '" + OutPath + "'",
              Call->getBeginLoc());
+    Written.push_back(OutPath);
+    WrittenBases.push_back(Out);
   }
-  checkOrder(Site, mpiArgAsWritten(Head, mpi::Role::Op),
-             mpiArgAsWritten(Head, mpi::Role::Datatype), Head);
+  if (!calls(Head, mpi::FunctionId::Bcast))
+    checkOrder(Site, mpiArgAsWritten(Head, mpi::Role::Op),
+               mpiArgAsWritten(Head, mpi::Role::Datatype), Head);
 }
 
 } // namespace analysis

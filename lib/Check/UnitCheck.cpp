@@ -508,11 +508,12 @@ private:
     for (size_t I = 1; I < S.Calls.size(); ++I)
       F.Notes.push_back(
           {placeOf(SM, SM.getExpansionLoc(S.Calls[I]->getBeginLoc())),
-           S.Kind == analysis::FusionKind::PackedAllreduce
-               ? "packed with the first call"
+           S.Kind == analysis::FusionKind::Packed ? "packed with the first call"
            : S.Kind == analysis::FusionKind::ReduceBcast
                ? "the broadcast of the reduced value"
-               : "the broadcast of the gathered buffer"});
+           : S.Kind == analysis::FusionKind::GatherBcast
+               ? "the broadcast of the gathered buffer"
+               : "the combination of the broadcast value"});
     std::optional<tooling::AtomicChange> Change;
     if (S.isSafe()) {
       llvm::Expected<tooling::AtomicChange> Made =

@@ -13,6 +13,8 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace clang;
@@ -73,8 +75,48 @@ llvm::Expected<tooling::AtomicChange> rewritePair(const FusionSite &Site,
   return Change;
 }
 
-/// Independent MPI_Allreduce calls: their send buffers copied into one
-/// array, one call, the results copied out.
+/// The count of \p Call as written, in parentheses unless it is a name or
+/// a literal.
+std::string operand(const CallExpr *Call, ASTContext &Context) {
+  const Expr *Count = analysis::mpiArgAsWritten(Call, mpi::Role::Count);
+  std::string Text = analysis::sourceText(Count, Context);
+  const Expr *Bare = Count->IgnoreImpCasts();
+  if (isa<IntegerLiteral, DeclRefExpr, ParenExpr>(Bare) ||
+      StringRef(Text).find_first_of(" +-*/%()?:<>&|^") == StringRef::npos)
+    return Text;
+  return "(" + Text + ")";
+}
+
+/// The sum of the counts of \p Site's calls as written (literals added up,
+/// the others named: `2 + NBIN`), and in \p Offsets the sum of those
+/// before each call.
+std::string countSum(const FusionSite &Site, ASTContext &Context,
+                     std::vector<std::string> &Offsets) {
+  int64_t Literal = 0;
+  std::vector<std::string> Named;
+  auto Sum = [&] {
+    std::string Text = llvm::join(Named, " + ");
+    if (Literal != 0 || Named.empty())
+      Text += (Text.empty() ? "" : " + ") + std::to_string(Literal);
+    return Text;
+  };
+  for (size_t I = 0; I < Site.Calls.size(); ++I) {
+    Offsets.push_back(Sum());
+    const Expr *Count =
+        analysis::mpiArgAsWritten(Site.Calls[I], mpi::Role::Count);
+    if (isa<IntegerLiteral>(Count->IgnoreParenImpCasts()) &&
+        !Count->getBeginLoc().isMacroID())
+      Literal += Site.Counts[I];
+    else
+      Named.push_back(operand(Site.Calls[I], Context));
+  }
+  return Sum();
+}
+
+/// Independent calls of one collective: their send buffers copied into one
+/// array, one call, the results copied out. A broadcast packs on its root
+/// and unpacks everywhere; a reduction to a root unpacks on the root only,
+/// where MPI writes its result.
 llvm::Expected<tooling::AtomicChange> rewritePacked(const FusionSite &Site,
                                                     ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();
@@ -86,43 +128,74 @@ llvm::Expected<tooling::AtomicChange> rewritePacked(const FusionSite &Site,
       SM.getFileID(Range.getBegin()) != SM.getFileID(Range.getEnd()))
     return llvm::createStringError("the calls are not plain source text");
   StringRef Code = SM.getBufferData(SM.getFileID(Range.getBegin()));
-  std::string In = freshName("packed_in", Code, nullptr);
-  std::string Out = freshName("packed_out", Code, nullptr);
-  int64_t Total = 0;
-  for (int64_t N : Site.Counts)
-    Total += N;
   const CallExpr *Head = Site.Calls.front();
+  std::string Function = Head->getDirectCallee()->getName().str();
+  bool Bcast = Function == "MPI_Bcast", Allreduce = Function == "MPI_Allreduce";
+  llvm::StringSet<> Taken;
+  std::string In =
+      freshName(Bcast ? "packed_bcast" : "packed_in", Code, &Taken);
+  std::string Out = Bcast ? In : freshName("packed_out", Code, &Taken);
+  std::string Rank = Allreduce ? "" : freshName("pack_rank", Code, &Taken);
   const std::string &T = Site.ElementType;
-  std::string Text = "{\n" + T + " " + In + "[" + std::to_string(Total) +
-                     "], " + Out + "[" + std::to_string(Total) + "];\n";
-  int64_t Offset = 0;
-  for (size_t I = 0; I < Site.Calls.size(); ++I) {
-    Text += llvm::formatv(
-                "memcpy({0} + {1}, {2}, {3} * sizeof({4}));\n", In, Offset,
-                argText(Site.Calls[I], mpi::Role::SendBuffer, Context),
-                Site.Counts[I], T)
-                .str();
-    Offset += Site.Counts[I];
-  }
+  auto Arg = [&](const CallExpr *Call, mpi::Role R) {
+    return argText(Call, R, Context);
+  };
+  // Counts as the calls spell them, so that the packed form follows a
+  // macro the program changes later: each offset is the sum of the counts
+  // before it.
+  std::vector<std::string> Offsets;
+  std::string Total = countSum(Site, Context, Offsets);
+  std::string Root = Allreduce ? "" : Arg(Head, mpi::Role::Root);
+  auto Copies = [&](bool Into, mpi::Role R) {
+    std::string Text;
+    for (size_t I = 0; I < Site.Calls.size(); ++I) {
+      std::string Buffer = Arg(Site.Calls[I], R);
+      std::string Packed = (Into ? In : Out) + " + " + Offsets[I];
+      Text += llvm::formatv("memcpy({0}, {1}, {2} * sizeof({3}));\n",
+                            Into ? Packed : Buffer, Into ? Buffer : Packed,
+                            operand(Site.Calls[I], Context), T)
+                  .str();
+    }
+    return Text;
+  };
+  std::string Text = "{\n" + T + " " + In + "[" + Total + "]";
+  if (!Bcast)
+    Text += ", " + Out + "[" + Total + "]";
+  Text += ";\n";
+  // The rank decides who packs (a broadcast) or unpacks (a reduction); its
+  // query's error code is not kept: it fails only where the collective on
+  // the same communicator fails and reports.
+  if (!Allreduce)
+    Text += "int " + Rank + " = -1;\nMPI_Comm_rank(" +
+            Arg(Head, mpi::Role::Comm) + ", &" + Rank + ");\n";
+  std::string OnRoot = "if (" + Rank + " == (" + Root + ")) {\n";
+  if (Bcast)
+    Text += OnRoot + Copies(true, mpi::Role::InOutBuffer) + "}\n";
+  else
+    Text += Copies(true, mpi::Role::SendBuffer);
   // `ierr = ` when the calls kept their error codes.
   std::string Error;
   if (const auto *Op = dyn_cast<BinaryOperator>(FirstStmt))
     Error = analysis::sourceText(Op->getLHS(), Context) + " = ";
-  Text +=
-      llvm::formatv("{0}MPI_Allreduce({1}, {2}, {3}, {4}, {5}, {6});\n", Error,
-                    In, Out, Total, argText(Head, mpi::Role::Datatype, Context),
-                    argText(Head, mpi::Role::Op, Context),
-                    argText(Head, mpi::Role::Comm, Context))
-          .str();
-  Offset = 0;
-  for (size_t I = 0; I < Site.Calls.size(); ++I) {
-    Text +=
-        llvm::formatv("memcpy({0}, {1} + {2}, {3} * sizeof({4}));\n",
-                      argText(Site.Calls[I], mpi::Role::RecvBuffer, Context),
-                      Out, Offset, Site.Counts[I], T)
-            .str();
-    Offset += Site.Counts[I];
-  }
+  std::string Type = Arg(Head, mpi::Role::Datatype);
+  std::string Comm = Arg(Head, mpi::Role::Comm);
+  if (Bcast)
+    Text += llvm::formatv("{0}MPI_Bcast({1}, {2}, {3}, {4}, {5});\n", Error, In,
+                          Total, Type, Root, Comm);
+  else if (Allreduce)
+    Text += llvm::formatv("{0}MPI_Allreduce({1}, {2}, {3}, {4}, {5}, {6});\n",
+                          Error, In, Out, Total, Type, Arg(Head, mpi::Role::Op),
+                          Comm);
+  else
+    Text += llvm::formatv("{0}MPI_Reduce({1}, {2}, {3}, {4}, {5}, {6}, {7});\n",
+                          Error, In, Out, Total, Type, Arg(Head, mpi::Role::Op),
+                          Root, Comm);
+  if (Bcast)
+    Text += Copies(false, mpi::Role::InOutBuffer);
+  else if (Allreduce)
+    Text += Copies(false, mpi::Role::RecvBuffer);
+  else
+    Text += OnRoot + Copies(false, mpi::Role::RecvBuffer) + "}\n";
   Text += "}";
   tooling::AtomicChange Change(SM, Range.getBegin());
   if (llvm::Error E = Change.replace(SM, Range, Text))
@@ -132,13 +205,206 @@ llvm::Expected<tooling::AtomicChange> rewritePacked(const FusionSite &Site,
   return Change;
 }
 
+/// How element \p Index of the buffer \p Buffer (of elements of type
+/// \p Element, named \p T) is written in the generated code: `x` for `&x`
+/// of one element, `a[i]` for an array or pointer of them, a cast
+/// otherwise.
+std::string elementOf(const Expr *Buffer, StringRef Index, bool One,
+                      QualType Element, StringRef T, bool Const,
+                      ASTContext &Context) {
+  // Names, members, elements and calls need no parentheses around them.
+  auto Operand = [&](const Expr *X) {
+    std::string Text = analysis::sourceText(X, Context);
+    const Expr *Bare = X->IgnoreImpCasts();
+    if (isa<DeclRefExpr, MemberExpr, ArraySubscriptExpr, ParenExpr, CallExpr>(
+            Bare))
+      return Text;
+    return "(" + Text + ")";
+  };
+  const Expr *E = Buffer->IgnoreParenImpCasts();
+  auto Same = [&](QualType Q) {
+    return Context.hasSameUnqualifiedType(Q, Element);
+  };
+  if (const auto *Address = dyn_cast<UnaryOperator>(E);
+      One && Address && Address->getOpcode() == UO_AddrOf &&
+      Same(Address->getSubExpr()->getType()))
+    return Operand(Address->getSubExpr());
+  QualType Type = E->getType();
+  if (const ArrayType *Array = Context.getAsArrayType(Type);
+      (Array && Same(Array->getElementType())) ||
+      (Type->isPointerType() && Same(Type->getPointeeType())))
+    return Operand(E) + "[" + Index.str() + "]";
+  return llvm::formatv("(({0}{1} *)({2}))[{3}]", Const ? "const " : "", T,
+                       analysis::sourceText(Buffer, Context), Index)
+      .str();
+}
+
+/// The statements giving each element of the second call's result the
+/// combination of \p Copies copies of the broadcast element: the element
+/// itself for an idempotent operation (minimum, maximum, bitwise and, or),
+/// a product for a sum, the element or zero for an exclusive or, otherwise seed
+/// 001's `repeat`, the binary method (about log2 of the copies combinations).
+std::string localCombination(const FusionSite &Site, StringRef Copies,
+                             StringRef Code, ASTContext &Context,
+                             llvm::StringSet<> &Taken) {
+  const CallExpr *Second = Site.Calls[1];
+  const std::string &T = Site.ElementType;
+  const analysis::PredefinedDatatype *DT = analysis::predefinedDatatype(
+      argText(Second, mpi::Role::Datatype, Context));
+  assert(DT && "judged to be predefined");
+  QualType Element = Context.*(DT->Type);
+  const Expr *Count = analysis::mpiArg(Second, mpi::Role::Count);
+  std::optional<llvm::APSInt> N = Count->getIntegerConstantExpr(Context);
+  bool One = N && *N == 1;
+  std::string I = One ? "0" : freshName("fold_i", Code, &Taken);
+  std::string X =
+      elementOf(analysis::mpiArgAsWritten(Second, mpi::Role::SendBuffer), I,
+                One, Element, T, true, Context);
+  std::string Result =
+      elementOf(analysis::mpiArgAsWritten(Second, mpi::Role::RecvBuffer), I,
+                One, Element, T, false, Context);
+  std::string Op = argText(Second, mpi::Role::Op, Context);
+  std::string Body;
+  if (Op == "MPI_MIN" || Op == "MPI_MAX" || Op == "MPI_BAND" ||
+      Op == "MPI_BOR") {
+    Body = Result + " = " + X + ";\n";
+  } else if (Op == "MPI_SUM") {
+    // The usual arithmetic conversions make the product the element type's
+    // (or int's, converted back as MPI's sums are).
+    bool Name = StringRef(Copies).find(' ') == StringRef::npos;
+    Body = llvm::formatv("{0} = {1}{2}{3} * {4};\n", Result, Name ? "" : "(",
+                         Copies, Name ? "" : ")", X);
+  } else if (Op == "MPI_BXOR") {
+    Body = llvm::formatv("{0} = ({1}) % 2 ? {2} : 0;\n", Result, Copies, X);
+  } else {
+    std::string K = freshName("fold_k", Code, &Taken);
+    std::string Base = freshName("fold_base", Code, &Taken);
+    std::string Acc = freshName("fold_acc", Code, &Taken);
+    auto Combine = [&](StringRef A, StringRef B) {
+      std::optional<std::string> E = analysis::combinedInC(Op, A, B);
+      assert(E && "judged to have a C operator");
+      return "(" + *E + ")";
+    };
+    Body = llvm::formatv("{0} {1} = {2}, {3};\n"
+                         "int {4} = {5};\n"
+                         "while (!({4} & 1)) {{\n{1} = {6};\n{4} >>= 1;\n}\n"
+                         "{3} = {1};\n"
+                         "for ({4} >>= 1; {4} > 0; {4} >>= 1) {{\n"
+                         "{1} = {6};\n"
+                         "if ({4} & 1)\n{3} = {7};\n"
+                         "}\n"
+                         "{8} = {3};\n",
+                         T, Base, X, Acc, K, Copies, Combine(Base, Base),
+                         Combine(Acc, Base), Result);
+  }
+  if (One)
+    return Body;
+  return llvm::formatv("for (int {0} = 0; {0} < ({1}); ++{0}) {{\n{2}}\n", I,
+                       argText(Second, mpi::Role::Count, Context), Body);
+}
+
+/// A broadcast, then a reduction or scan of its buffer: the second call's
+/// statement becomes the ranks' own combination of the broadcast value,
+/// with the communicator's rank and size it needs asked of MPI (the error
+/// code going where the call's went).
+llvm::Expected<tooling::AtomicChange> rewriteLocal(const FusionSite &Site,
+                                                   ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  const Stmt *Holder = Site.LocalStmt;
+  CharSourceRange Range = statementRange(*Holder, Context);
+  if (Range.getBegin().isInvalid() || Range.getEnd().isInvalid())
+    return llvm::createStringError("the call is not plain source text");
+  StringRef Code = SM.getBufferData(SM.getFileID(Range.getBegin()));
+  llvm::StringSet<> Taken;
+  const CallExpr *Second = Site.Calls[1];
+  std::string Comm = argText(Second, mpi::Role::Comm, Context);
+  bool NeedRank = Site.Kind != FusionKind::BcastAllreduce;
+  bool NeedSize = Site.Kind != FusionKind::BcastScan;
+  std::string Rank = NeedRank ? freshName("fold_rank", Code, &Taken) : "";
+  std::string Size = NeedSize ? freshName("fold_size", Code, &Taken) : "";
+  // Where the error code goes: `ierr = `, `int rc = `, or nowhere.
+  std::string Error, Declared;
+  if (const auto *Decl = dyn_cast<DeclStmt>(Holder)) {
+    const auto *V = cast<VarDecl>(Decl->getSingleDecl());
+    Error = V->getNameAsString();
+    Declared = V->getType().getAsString(Context.getPrintingPolicy()) + " ";
+  } else if (const auto *Assign = dyn_cast<BinaryOperator>(Holder)) {
+    Error = analysis::sourceText(Assign->getLHS(), Context);
+  }
+  std::string Text = "int ";
+  Text += NeedRank && NeedSize ? Rank + ", " + Size : NeedRank ? Rank : Size;
+  Text += ";\n";
+  std::string Succeeded = Error.empty() ? "" : Error + " == MPI_SUCCESS";
+  auto Ask = [&](StringRef Query, StringRef Into, bool First) {
+    std::string Call =
+        llvm::formatv("{0}({1}, &{2});\n", Query, Comm, Into).str();
+    if (Error.empty())
+      return Call;
+    if (First)
+      return Declared + Error + " = " + Call;
+    return "if (" + Succeeded + ")\n" + Error + " = " + Call;
+  };
+  if (NeedRank)
+    Text += Ask("MPI_Comm_rank", Rank, true);
+  if (NeedSize)
+    Text += Ask("MPI_Comm_size", Size, !NeedRank);
+  std::string Copies =
+      Site.Kind == FusionKind::BcastScan ? Rank + " + 1" : Size;
+  std::string Condition = Succeeded;
+  if (Site.Kind == FusionKind::BcastReduce)
+    Condition += (Condition.empty() ? "" : " && ") + Rank + " == (" +
+                 argText(Second, mpi::Role::Root, Context) + ")";
+  std::string Loop = localCombination(Site, Copies, Code, Context, Taken);
+  Text +=
+      Condition.empty() ? Loop : "if (" + Condition + ") {\n" + Loop + "}\n";
+  // A declaration's variable stays in scope; anything else is one block.
+  if (Declared.empty())
+    Text = "{\n" + Text + "}";
+  else
+    Text.pop_back();
+  tooling::AtomicChange Change(SM, Range.getBegin());
+  if (llvm::Error E = Change.replace(SM, Range, Text))
+    return E;
+  return Change;
+}
+
+/// Scatters from every root in turn: the loop becomes one MPI_Alltoall,
+/// its error code going where the scatter's went.
+llvm::Expected<tooling::AtomicChange>
+rewriteRotatingScatters(const FusionSite &Site, ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  CharSourceRange Range = statementRange(*Site.Stmts[0], Context);
+  if (Range.getBegin().isInvalid() || Range.getEnd().isInvalid())
+    return llvm::createStringError("the loop is not plain source text");
+  const CallExpr *Scatter = Site.Calls[0];
+  auto Arg = [&](mpi::Role R) { return argText(Scatter, R, Context); };
+  std::string Error;
+  if (const auto *Assign = dyn_cast<BinaryOperator>(Site.LocalStmt))
+    Error = analysis::sourceText(Assign->getLHS(), Context) + " = ";
+  std::string Text =
+      llvm::formatv("{0}MPI_Alltoall({1}, {2}, {3}, {4}, {5}, {6}, {7});",
+                    Error, Arg(mpi::Role::SendBuffer),
+                    Arg(mpi::Role::SendCount), Arg(mpi::Role::SendType),
+                    Site.RecvArray, Arg(mpi::Role::RecvCount),
+                    Arg(mpi::Role::RecvType), Arg(mpi::Role::Comm))
+          .str();
+  tooling::AtomicChange Change(SM, Range.getBegin());
+  if (llvm::Error E = Change.replace(SM, Range, Text))
+    return E;
+  return Change;
+}
+
 } // namespace
 
 llvm::Expected<tooling::AtomicChange> rewriteFusion(const FusionSite &Site,
                                                     ASTContext &Context) {
   assert(Site.isSafe() && "fusing an unsafe sequence");
-  if (Site.Kind == FusionKind::PackedAllreduce)
+  if (Site.Kind == FusionKind::Packed)
     return rewritePacked(Site, Context);
+  if (analysis::isLocalFusion(Site.Kind))
+    return rewriteLocal(Site, Context);
+  if (Site.Kind == FusionKind::RotatingScatters)
+    return rewriteRotatingScatters(Site, Context);
   return rewritePair(Site, Context);
 }
 

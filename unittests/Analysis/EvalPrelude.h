@@ -63,12 +63,15 @@ int MPI_Waitall(int, MPI_Request *, MPI_Status *);
 int MPI_Iprobe(int, int, MPI_Comm, int *, MPI_Status *);
 int MPI_Bcast(void *, int, MPI_Datatype, int, MPI_Comm);
 typedef struct op *MPI_Op;
-extern struct op sum_op, max_op;
+extern struct op sum_op, max_op, min_op, prod_op;
 #define MPI_SUM (&sum_op)
 #define MPI_MAX (&max_op)
+#define MPI_MIN (&min_op)
+#define MPI_PROD (&prod_op)
 #define MPI_IN_PLACE ((void *)1)
 int MPI_Reduce(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
 int MPI_Allreduce(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+int MPI_Scan(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
 int MPI_Gather(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int,
                MPI_Comm);
 int MPI_Sendrecv(const void *, int, MPI_Datatype, int, int, void *, int,

@@ -14,8 +14,16 @@
 ///    that root is MPI_Allreduce;
 ///  - MPI_Gather to a root followed by MPI_Bcast of the gathered buffer
 ///    from that root is MPI_Allgather;
-///  - independent MPI_Allreduce calls back to back, with one operation,
-///    datatype and communicator, are one MPI_Allreduce on a packed buffer.
+///  - independent MPI_Allreduce, MPI_Reduce or MPI_Bcast calls back to
+///    back, with one operation, datatype, root and communicator, are one
+///    call on a packed buffer;
+///  - MPI_Bcast of a buffer followed by MPI_Reduce, MPI_Allreduce or
+///    MPI_Scan of that buffer combines p copies (rank + 1 for the scan) of
+///    one value, which each rank that needs the result computes itself:
+///    the broadcast stays, the second collective becomes a local
+///    combination (rules BR-Local, BR-Alllocal and BS-Comcast);
+///  - MPI_Scatter in a loop over every rank as the root, each into its
+///    block of one array, is MPI_Alltoall.
 ///
 /// The calls are statements of one block; the statements between a pair
 /// stay, in place, and must not see the difference: before the fusion
@@ -39,6 +47,8 @@
 #include "clang/AST/Stmt.h"
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -49,10 +59,24 @@ class TranslationUnitFacts;
 class ProjectFacts;
 
 enum class FusionKind {
-  ReduceBcast,     ///< MPI_Reduce, MPI_Bcast of its result: MPI_Allreduce.
-  GatherBcast,     ///< MPI_Gather, MPI_Bcast of its result: MPI_Allgather.
-  PackedAllreduce, ///< Independent MPI_Allreduce calls: one, packed.
+  ReduceBcast,      ///< MPI_Reduce, MPI_Bcast of its result: MPI_Allreduce.
+  GatherBcast,      ///< MPI_Gather, MPI_Bcast of its result: MPI_Allgather.
+  Packed,           ///< Independent calls of one collective: one, packed.
+  BcastReduce,      ///< MPI_Bcast, MPI_Reduce of it: local at the root.
+  BcastAllreduce,   ///< MPI_Bcast, MPI_Allreduce of it: local everywhere.
+  BcastScan,        ///< MPI_Bcast, MPI_Scan of it: local on each rank.
+  RotatingScatters, ///< MPI_Scatter from every root in turn: MPI_Alltoall.
 };
+
+/// Whether \p Kind keeps the broadcast and computes locally what the
+/// second collective combined.
+bool isLocalFusion(FusionKind Kind);
+
+/// The C expression combining \p A and \p B (already parenthesised) by
+/// the predefined operation \p Op ("MPI_SUM"), or nothing for an operation
+/// without one (MPI_MAXLOC, the program's own).
+std::optional<std::string> combinedInC(llvm::StringRef Op, llvm::StringRef A,
+                                       llvm::StringRef B);
 
 /// One sequence of collective calls one call replaces.
 struct FusionSite {
@@ -66,9 +90,15 @@ struct FusionSite {
   /// or "MPI_IN_PLACE" when the root reduces in place and the others send
   /// from the result buffer).
   std::string SendBuffer;
-  /// PackedAllreduce: the C type of the elements and each call's count.
+  /// RotatingScatters: the array whose blocks the scatters receive into.
+  std::string RecvArray;
+  /// Packed and the local fusions: the C type of the elements.
   std::string ElementType;
   std::vector<int64_t> Counts;
+  /// The local fusions: the statement holding the second call (the branch
+  /// of `if (ierr == MPI_SUCCESS) ierr = MPI_Reduce(...);`), which the
+  /// local combination replaces.
+  const clang::Stmt *LocalStmt = nullptr;
   /// Why not to fuse; empty when the fusion is safe.
   std::vector<Refusal> Refusals;
 
@@ -113,12 +143,39 @@ private:
   void judgePair(FusionSite &Site, unsigned FirstIndex, unsigned SecondIndex);
   void judgeReduceBcast(FusionSite &Site);
   void judgeGatherBcast(FusionSite &Site);
+  /// The MPI_Reduce, MPI_Allreduce or MPI_Scan of the buffer the
+  /// MPI_Bcast at \p First broadcasts, if one follows with no other
+  /// collective between: its statement's index, the call, and the
+  /// statement holding it.
+  struct Combination {
+    unsigned Index;
+    const clang::CallExpr *Call;
+    const clang::Stmt *Holder;
+  };
+  std::optional<Combination>
+  combinationOfBroadcast(const clang::CompoundStmt &Block, unsigned First,
+                         const clang::FunctionDecl &F);
+  /// Judges a local fusion: the second call's arguments and what lies
+  /// between the calls.
+  void judgeLocal(FusionSite &Site, unsigned FirstIndex, unsigned SecondIndex);
+  /// The loop at \p Index of \p Block, if it scatters from every rank of
+  /// the communicator as the root in turn (`for (r = 0; r < size; ++r)
+  /// MPI_Scatter(..., r, comm);`), judged.
+  std::optional<FusionSite> rotatingScatters(const clang::FunctionDecl &F,
+                                             const clang::CompoundStmt &Block,
+                                             unsigned Index);
+  void judgeRotating(FusionSite &Site, const clang::VarDecl *Root);
   void judgeBetween(FusionSite &Site, unsigned FirstIndex,
                     unsigned SecondIndex);
-  /// The packable MPI_Allreduce statements from \p First on; fewer than two
-  /// is none.
+  /// The packable MPI_Allreduce, MPI_Reduce or MPI_Bcast statements from
+  /// \p First on: calls of one function with the same operation, datatype,
+  /// root and communicator; fewer than two is none.
   unsigned packableRun(const clang::CompoundStmt &Block, unsigned First);
   void judgePacked(FusionSite &Site);
+  /// Whether one call of the packed sequence is worth it: a packed
+  /// MPI_Bcast of more than 64 bytes was measured slower than the calls it
+  /// replaces (bench/fusion); other sequences pay.
+  bool packingPays(const FusionSite &Site) const;
   /// reduction-order: a refusal unless \p Op on \p Type is exact in any
   /// order or reassociation is allowed.
   void checkOrder(FusionSite &Site, const clang::Expr *Op,

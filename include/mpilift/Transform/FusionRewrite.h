@@ -9,6 +9,11 @@
 /// becomes the fused collective, with the error code going where the
 /// first call's went; the second call's statement goes (a declaration
 /// keeps its variable, now MPI_SUCCESS); the statements between stay.
+/// A broadcast followed by a reduction or scan of its buffer keeps the
+/// broadcast; the second call's statement becomes a loop in which each
+/// rank that receives a result combines copies of the broadcast value.
+/// Packed calls become one block: copies in, one call, copies out. A loop
+/// of scatters from every root becomes one MPI_Alltoall.
 ///
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,74 @@
+//===- FusionForms.h - What the fusion rules share -------------*- C++ -*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The statement forms and judgements the fusion rules share: a call's
+/// error code, the broadcast that runs only if the first call succeeded,
+/// and whether an operation is exact in any order.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_FUSIONFORMS_H
+#define MPILIFT_LIB_ANALYSIS_FUSIONFORMS_H
+
+#include "mpilift/MPI/Vocabulary.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+
+#include <optional>
+#include <string>
+
+namespace mpilift {
+namespace analysis {
+
+class FunctionFacts;
+
+namespace fusion {
+
+/// The variable statement \p S gives its call's error code to: `ierr =
+/// MPI_Reduce(...);` or `int rc = MPI_Reduce(...);`.
+const clang::VarDecl *errorVariableOf(const clang::Stmt *S);
+
+/// The call of `if (ierr == MPI_SUCCESS) ierr = MPI_Bcast(...);` (no
+/// `else`; the branch one statement that calls, giving its code to the
+/// same variable or to none).
+const clang::CallExpr *successGuardedCall(const clang::Stmt *S,
+                                          const clang::VarDecl *Error,
+                                          clang::ASTContext &Context);
+
+/// Whether \p Call calls the MPI function \p Id.
+bool calls(const clang::CallExpr *Call, mpi::FunctionId Id);
+
+/// The text of \p E as written; empty for none.
+std::string spelled(const clang::Expr *E, const clang::ASTContext &Context);
+
+/// The name of the MPI function \p Call calls.
+std::string nameOf(const clang::CallExpr *Call);
+
+/// Why a combination by \p Op on \p Type may round differently when
+/// \p Fused combines the values in another order than \p Before did
+/// (floating-point sums and products, operations the program defines);
+/// nothing when it is exact in any order.
+std::optional<std::string> orderDependence(llvm::StringRef Op,
+                                           llvm::StringRef Type,
+                                           llvm::StringRef Fused,
+                                           llvm::StringRef Before);
+
+/// The first place in \p S that can leave the code around it: `return`,
+/// `break`, `continue`, `goto`, `throw`, a call of a `noreturn` function.
+const clang::Stmt *leavesCode(const clang::Stmt *S);
+
+/// Whether \p V is a local array or scalar (or a parameter passed by
+/// value) whose address only MPI calls see, so that no function a
+/// statement calls, nor a pointer, can reach it.
+bool onlyMPISeesAddress(const clang::VarDecl *V, const FunctionFacts &Facts);
+
+} // namespace fusion
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_FUSIONFORMS_H

@@ -1,0 +1,289 @@
+//===- FusionLocal.cpp - A broadcast, then a combination of its value ----===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Seed 001's rules into Local and Comcast: after MPI_Bcast every rank
+/// holds the same value b, so a reduction of the broadcast buffer combines
+/// p copies of b, and a scan gives rank k the combination of k + 1 copies.
+/// Each rank that needs the result computes it without a message (BR-Local
+/// for MPI_Reduce, BR-Alllocal for MPI_Allreduce, BS-Comcast for MPI_Scan,
+/// the broadcast kept: the others may read b afterwards). Table 1 says all
+/// three pay whatever the machine.
+///
+/// Safe when, between the calls, nothing changes the buffer on any rank
+/// (or could: a call while its address is known elsewhere) nor what the
+/// second call reads, and no rank leaves; and when the local combination
+/// gives what MPI gave: the operation is one of MPI's with a C operator,
+/// on a predefined datatype, and exact in any order (reduction-order)
+/// unless reassociation is allowed.
+///
+//===----------------------------------------------------------------------===//
+
+#include "mpilift/Analysis/Fusion.h"
+
+#include "mpilift/Analysis/MPICalls.h"
+
+#include "FunctionFacts.h"
+#include "FusionForms.h"
+#include "RegionEdits.h"
+#include "StatementTree.h"
+
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+using namespace fusion;
+
+bool isLocalFusion(FusionKind Kind) {
+  return Kind == FusionKind::BcastReduce ||
+         Kind == FusionKind::BcastAllreduce || Kind == FusionKind::BcastScan;
+}
+
+std::optional<std::string> combinedInC(StringRef Op, StringRef A, StringRef B) {
+  std::string L = A.str(), R = B.str();
+  if (Op == "MPI_SUM")
+    return L + " + " + R;
+  if (Op == "MPI_PROD")
+    return L + " * " + R;
+  if (Op == "MPI_MIN")
+    return R + " < " + L + " ? " + R + " : " + L;
+  if (Op == "MPI_MAX")
+    return R + " > " + L + " ? " + R + " : " + L;
+  if (Op == "MPI_BAND")
+    return L + " & " + R;
+  if (Op == "MPI_BOR")
+    return L + " | " + R;
+  if (Op == "MPI_BXOR")
+    return L + " ^ " + R;
+  if (Op == "MPI_LAND")
+    return L + " && " + R;
+  if (Op == "MPI_LOR")
+    return L + " || " + R;
+  if (Op == "MPI_LXOR")
+    return "!" + L + " != !" + R;
+  return std::nullopt;
+}
+
+namespace {
+
+/// Whether MPI defines \p Op on a floating-point datatype: sums, products,
+/// minima and maxima only.
+bool definedOnFloating(StringRef Op) {
+  return Op == "MPI_SUM" || Op == "MPI_PROD" || Op == "MPI_MIN" ||
+         Op == "MPI_MAX";
+}
+
+/// The first place in \p S that writes \p Base as a whole or in part: an
+/// assignment or increment of it, of an element, or of what it points to,
+/// or its address (or the array) given to a call.
+const Stmt *writeOf(const Stmt *S, const ValueDecl *Base) {
+  return findFirst(S, [&](const Stmt *X) {
+    if (const auto *Op = dyn_cast<BinaryOperator>(X))
+      return Op->isAssignmentOp() && bufferBase(Op->getLHS()) == Base;
+    if (const auto *Op = dyn_cast<UnaryOperator>(X))
+      return Op->isIncrementDecrementOp() &&
+             bufferBase(Op->getSubExpr()) == Base;
+    if (const auto *Call = dyn_cast<CallExpr>(X))
+      return llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+        QualType T = Arg->IgnoreParenImpCasts()->getType();
+        bool Address = T->isPointerType() || T->isArrayType() ||
+                       Arg->getType()->isPointerType();
+        return Address && bufferBase(Arg) == Base;
+      });
+    return false;
+  });
+}
+
+/// The first assignment or increment in \p S of anything but a local
+/// variable as a whole: a write that may reach memory others point to.
+const Stmt *writeThroughMemory(const Stmt *S) {
+  auto Local = [](const Expr *E) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    return V && V->isLocalVarDeclOrParm() && !V->getType()->isReferenceType();
+  };
+  return findFirst(S, [&](const Stmt *X) {
+    if (const auto *Op = dyn_cast<BinaryOperator>(X))
+      return Op->isAssignmentOp() && !Local(Op->getLHS());
+    if (const auto *Op = dyn_cast<UnaryOperator>(X))
+      return Op->isIncrementDecrementOp() && !Local(Op->getSubExpr());
+    return false;
+  });
+}
+
+} // namespace
+
+std::optional<FusionFinder::Combination>
+FusionFinder::combinationOfBroadcast(const CompoundStmt &Block, unsigned First,
+                                     const FunctionDecl &F) {
+  const Stmt *FirstStmt = Block.body_begin()[First];
+  const CallExpr *Bcast = statementCall(FirstStmt);
+  const Expr *Buffer = mpiArg(Bcast, mpi::Role::InOutBuffer);
+  const VarDecl *Error = errorVariableOf(FirstStmt);
+  for (unsigned J = First + 1; J < Block.size(); ++J) {
+    const Stmt *NextStmt = Block.body_begin()[J];
+    const Stmt *Holder = NextStmt;
+    const CallExpr *Next = statementCall(NextStmt);
+    if (!Next && Error && !writtenBetween(Error, F, FirstStmt, NextStmt)) {
+      Next = successGuardedCall(NextStmt, Error, Context);
+      if (Next)
+        Holder = soleStatement(cast<IfStmt>(NextStmt)->getThen());
+    }
+    bool Combines = calls(Next, mpi::FunctionId::Reduce) ||
+                    calls(Next, mpi::FunctionId::Allreduce) ||
+                    calls(Next, mpi::FunctionId::Scan);
+    if (!Combines) {
+      if (Next && mpiCallee(Next)->TheFamily == mpi::Family::BlockingCollective)
+        return std::nullopt;
+      continue;
+    }
+    if (!sameExpression(mpiArg(Next, mpi::Role::SendBuffer), Buffer, Context) ||
+        !sameExpression(mpiArg(Next, mpi::Role::Comm),
+                        mpiArg(Bcast, mpi::Role::Comm), Context))
+      return std::nullopt;
+    return Combination{J, Next, Holder};
+  }
+  return std::nullopt;
+}
+
+void FusionFinder::judgeLocal(FusionSite &Site, unsigned FirstIndex,
+                              unsigned SecondIndex) {
+  const CallExpr *Bcast = Site.Calls[0], *Second = Site.Calls[1];
+  std::string Name = nameOf(Second);
+  auto Refuse = [&](SafetyCheck Check, std::string Why, SourceLocation Loc) {
+    Site.Refusals.push_back({Check, std::move(Why), Loc});
+  };
+  // The same message: count and datatype.
+  for (mpi::Role R : {mpi::Role::Count, mpi::Role::Datatype})
+    if (!sameExpression(mpiArg(Second, R), mpiArg(Bcast, R), Context))
+      Refuse(SafetyCheck::MatchingArguments,
+             "the " + Name + "'s " +
+                 std::string(R == mpi::Role::Count ? "count" : "datatype") +
+                 " '" + spelled(mpiArgAsWritten(Second, R), Context) +
+                 "' is not the broadcast's '" +
+                 spelled(mpiArgAsWritten(Bcast, R), Context) + "'",
+             Second->getBeginLoc());
+  // A C operator on a C type.
+  std::string Type =
+      spelled(mpiArgAsWritten(Second, mpi::Role::Datatype), Context);
+  const Expr *OpArg = mpiArgAsWritten(Second, mpi::Role::Op);
+  std::string Op = spelled(OpArg, Context);
+  const PredefinedDatatype *DT = predefinedDatatype(Type);
+  if (!DT)
+    Refuse(SafetyCheck::SourceForm,
+           "'" + Type +
+               "' is no predefined datatype of one C type; the local "
+               "combination needs the C type of the elements",
+           Second->getBeginLoc());
+  else
+    Site.ElementType = DT->CType.str();
+  if (!combinedInC(Op, "a", "b"))
+    Refuse(SafetyCheck::SourceForm,
+           "'" + Op +
+               "' is no operation of MPI's with a C operator the local "
+               "combination could use",
+           OpArg->getBeginLoc());
+  else if (DT && (Context.*(DT->Type))->isRealFloatingType() &&
+           !definedOnFloating(Op))
+    Refuse(SafetyCheck::SourceForm,
+           "MPI does not define '" + Op + "' on '" + Type + "'",
+           OpArg->getBeginLoc());
+  if (sameExpression(mpiArg(Second, mpi::Role::RecvBuffer),
+                     mpiArg(Second, mpi::Role::SendBuffer), Context))
+    Refuse(SafetyCheck::SourceForm,
+           "the " + Name +
+               " receives into its send buffer, which MPI does not allow",
+           Second->getBeginLoc());
+  std::optional<std::string> Order =
+      orderDependence(Op, Type, "the local combination", Name);
+  if (Order && !AllowReassociation)
+    Refuse(SafetyCheck::ReductionOrder, *Order, OpArg->getBeginLoc());
+
+  // What lies between: the buffer keeps the broadcast value on every rank,
+  // the second call's arguments keep their values, no rank leaves.
+  std::string Between = " between MPI_Bcast and " + Name;
+  const Expr *Buffer = mpiArgAsWritten(Bcast, mpi::Role::InOutBuffer);
+  const ValueDecl *Base = bufferBase(Buffer);
+  if (!Base) {
+    Refuse(SafetyCheck::MessageIntegrity,
+           "the broadcast buffer '" + spelled(Buffer, Context) +
+               "' is not a named variable, so that what changes it" + Between +
+               " is not known",
+           Buffer->getBeginLoc());
+    return;
+  }
+  const FunctionFacts &Facts = TU->factsOf(*Site.Function);
+  const auto *BaseVar = dyn_cast<VarDecl>(Base);
+  bool Private = BaseVar && onlyMPISeesAddress(BaseVar, Facts);
+  llvm::SmallPtrSet<const VarDecl *, 8> SecondReads;
+  for (mpi::Role R :
+       {mpi::Role::SendBuffer, mpi::Role::RecvBuffer, mpi::Role::Count,
+        mpi::Role::Datatype, mpi::Role::Op, mpi::Role::Root, mpi::Role::Comm})
+    if (const Expr *Arg = mpiArgAsWritten(Second, R))
+      variablesIn(Arg, SecondReads);
+  const SourceManager &SM = Context.getSourceManager();
+  std::string BaseName = Base->getNameAsString();
+  for (unsigned K = FirstIndex + 1; K < SecondIndex; ++K) {
+    const Stmt *S = Site.Block->body_begin()[K];
+    if (const Stmt *Leave = leavesCode(S)) {
+      Refuse(SafetyCheck::SourceForm,
+             "this statement can leave the code" + Between +
+                 ": a rank that leaves takes part in the broadcast and no "
+                 "longer in the " +
+                 Name,
+             Leave->getBeginLoc());
+      continue;
+    }
+    if (const Stmt *W = writeOf(S, Base)) {
+      Refuse(SafetyCheck::MessageIntegrity,
+             "this statement changes '" + BaseName + "'" + Between +
+                 ", so that the ranks may no longer hold the broadcast value",
+             W->getBeginLoc());
+      continue;
+    }
+    if (!Private) {
+      const Stmt *Call =
+          findFirst(S, [](const Stmt *X) { return isa<CallExpr>(X); });
+      const Stmt *Store = writeThroughMemory(S);
+      if (Call || Store) {
+        const FunctionDecl *Callee =
+            Call ? cast<CallExpr>(Call)->getDirectCallee() : nullptr;
+        std::string What =
+            !Call    ? std::string("writes through a pointer or a field")
+            : Callee ? "calls '" + Callee->getNameAsString() + "'"
+                     : std::string("calls a function");
+        Refuse(SafetyCheck::MessageIntegrity,
+               "this statement " + What + Between + ", which may change '" +
+                   BaseName + "': its address is known outside MPI calls",
+               (Call ? Call : Store)->getBeginLoc());
+        continue;
+      }
+    }
+    // A part used in place (`width = params[0]`) is read, not changed;
+    // writeOf sees the parts that are written.
+    for (const VarDecl *V : SecondReads) {
+      const Stmt *Changed = writeOf(S, V);
+      for (const Write &W : Facts.writesOf(V))
+        if (!Changed && W.Kind != WriteKind::Element &&
+            SM.isPointWithin(W.Where->getBeginLoc(), S->getBeginLoc(),
+                             S->getEndLoc()))
+          Changed = W.Where;
+      if (Changed) {
+        Refuse(SafetyCheck::MatchingArguments,
+               "this statement changes '" + V->getNameAsString() +
+                   "', which the " + Name + " reads," + Between,
+               Changed->getBeginLoc());
+        break;
+      }
+    }
+  }
+}
+
+} // namespace analysis
+} // namespace mpilift
