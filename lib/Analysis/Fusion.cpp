@@ -281,37 +281,40 @@ std::vector<FusionSite> FusionFinder::find(const FunctionDecl &F) {
   return Out;
 }
 
-std::optional<std::pair<unsigned, const CallExpr *>>
-FusionFinder::broadcastOfResult(const CompoundStmt &Block, unsigned First,
-                                const FunctionDecl &F) {
+std::optional<FusionFinder::NextCollective>
+FusionFinder::nextCollective(const CompoundStmt &Block, unsigned First,
+                             const FunctionDecl &F) {
   const Stmt *FirstStmt = Block.body_begin()[First];
-  const CallExpr *Call = statementCall(FirstStmt);
-  const Expr *Result = mpiArg(Call, mpi::Role::RecvBuffer);
   const VarDecl *Error = errorVariableOf(FirstStmt);
-  // The first broadcast after it, with nothing but plain statements (no
-  // other collective) between: of the result, it is the pair. It may run
-  // only if the first call succeeded (`if (ierr == MPI_SUCCESS) ierr =
-  // MPI_Bcast(...);`) while nothing between changes that code.
   for (unsigned J = First + 1; J < Block.size(); ++J) {
     const Stmt *NextStmt = Block.body_begin()[J];
+    const Stmt *Holder = NextStmt;
     const CallExpr *Next = statementCall(NextStmt);
-    if (!Next && Error && !writtenBetween(Error, F, FirstStmt, NextStmt))
+    if (!Next && Error && !writtenBetween(Error, F, FirstStmt, NextStmt)) {
       Next = successGuardedCall(NextStmt, Error, Context);
-    if (!calls(Next, mpi::FunctionId::Bcast)) {
-      if (Next && mpiCallee(Next)->TheFamily == mpi::Family::BlockingCollective)
-        return std::nullopt;
-      continue;
+      if (Next)
+        Holder = soleStatement(cast<IfStmt>(NextStmt)->getThen());
     }
-    if (!sameExpression(mpiArg(Next, mpi::Role::InOutBuffer), Result,
-                        Context) ||
-        !sameExpression(mpiArg(Next, mpi::Role::Root),
-                        mpiArg(Call, mpi::Role::Root), Context) ||
-        !sameExpression(mpiArg(Next, mpi::Role::Comm),
-                        mpiArg(Call, mpi::Role::Comm), Context))
-      return std::nullopt;
-    return std::pair(J, Next);
+    if (Next && mpiCallee(Next)->TheFamily == mpi::Family::BlockingCollective)
+      return NextCollective{J, Next, Holder};
   }
   return std::nullopt;
+}
+
+std::optional<FusionFinder::NextCollective>
+FusionFinder::broadcastOfResult(const CompoundStmt &Block, unsigned First,
+                                const FunctionDecl &F) {
+  const CallExpr *Call = statementCall(Block.body_begin()[First]);
+  std::optional<NextCollective> Next = nextCollective(Block, First, F);
+  if (!Next || !calls(Next->Call, mpi::FunctionId::Bcast) ||
+      !sameExpression(mpiArg(Next->Call, mpi::Role::InOutBuffer),
+                      mpiArg(Call, mpi::Role::RecvBuffer), Context) ||
+      !sameExpression(mpiArg(Next->Call, mpi::Role::Root),
+                      mpiArg(Call, mpi::Role::Root), Context) ||
+      !sameExpression(mpiArg(Next->Call, mpi::Role::Comm),
+                      mpiArg(Call, mpi::Role::Comm), Context))
+    return std::nullopt;
+  return Next;
 }
 
 bool FusionFinder::writtenBetween(const VarDecl *V, const FunctionDecl &F,
@@ -356,7 +359,7 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
     }
     const CallExpr *Call = statementCall(Block.body_begin()[I]);
     if (calls(Call, mpi::FunctionId::Bcast)) {
-      if (std::optional<Combination> Second =
+      if (std::optional<NextCollective> Second =
               combinationOfBroadcast(Block, I, F)) {
         FusionKind Kind = calls(Second->Call, mpi::FunctionId::Reduce)
                               ? FusionKind::BcastReduce
@@ -374,15 +377,14 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
     }
     bool Reduce = calls(Call, mpi::FunctionId::Reduce);
     if (Reduce || calls(Call, mpi::FunctionId::Gather)) {
-      if (std::optional<std::pair<unsigned, const CallExpr *>> Bcast =
+      if (std::optional<NextCollective> Bcast =
               broadcastOfResult(Block, I, F)) {
-        auto [J, BcastCall] = *Bcast;
         FusionSite S = Site(
             Reduce ? FusionKind::ReduceBcast : FusionKind::GatherBcast, I, I);
-        S.Stmts.push_back(Block.body_begin()[J]);
-        S.Calls.push_back(BcastCall);
-        judgePair(S, I, J);
-        Pair(std::move(S), I, J);
+        S.Stmts.push_back(Block.body_begin()[Bcast->Index]);
+        S.Calls.push_back(Bcast->Call);
+        judgePair(S, I, Bcast->Index);
+        Pair(std::move(S), I, Bcast->Index);
         continue;
       }
     }

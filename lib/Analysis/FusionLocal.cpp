@@ -119,37 +119,21 @@ const Stmt *writeThroughMemory(const Stmt *S) {
 
 } // namespace
 
-std::optional<FusionFinder::Combination>
+std::optional<FusionFinder::NextCollective>
 FusionFinder::combinationOfBroadcast(const CompoundStmt &Block, unsigned First,
                                      const FunctionDecl &F) {
-  const Stmt *FirstStmt = Block.body_begin()[First];
-  const CallExpr *Bcast = statementCall(FirstStmt);
-  const Expr *Buffer = mpiArg(Bcast, mpi::Role::InOutBuffer);
-  const VarDecl *Error = errorVariableOf(FirstStmt);
-  for (unsigned J = First + 1; J < Block.size(); ++J) {
-    const Stmt *NextStmt = Block.body_begin()[J];
-    const Stmt *Holder = NextStmt;
-    const CallExpr *Next = statementCall(NextStmt);
-    if (!Next && Error && !writtenBetween(Error, F, FirstStmt, NextStmt)) {
-      Next = successGuardedCall(NextStmt, Error, Context);
-      if (Next)
-        Holder = soleStatement(cast<IfStmt>(NextStmt)->getThen());
-    }
-    bool Combines = calls(Next, mpi::FunctionId::Reduce) ||
-                    calls(Next, mpi::FunctionId::Allreduce) ||
-                    calls(Next, mpi::FunctionId::Scan);
-    if (!Combines) {
-      if (Next && mpiCallee(Next)->TheFamily == mpi::Family::BlockingCollective)
-        return std::nullopt;
-      continue;
-    }
-    if (!sameExpression(mpiArg(Next, mpi::Role::SendBuffer), Buffer, Context) ||
-        !sameExpression(mpiArg(Next, mpi::Role::Comm),
-                        mpiArg(Bcast, mpi::Role::Comm), Context))
-      return std::nullopt;
-    return Combination{J, Next, Holder};
-  }
-  return std::nullopt;
+  const CallExpr *Bcast = statementCall(Block.body_begin()[First]);
+  std::optional<NextCollective> Next = nextCollective(Block, First, F);
+  if (!Next ||
+      !(calls(Next->Call, mpi::FunctionId::Reduce) ||
+        calls(Next->Call, mpi::FunctionId::Allreduce) ||
+        calls(Next->Call, mpi::FunctionId::Scan)) ||
+      !sameExpression(mpiArg(Next->Call, mpi::Role::SendBuffer),
+                      mpiArg(Bcast, mpi::Role::InOutBuffer), Context) ||
+      !sameExpression(mpiArg(Next->Call, mpi::Role::Comm),
+                      mpiArg(Bcast, mpi::Role::Comm), Context))
+    return std::nullopt;
+  return Next;
 }
 
 void FusionFinder::judgeLocal(FusionSite &Site, unsigned FirstIndex,

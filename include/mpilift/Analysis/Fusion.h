@@ -129,10 +129,23 @@ public:
 private:
   void findIn(const clang::FunctionDecl &F, const clang::CompoundStmt &Block,
               std::vector<FusionSite> &Out);
-  /// The MPI_Bcast of the result of the call at \p First, if one follows
-  /// with only plain statements between (in \p F): its statement's index
-  /// and the call.
-  std::optional<std::pair<unsigned, const clang::CallExpr *>>
+  /// A blocking collective after another: its statement's index, the
+  /// call, and the statement holding it (the branch of `if (ierr ==
+  /// MPI_SUCCESS) ierr = MPI_Bcast(...);`).
+  struct NextCollective {
+    unsigned Index;
+    const clang::CallExpr *Call;
+    const clang::Stmt *Holder;
+  };
+  /// The first blocking collective of \p Block after the call at \p First
+  /// (in \p F), with only plain statements between; it may run only if
+  /// the first call succeeded, while nothing between changes that code.
+  std::optional<NextCollective> nextCollective(const clang::CompoundStmt &Block,
+                                               unsigned First,
+                                               const clang::FunctionDecl &F);
+  /// The MPI_Bcast of the result of the call at \p First, if it is the
+  /// next collective (in \p F).
+  std::optional<NextCollective>
   broadcastOfResult(const clang::CompoundStmt &Block, unsigned First,
                     const clang::FunctionDecl &F);
   /// Whether \p V of \p F is written after \p First and before \p Last.
@@ -144,15 +157,8 @@ private:
   void judgeReduceBcast(FusionSite &Site);
   void judgeGatherBcast(FusionSite &Site);
   /// The MPI_Reduce, MPI_Allreduce or MPI_Scan of the buffer the
-  /// MPI_Bcast at \p First broadcasts, if one follows with no other
-  /// collective between: its statement's index, the call, and the
-  /// statement holding it.
-  struct Combination {
-    unsigned Index;
-    const clang::CallExpr *Call;
-    const clang::Stmt *Holder;
-  };
-  std::optional<Combination>
+  /// MPI_Bcast at \p First broadcasts, if it is the next collective.
+  std::optional<NextCollective>
   combinationOfBroadcast(const clang::CompoundStmt &Block, unsigned First,
                          const clang::FunctionDecl &F);
   /// Judges a local fusion: the second call's arguments and what lies
