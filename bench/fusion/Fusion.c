@@ -7,9 +7,12 @@
 //   3 allreduces   three MPI_Allreduce of m/3 bytes each     vs one, packed
 //   3 bcasts       three MPI_Bcast of m/3 bytes each         vs one, packed
 //   p scatters     MPI_Scatter from every root in turn       vs MPI_Alltoall
-//   p scatters     MPI_Scatter from every root in turn       vs MPI_Alltoall
 //   bcast+allred   MPI_Bcast then MPI_Allreduce (sum) of the broadcast
 //                  buffer  vs MPI_Bcast and p * x on each rank (BR-Alllocal)
+//   scan+allred    MPI_Scan (min) then MPI_Allreduce (max) of its result
+//                  vs one MPI_Allreduce on pairs (SR2-Reduction)
+//   scan+scan      MPI_Scan (min) then MPI_Scan (max) of its result
+//                  vs one MPI_Scan on pairs (SS2-Scan)
 //
 // Beside each measured ratio (fused / original) it prints the ratio the
 // cost model of seed 001, section 4, predicts with the start-up time t_s,
@@ -107,11 +110,53 @@ enum Rule {
   PackedBcast,
   RotatingScatters,
   BcastAllreduce,
+  ScanAllreduce,
+  ScanScan,
   Rules
 };
-static const char *const RuleName[Rules] = {"reduce+bcast", "gather+bcast",
-                                            "3 allreduces", "3 bcasts",
-                                            "p scatters",   "bcast+allred"};
+static const char *const RuleName[Rules] = {
+    "reduce+bcast", "gather+bcast", "3 allreduces", "3 bcasts",
+    "p scatters",   "bcast+allred", "scan+allred",  "scan+scan"};
+
+/// The operation on pairs the rewrite makes for a minimum scan followed by
+/// a maximum (seed 001, SR2 and SS2): (s1, r1) then (s2, r2) is
+/// (max(s1, min(r1, s2)), min(r1, r2)).
+static void pairMinMax(void *InV, void *InOutV, int *Len, MPI_Datatype *T) {
+  const double *A = InV;
+  double *B = InOutV;
+  for (int I = 0; I < *Len; ++I) {
+    double S = fmax(A[2 * I], fmin(A[2 * I + 1], B[2 * I]));
+    B[2 * I + 1] = fmin(A[2 * I + 1], B[2 * I + 1]);
+    B[2 * I] = S;
+  }
+  (void)T;
+}
+static MPI_Op PairOp;
+static MPI_Datatype PairType;
+
+/// A minimum scan then a maximum over its result (Fused == 0), or one
+/// collective on pairs as the rewrite makes it: pairs in, one call, first
+/// halves out.
+static void scanPair(int Scan, int Fused, double *In, double *Out, int Count) {
+  MPI_Comm C = MPI_COMM_WORLD;
+  double *Prefix = Out + Count, *Pairs = Out + Count, *Result = Out + 3 * Count;
+  if (!Fused) {
+    MPI_Scan(In, Prefix, Count, MPI_DOUBLE, MPI_MIN, C);
+    if (Scan)
+      MPI_Scan(Prefix, Out, Count, MPI_DOUBLE, MPI_MAX, C);
+    else
+      MPI_Allreduce(Prefix, Out, Count, MPI_DOUBLE, MPI_MAX, C);
+    return;
+  }
+  for (int I = 0; I < Count; ++I)
+    Pairs[2 * I] = Pairs[2 * I + 1] = In[I];
+  if (Scan)
+    MPI_Scan(Pairs, Result, Count, PairType, PairOp, C);
+  else
+    MPI_Allreduce(Pairs, Result, Count, PairType, PairOp, C);
+  for (int I = 0; I < Count; ++I)
+    Out[I] = Result[2 * I];
+}
 
 /// One call of the original sequence (Fused == 0) or of the fused call.
 static void once(enum Rule R, int Fused, double *In, double *Out, int Count,
@@ -187,6 +232,10 @@ static void once(enum Rule R, int Fused, double *In, double *Out, int Count,
       MPI_Allreduce(Out, Out + Count, Count, MPI_DOUBLE, MPI_SUM, C);
     }
     break;
+  case ScanAllreduce:
+  case ScanScan:
+    scanPair(R == ScanScan, Fused, In, Out, Count);
+    break;
   default:
     break;
   }
@@ -228,6 +277,15 @@ static double predicted(enum Rule R, int Fused, double M, int P, double Ts,
     // element (seed 001, Table 1, BR-Local: 2 t_s + m (2 t_w + 1) against
     // m, per log p).
     return Fused ? Bcast + Elements * Tc : Bcast + Reduce;
+  case ScanAllreduce:
+  case ScanScan: {
+    // Table 1: SR2 2 t_s + m (2 t_w + 3) against t_s + m (2 t_w + 3),
+    // SS2 2 t_s + m (2 t_w + 4) against t_s + m (2 t_w + 6), per log p;
+    // and the pairs copied in and the results out.
+    double Ops = R == ScanScan ? 4 : 3, After = R == ScanScan ? 6 : 3;
+    return Fused ? L * (Ts + 2 * M * Tw + After * Elements * Tc) + 3 * M * Tm
+                 : L * (2 * Ts + 2 * M * Tw + Ops * Elements * Tc);
+  }
   default:
     return 0;
   }
@@ -251,7 +309,12 @@ int main(int argc, char **argv) {
     printf("%-13s %3s %8s %12s %12s %8s %10s\n", "rule", "np", "bytes",
            "original us", "fused us", "ratio", "predicted");
   const int MaxBytes = 1 << 20;
-  double *In = malloc(MaxBytes), *Out = malloc((size_t)MaxBytes * Size * 3);
+  MPI_Op_create(pairMinMax, 0, &PairOp);
+  MPI_Type_contiguous(2, MPI_DOUBLE, &PairType);
+  MPI_Type_commit(&PairType);
+  // Room for p blocks of the largest message, thrice, and for the pairs.
+  double *In = malloc(MaxBytes),
+         *Out = malloc((size_t)MaxBytes * (Size > 2 ? Size : 2) * 3);
   for (int I = 0; I < MaxBytes / (int)sizeof(double); ++I)
     In[I] = Rank + I;
   double *TO = malloc(Reps * sizeof(double)),
@@ -284,6 +347,8 @@ int main(int argc, char **argv) {
   free(Out);
   free(TO);
   free(TF);
+  MPI_Op_free(&PairOp);
+  MPI_Type_free(&PairType);
   MPI_Finalize();
   return 0;
 }

@@ -48,6 +48,11 @@ std::string FusionSite::description() const {
   case FusionKind::RotatingScatters:
     return "MPI_Scatter from every rank of the communicator as the root in "
            "turn";
+  case FusionKind::ScanReduce:
+  case FusionKind::ScanAllreduce:
+  case FusionKind::ScanScan:
+    return "MPI_Scan (" + Operations[0] + ") followed by " +
+           fusion::nameOf(Calls[1]) + " (" + Operations[1] + ") of its result";
   }
   llvm_unreachable("unknown fusion");
 }
@@ -71,6 +76,12 @@ std::string FusionSite::replacement() const {
            "(BS-Comcast)";
   case FusionKind::RotatingScatters:
     return "replace the loop with MPI_Alltoall";
+  case FusionKind::ScanReduce:
+  case FusionKind::ScanAllreduce:
+  case FusionKind::ScanScan:
+    return "replace them with one " + fusion::nameOf(Calls[1]) +
+           " on pairs with an operation of their own (" +
+           (Kind == FusionKind::ScanScan ? "SS2-Scan" : "SR2-Reduction") + ")";
   }
   llvm_unreachable("unknown fusion");
 }
@@ -244,9 +255,8 @@ constexpr uint64_t MaxPackedBcastBytes = 64;
 
 } // namespace
 
-bool FusionFinder::packingPays(const FusionSite &Site) const {
-  if (!calls(Site.Calls.front(), mpi::FunctionId::Bcast) ||
-      Site.Counts.size() != Site.Calls.size())
+bool FusionFinder::packingPays(FusionSite &Site) const {
+  if (Site.Counts.size() != Site.Calls.size())
     return true; // Judged on its refusals.
   std::optional<uint64_t> Size = predefinedTypeSize(
       spelled(mpiArgAsWritten(Site.Calls.front(), mpi::Role::Datatype),
@@ -254,15 +264,22 @@ bool FusionFinder::packingPays(const FusionSite &Site) const {
       Context);
   if (!Size)
     return true;
-  uint64_t Bytes = 0;
+  uint64_t Elements = 0;
   for (int64_t N : Site.Counts)
-    Bytes += uint64_t(N) * *Size;
-  return Bytes <= MaxPackedBcastBytes;
+    Elements += uint64_t(N);
+  bool Bcast = calls(Site.Calls.front(), mpi::FunctionId::Bcast);
+  if (Bcast && Elements * *Size > MaxPackedBcastBytes)
+    return false;
+  Site.Cost = estimatePacking(Profile, Site.Calls.size(), Elements, *Size,
+                              /*Combines=*/!Bcast);
+  return Site.Cost->pays();
 }
 
 FusionFinder::FusionFinder(ASTContext &Context, bool AllowReassociation,
-                           const ProjectFacts *Project)
+                           const ProjectFacts *Project,
+                           const MachineProfile *Profile)
     : Context(Context), AllowReassociation(AllowReassociation),
+      Profile(Profile ? *Profile : defaultMachineProfile()),
       TU(std::make_unique<TranslationUnitFacts>(Context)) {
   TU->setProject(Project);
 }
@@ -360,7 +377,7 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
     const CallExpr *Call = statementCall(Block.body_begin()[I]);
     if (calls(Call, mpi::FunctionId::Bcast)) {
       if (std::optional<NextCollective> Second =
-              combinationOfBroadcast(Block, I, F)) {
+              combinationOfResult(Block, I, F, mpi::Role::InOutBuffer)) {
         FusionKind Kind = calls(Second->Call, mpi::FunctionId::Reduce)
                               ? FusionKind::BcastReduce
                           : calls(Second->Call, mpi::FunctionId::Allreduce)
@@ -372,6 +389,23 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
         S.LocalStmt = Second->Holder;
         judgeLocal(S, I, Second->Index);
         Pair(std::move(S), I, Second->Index);
+        continue;
+      }
+    }
+    if (calls(Call, mpi::FunctionId::Scan)) {
+      if (std::optional<NextCollective> Second =
+              combinationOfResult(Block, I, F, mpi::Role::RecvBuffer)) {
+        FusionKind Kind = calls(Second->Call, mpi::FunctionId::Reduce)
+                              ? FusionKind::ScanReduce
+                          : calls(Second->Call, mpi::FunctionId::Allreduce)
+                              ? FusionKind::ScanAllreduce
+                              : FusionKind::ScanScan;
+        FusionSite S = Site(Kind, I, I);
+        S.Stmts.push_back(Block.body_begin()[Second->Index]);
+        S.Calls.push_back(Second->Call);
+        judgeScanPair(S, I, Second->Index);
+        if (!S.Cost || S.Cost->pays())
+          Pair(std::move(S), I, Second->Index);
         continue;
       }
     }
@@ -418,11 +452,20 @@ void FusionFinder::checkOrder(FusionSite &Site, const Expr *Op,
 void FusionFinder::judgePair(FusionSite &Site, unsigned FirstIndex,
                              unsigned SecondIndex) {
   assert(!isLocalFusion(Site.Kind) && "judged by judgeLocal");
-  if (Site.Kind == FusionKind::ReduceBcast)
+  bool Reduce = Site.Kind == FusionKind::ReduceBcast;
+  if (Reduce)
     judgeReduceBcast(Site);
   else
     judgeGatherBcast(Site);
-  judgeBetween(Site, FirstIndex, SecondIndex);
+  PairEffect Effect;
+  Effect.Held = mpiArgAsWritten(Site.Calls[0], mpi::Role::RecvBuffer);
+  Effect.Fused = Reduce ? "MPI_Allreduce" : "MPI_Allgather";
+  Effect.Moved = "the broadcast";
+  Effect.Holds =
+      "where only the root holds " +
+      std::string(Reduce ? "the reduced value" : "the gathered blocks");
+  Effect.After = "after " + Effect.Fused + " every rank would";
+  judgeBetween(Site, FirstIndex, SecondIndex, Effect);
 }
 
 void FusionFinder::judgeReduceBcast(FusionSite &Site) {
@@ -526,23 +569,21 @@ void FusionFinder::judgeGatherBcast(FusionSite &Site) {
 }
 
 void FusionFinder::judgeBetween(FusionSite &Site, unsigned FirstIndex,
-                                unsigned SecondIndex) {
+                                unsigned SecondIndex,
+                                const PairEffect &Effect) {
   const CallExpr *First = Site.Calls[0], *Second = Site.Calls[1];
   std::string Between = " between " + nameOf(First) + " and " + nameOf(Second);
-  bool Reduce = Site.Kind == FusionKind::ReduceBcast;
-  std::string Fused = Reduce ? "MPI_Allreduce" : "MPI_Allgather";
-  std::string What = Reduce ? "the reduced value" : "the gathered blocks";
   auto Refuse = [&](SafetyCheck Check, std::string Why, SourceLocation Loc) {
     Site.Refusals.push_back({Check, std::move(Why), Loc});
   };
-  // What lies between: no message, no use of the result, nothing that
-  // changes what the broadcast reads.
-  const Expr *Result = mpiArgAsWritten(First, mpi::Role::RecvBuffer);
-  const ValueDecl *Base = bufferBase(Result);
+  // What lies between: no message, no use of the held buffer, nothing that
+  // changes what the second call reads.
+  const ValueDecl *Base = bufferBase(Effect.Held);
   llvm::SmallPtrSet<const VarDecl *, 8> SecondReads;
   for (mpi::Role R : {mpi::Role::Count, mpi::Role::Datatype, mpi::Role::Root,
-                      mpi::Role::Comm})
-    variablesIn(mpiArgAsWritten(Second, R), SecondReads);
+                      mpi::Role::Op, mpi::Role::Comm})
+    if (const Expr *Arg = mpiArgAsWritten(Second, R))
+      variablesIn(Arg, SecondReads);
   const auto *BaseVar = dyn_cast_or_null<VarDecl>(Base);
   // A local array or scalar whose address never leaves MPI calls cannot
   // be reached by a function the statements between call.
@@ -557,27 +598,26 @@ void FusionFinder::judgeBetween(FusionSite &Site, unsigned FirstIndex,
         })) {
       Refuse(SafetyCheck::MessageOrder,
              "'" + cast<CallExpr>(Mpi)->getDirectCallee()->getName().str() +
-                 "'" + Between + ": one " + Fused +
-                 " would move the broadcast before it",
+                 "'" + Between + ": one " + Effect.Fused + " would move " +
+                 Effect.Moved + " before it",
              Mpi->getBeginLoc());
       continue;
     }
     if (const Stmt *Leave = leavesCode(S)) {
       Refuse(SafetyCheck::SourceForm,
              "this statement can leave the code" + Between +
-                 ", where the ranks that leave would have taken part in the "
-                 "broadcast already once the two are one " +
-                 Fused,
+                 ", where the ranks that leave would have taken part in " +
+                 Effect.Moved + " already once the two are one " + Effect.Fused,
              Leave->getBeginLoc());
       continue;
     }
     if (!Base || mentions(S, Base)) {
-      Refuse(SafetyCheck::MessageIntegrity,
-             "this statement uses '" +
-                 (Base ? Base->getNameAsString() : spelled(Result, Context)) +
-                 "'" + Between + ", where only the root holds " + What +
-                 "; after " + Fused + " every rank would",
-             S->getBeginLoc());
+      Refuse(
+          SafetyCheck::MessageIntegrity,
+          "this statement uses '" +
+              (Base ? Base->getNameAsString() : spelled(Effect.Held, Context)) +
+              "'" + Between + ", " + Effect.Holds + "; " + Effect.After,
+          S->getBeginLoc());
       continue;
     }
     if (const Stmt *Call =
@@ -589,20 +629,15 @@ void FusionFinder::judgeBetween(FusionSite &Site, unsigned FirstIndex,
                  (Callee ? "'" + Callee->getNameAsString() + "'"
                          : std::string("a function")) +
                  Between + ", which may reach '" + Base->getNameAsString() +
-                 "', where only the root holds " + What,
+                 "', " + Effect.Holds,
              Call->getBeginLoc());
       continue;
     }
-    for (const VarDecl *V : SecondReads)
-      for (const Write &W : Facts.writesOf(V))
-        if (SM.isPointWithin(W.Where->getBeginLoc(), S->getBeginLoc(),
-                             S->getEndLoc())) {
-          Refuse(SafetyCheck::MatchingArguments,
-                 "this statement changes '" + V->getNameAsString() +
-                     "', which the broadcast reads," + Between,
-                 W.Where->getBeginLoc());
-          break;
-        }
+    if (std::optional<std::pair<const Stmt *, std::string>> Changed =
+            argumentChange(S, Second, SecondReads, Facts, Context))
+      Refuse(SafetyCheck::MatchingArguments,
+             Changed->second + ", which " + Effect.Moved + " reads," + Between,
+             Changed->first->getBeginLoc());
   }
 }
 

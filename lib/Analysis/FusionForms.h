@@ -14,10 +14,12 @@
 #ifndef MPILIFT_LIB_ANALYSIS_FUSIONFORMS_H
 #define MPILIFT_LIB_ANALYSIS_FUSIONFORMS_H
 
+#include "mpilift/Analysis/Fusion.h"
 #include "mpilift/MPI/Vocabulary.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
 #include <string>
@@ -45,6 +47,42 @@ bool calls(const clang::CallExpr *Call, mpi::FunctionId Id);
 
 /// The text of \p E as written; empty for none.
 std::string spelled(const clang::Expr *E, const clang::ASTContext &Context);
+
+/// Whether MPI defines \p Op on a floating-point datatype: sums, products,
+/// minima and maxima only.
+inline bool definedOnFloating(llvm::StringRef Op) {
+  return Op == "MPI_SUM" || Op == "MPI_PROD" || Op == "MPI_MIN" ||
+         Op == "MPI_MAX";
+}
+
+/// The first place in \p S that writes \p Base as a whole or in part: an
+/// assignment or increment of it, of an element, or of what it points to,
+/// or its address (or the array) given to a call.
+const clang::Stmt *writeOf(const clang::Stmt *S, const clang::ValueDecl *Base);
+
+/// The first assignment or increment in \p S of anything but a local
+/// variable as a whole: a write that may reach memory others point to.
+const clang::Stmt *writeThroughMemory(const clang::Stmt *S);
+
+/// When \p Arg reads memory others may reach (through a pointer, a field
+/// behind one, a global, an element), the first call or write through
+/// memory in \p S, which may change what it reads.
+const clang::Stmt *indirectChange(const clang::Stmt *S, const clang::Expr *Arg);
+
+/// Where \p S changes, or may change, what \p Second reads: a variable of
+/// \p Reads written, or memory its count, datatype, operation, root or
+/// communicator reads through a pointer or a field (indirectChange); and
+/// the note's start ("this statement changes 'root'").
+std::optional<std::pair<const clang::Stmt *, std::string>>
+argumentChange(const clang::Stmt *S, const clang::CallExpr *Second,
+               const llvm::SmallPtrSetImpl<const clang::VarDecl *> &Reads,
+               const FunctionFacts &Facts, clang::ASTContext &Context);
+
+/// matching-arguments: the second call of \p Site combines the elements the
+/// first (\p FirstName, "the broadcast") wrote: the same count and
+/// datatype.
+void checkSameElements(FusionSite &Site, llvm::StringRef FirstName,
+                       clang::ASTContext &Context);
 
 /// The name of the MPI function \p Call calls.
 std::string nameOf(const clang::CallExpr *Call);

@@ -70,14 +70,7 @@ std::optional<std::string> combinedInC(StringRef Op, StringRef A, StringRef B) {
   return std::nullopt;
 }
 
-namespace {
-
-/// Whether MPI defines \p Op on a floating-point datatype: sums, products,
-/// minima and maxima only.
-bool definedOnFloating(StringRef Op) {
-  return Op == "MPI_SUM" || Op == "MPI_PROD" || Op == "MPI_MIN" ||
-         Op == "MPI_MAX";
-}
+namespace fusion {
 
 /// The first place in \p S that writes \p Base as a whole or in part: an
 /// assignment or increment of it, of an element, or of what it points to,
@@ -117,21 +110,108 @@ const Stmt *writeThroughMemory(const Stmt *S) {
   });
 }
 
-} // namespace
+/// Whether evaluating \p E reads memory others may reach: through a
+/// pointer, a field behind one, an element, or a global's value (not its
+/// address: `MPI_INT` may be `&ompi_mpi_int`).
+static bool readsIndirectly(const Stmt *E) {
+  if (const auto *X = dyn_cast<Expr>(E))
+    E = X->IgnoreParenCasts();
+  if (const auto *Op = dyn_cast<UnaryOperator>(E)) {
+    if (Op->getOpcode() == UO_Deref)
+      return true;
+    if (Op->getOpcode() == UO_AddrOf &&
+        isa<DeclRefExpr>(Op->getSubExpr()->IgnoreParenCasts()))
+      return false;
+  }
+  if (const auto *M = dyn_cast<MemberExpr>(E); M && M->isArrow())
+    return true;
+  if (isa<ArraySubscriptExpr>(E))
+    return true;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+    return V && V->hasGlobalStorage();
+  }
+  return llvm::any_of(E->children(), [](const Stmt *Child) {
+    return Child && readsIndirectly(Child);
+  });
+}
+
+const Stmt *indirectChange(const Stmt *S, const Expr *Arg) {
+  if (!Arg || !readsIndirectly(Arg))
+    return nullptr;
+  if (const Stmt *Call =
+          findFirst(S, [](const Stmt *X) { return isa<CallExpr>(X); }))
+    return Call;
+  return writeThroughMemory(S);
+}
+
+std::optional<std::pair<const Stmt *, std::string>>
+argumentChange(const Stmt *S, const CallExpr *Second,
+               const llvm::SmallPtrSetImpl<const VarDecl *> &Reads,
+               const FunctionFacts &Facts, ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  // A part used in place (`width = params[0]`) is read, not changed;
+  // writeOf sees the parts that are written.
+  for (const VarDecl *V : Reads) {
+    const Stmt *Changed = writeOf(S, V);
+    for (const Write &W : Facts.writesOf(V))
+      if (!Changed && W.Kind != WriteKind::Element &&
+          SM.isPointWithin(W.Where->getBeginLoc(), S->getBeginLoc(),
+                           S->getEndLoc()))
+        Changed = W.Where;
+    if (Changed)
+      return std::pair{Changed,
+                       "this statement changes '" + V->getNameAsString() + "'"};
+  }
+  for (mpi::Role R : {mpi::Role::Count, mpi::Role::Datatype, mpi::Role::Op,
+                      mpi::Role::Root, mpi::Role::Comm}) {
+    const Expr *Arg = mpiArgAsWritten(Second, R);
+    const Stmt *Changed = indirectChange(S, Arg);
+    if (!Changed)
+      continue;
+    const auto *Call = dyn_cast<CallExpr>(Changed);
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    std::string What = !Call
+                           ? std::string("writes through a pointer or a field")
+                       : Callee ? "calls '" + Callee->getNameAsString() + "'"
+                                : std::string("calls a function");
+    return std::pair{Changed, "this statement " + What +
+                                  ", which may change '" +
+                                  spelled(Arg, Context) + "'"};
+  }
+  return std::nullopt;
+}
+
+void checkSameElements(FusionSite &Site, StringRef FirstName,
+                       ASTContext &Context) {
+  const CallExpr *First = Site.Calls[0], *Second = Site.Calls[1];
+  for (mpi::Role R : {mpi::Role::Count, mpi::Role::Datatype})
+    if (!sameExpression(mpiArg(Second, R), mpiArg(First, R), Context))
+      Site.Refusals.push_back(
+          {SafetyCheck::MatchingArguments,
+           "the " + nameOf(Second) + "'s " +
+               std::string(R == mpi::Role::Count ? "count" : "datatype") +
+               " '" + spelled(mpiArgAsWritten(Second, R), Context) +
+               "' is not " + FirstName.str() + "'s '" +
+               spelled(mpiArgAsWritten(First, R), Context) + "'",
+           Second->getBeginLoc()});
+}
+
+} // namespace fusion
 
 std::optional<FusionFinder::NextCollective>
-FusionFinder::combinationOfBroadcast(const CompoundStmt &Block, unsigned First,
-                                     const FunctionDecl &F) {
-  const CallExpr *Bcast = statementCall(Block.body_begin()[First]);
+FusionFinder::combinationOfResult(const CompoundStmt &Block, unsigned First,
+                                  const FunctionDecl &F, mpi::Role Result) {
+  const CallExpr *Call = statementCall(Block.body_begin()[First]);
   std::optional<NextCollective> Next = nextCollective(Block, First, F);
   if (!Next ||
       !(calls(Next->Call, mpi::FunctionId::Reduce) ||
         calls(Next->Call, mpi::FunctionId::Allreduce) ||
         calls(Next->Call, mpi::FunctionId::Scan)) ||
       !sameExpression(mpiArg(Next->Call, mpi::Role::SendBuffer),
-                      mpiArg(Bcast, mpi::Role::InOutBuffer), Context) ||
+                      mpiArg(Call, Result), Context) ||
       !sameExpression(mpiArg(Next->Call, mpi::Role::Comm),
-                      mpiArg(Bcast, mpi::Role::Comm), Context))
+                      mpiArg(Call, mpi::Role::Comm), Context))
     return std::nullopt;
   return Next;
 }
@@ -143,16 +223,7 @@ void FusionFinder::judgeLocal(FusionSite &Site, unsigned FirstIndex,
   auto Refuse = [&](SafetyCheck Check, std::string Why, SourceLocation Loc) {
     Site.Refusals.push_back({Check, std::move(Why), Loc});
   };
-  // The same message: count and datatype.
-  for (mpi::Role R : {mpi::Role::Count, mpi::Role::Datatype})
-    if (!sameExpression(mpiArg(Second, R), mpiArg(Bcast, R), Context))
-      Refuse(SafetyCheck::MatchingArguments,
-             "the " + Name + "'s " +
-                 std::string(R == mpi::Role::Count ? "count" : "datatype") +
-                 " '" + spelled(mpiArgAsWritten(Second, R), Context) +
-                 "' is not the broadcast's '" +
-                 spelled(mpiArgAsWritten(Bcast, R), Context) + "'",
-             Second->getBeginLoc());
+  checkSameElements(Site, "the broadcast", Context);
   // A C operator on a C type.
   std::string Type =
       spelled(mpiArgAsWritten(Second, mpi::Role::Datatype), Context);
@@ -211,7 +282,6 @@ void FusionFinder::judgeLocal(FusionSite &Site, unsigned FirstIndex,
         mpi::Role::Datatype, mpi::Role::Op, mpi::Role::Root, mpi::Role::Comm})
     if (const Expr *Arg = mpiArgAsWritten(Second, R))
       variablesIn(Arg, SecondReads);
-  const SourceManager &SM = Context.getSourceManager();
   std::string BaseName = Base->getNameAsString();
   for (unsigned K = FirstIndex + 1; K < SecondIndex; ++K) {
     const Stmt *S = Site.Block->body_begin()[K];
@@ -249,23 +319,11 @@ void FusionFinder::judgeLocal(FusionSite &Site, unsigned FirstIndex,
         continue;
       }
     }
-    // A part used in place (`width = params[0]`) is read, not changed;
-    // writeOf sees the parts that are written.
-    for (const VarDecl *V : SecondReads) {
-      const Stmt *Changed = writeOf(S, V);
-      for (const Write &W : Facts.writesOf(V))
-        if (!Changed && W.Kind != WriteKind::Element &&
-            SM.isPointWithin(W.Where->getBeginLoc(), S->getBeginLoc(),
-                             S->getEndLoc()))
-          Changed = W.Where;
-      if (Changed) {
-        Refuse(SafetyCheck::MatchingArguments,
-               "this statement changes '" + V->getNameAsString() +
-                   "', which the " + Name + " reads," + Between,
-               Changed->getBeginLoc());
-        break;
-      }
-    }
+    if (std::optional<std::pair<const Stmt *, std::string>> Changed =
+            argumentChange(S, Second, SecondReads, Facts, Context))
+      Refuse(SafetyCheck::MatchingArguments,
+             Changed->second + ", which the " + Name + " reads," + Between,
+             Changed->first->getBeginLoc());
   }
 }
 

@@ -186,7 +186,8 @@ private:
           reportUnjudged(Context, *F, U);
     if (Settings.Checks.contains(analysis::fusionRuleId())) {
       analysis::FusionFinder Fusions(Context, State.Options.AllowReassociation,
-                                     State.Project.get());
+                                     State.Project.get(),
+                                     State.Options.Profile.get());
       for (const FunctionDecl *F : Functions)
         for (const analysis::FusionSite &S : Fusions.find(*F))
           reportFusion(Context, S);
@@ -513,7 +514,11 @@ private:
                ? "the broadcast of the reduced value"
            : S.Kind == analysis::FusionKind::GatherBcast
                ? "the broadcast of the gathered buffer"
+           : analysis::isScanPair(S.Kind)
+               ? "the combination of the scan's result"
                : "the combination of the broadcast value"});
+    if (S.Cost)
+      F.Notes.push_back({placeOf(SM, Loc), S.Cost->describe()});
     std::optional<tooling::AtomicChange> Change;
     if (S.isSafe()) {
       llvm::Expected<tooling::AtomicChange> Made =

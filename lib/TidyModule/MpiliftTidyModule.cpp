@@ -18,7 +18,8 @@
 /// Options, in `.clang-tidy` (`CheckOptions`) or `--config`, per rule or
 /// global: `Trace` (a trace directory), `Patterns` (a file of `mpilift
 /// detect --format json`), `Collectives` (blocking or nonblocking),
-/// `AllowReassociation` (true or false). Which MPI wrappers outside PATH
+/// `AllowReassociation` (true or false), `CostProfile` (the machine profile
+/// of `mpilift calibrate`). Which MPI wrappers outside PATH
 /// may be run is not an option: a repository's .clang-tidy could name its
 /// own scripts. It comes from the user's environment,
 /// `MPILIFT_QUERY_DRIVER` (the globs of `mpilift check --query-driver`).
@@ -121,13 +122,13 @@ private:
 
 /// What a run depends on besides the file.
 struct RunSettings {
-  std::string Checks, Trace, Patterns, Collectives, QueryDriver;
+  std::string Checks, Trace, Patterns, Collectives, QueryDriver, CostProfile;
   bool AllowReassociation = false;
   bool operator<(const RunSettings &O) const {
     return std::tie(Checks, Trace, Patterns, Collectives, QueryDriver,
-                    AllowReassociation) <
+                    CostProfile, AllowReassociation) <
            std::tie(O.Checks, O.Trace, O.Patterns, O.Collectives, O.QueryDriver,
-                    O.AllowReassociation);
+                    O.CostProfile, O.AllowReassociation);
   }
 };
 
@@ -174,6 +175,16 @@ private:
     if (!S.Collectives.empty())
       Options.Collectives = S.Collectives;
     Options.AllowReassociation = S.AllowReassociation;
+    if (!S.CostProfile.empty()) {
+      llvm::Expected<analysis::MachineProfile> Profile =
+          analysis::readMachineProfile(S.CostProfile);
+      if (!Profile) {
+        E.Problem = "mpilift: " + llvm::toString(Profile.takeError());
+        return;
+      }
+      Options.Profile =
+          std::make_shared<analysis::MachineProfile>(std::move(*Profile));
+    }
     Options.QueryDriver = S.QueryDriver;
     Options.Jobs = 1;
     Options.IndexCacheDir = check::indexCacheFor(File, "");
@@ -225,6 +236,7 @@ public:
     Settings.Trace = Options.getLocalOrGlobal("Trace", "").str();
     Settings.Patterns = Options.getLocalOrGlobal("Patterns", "").str();
     Settings.Collectives = Options.getLocalOrGlobal("Collectives", "").str();
+    Settings.CostProfile = Options.getLocalOrGlobal("CostProfile", "").str();
     if (const char *Globs = std::getenv("MPILIFT_QUERY_DRIVER"))
       Settings.QueryDriver = Globs;
     // Read as text: clang-tidy keeps its integer and bool readers to itself.
@@ -238,6 +250,7 @@ public:
     Options.store(Opts, "Trace", Settings.Trace);
     Options.store(Opts, "Patterns", Settings.Patterns);
     Options.store(Opts, "Collectives", Settings.Collectives);
+    Options.store(Opts, "CostProfile", Settings.CostProfile);
     Options.store(Opts, "AllowReassociation",
                   Settings.AllowReassociation ? "true" : "false");
   }

@@ -11,6 +11,7 @@
 #include "SourceEdits.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
@@ -50,6 +51,17 @@ std::string pairCall(const FusionSite &Site, ASTContext &Context) {
       .str();
 }
 
+/// The second call of a pair goes with its statement; a declaration keeps
+/// its variable, now MPI_SUCCESS (\p Call is the call's range).
+llvm::Error removeSecondCall(const FusionSite &Site, CharSourceRange Call,
+                             tooling::AtomicChange &Change,
+                             ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  if (isa<DeclStmt>(Site.Stmts[1]))
+    return Change.replace(SM, Call, "MPI_SUCCESS");
+  return Change.replace(SM, wholeLines(*Site.Stmts[1], Context), "");
+}
+
 /// A pair: the first call becomes the fused one; the second call's
 /// statement goes (a declaration keeps its variable, now MPI_SUCCESS).
 llvm::Expected<tooling::AtomicChange> rewritePair(const FusionSite &Site,
@@ -64,13 +76,7 @@ llvm::Expected<tooling::AtomicChange> rewritePair(const FusionSite &Site,
   tooling::AtomicChange Change(SM, First.getBegin());
   if (llvm::Error E = Change.replace(SM, First, pairCall(Site, Context)))
     return E;
-  if (isa<DeclStmt>(Site.Stmts[1])) {
-    if (llvm::Error E = Change.replace(SM, Second, "MPI_SUCCESS"))
-      return E;
-    return Change;
-  }
-  if (llvm::Error E =
-          Change.replace(SM, wholeLines(*Site.Stmts[1], Context), ""))
+  if (llvm::Error E = removeSecondCall(Site, Second, Change, Context))
     return E;
   return Change;
 }
@@ -394,6 +400,178 @@ rewriteRotatingScatters(const FusionSite &Site, ASTContext &Context) {
   return Change;
 }
 
+/// \p Op combining \p A and \p B in C, for elements of the C type \p T:
+/// sums and products of signed integers in the unsigned type of their
+/// width, which wraps where the signed one would overflow (GCC and Clang
+/// convert back modulo 2^n), as MPI's own sums do.
+std::string pairCombination(StringRef Op, StringRef A, StringRef B, StringRef T,
+                            QualType Element) {
+  bool Wraps =
+      Element->isSignedIntegerType() && (Op == "MPI_SUM" || Op == "MPI_PROD");
+  if (!Wraps) {
+    std::optional<std::string> E = analysis::combinedInC(Op, A, B);
+    assert(E && "judged to have a C operator");
+    return "(" + *E + ")";
+  }
+  std::string U = "unsigned " + T.str();
+  if (StringRef(T).starts_with("signed "))
+    U = "unsigned " + T.drop_front(7).str();
+  std::optional<std::string> E = analysis::combinedInC(
+      Op, "(" + U + ")" + A.str(), "(" + U + ")" + B.str());
+  return "((" + T.str() + ")(" + *E + "))";
+}
+
+/// The operation on pairs of rules SR2 and SS2, as a function at file
+/// scope named \p Name: op((s1, r1), (s2, r2)) = (s1 + (r1 x s2), r1 x r2),
+/// where MPI passes the lower ranks' pair in `in`.
+std::string pairOperation(const FusionSite &Site, StringRef Name,
+                          QualType Element) {
+  const std::string &T = Site.ElementType;
+  StringRef Times = Site.Operations[0], Plus = Site.Operations[1];
+  std::string Rule =
+      Site.Kind == FusionKind::ScanScan ? "SS2-Scan" : "SR2-Reduction";
+  return llvm::formatv(
+             "/* {0} of the prefixes {1} forms, on pairs (s, r) of {2} (seed "
+             "001, rule {3}): (s1, r1) then (s2, r2) is (s1 + r1 x s2, r1 x "
+             "r2). */\n"
+             "static void {4}(void *in, void *inout, int *len, "
+             "MPI_Datatype *type) {{\n"
+             "const {2} *a = (const {2} *)in;\n"
+             "{2} *b = ({2} *)inout;\n"
+             "for (int i = 0; i < *len; ++i) {{\n"
+             "{2} s = {5};\n"
+             "b[2 * i + 1] = {6};\n"
+             "b[2 * i] = s;\n"
+             "}\n"
+             "(void)type;\n"
+             "}\n\n",
+             Plus, Times, T, Rule, Name,
+             pairCombination(
+                 Plus, "a[2 * i]",
+                 pairCombination(Times, "a[2 * i + 1]", "b[2 * i]", T, Element),
+                 T, Element),
+             pairCombination(Times, "a[2 * i + 1]", "b[2 * i + 1]", T, Element))
+      .str();
+}
+
+/// Where a function at file scope goes so that \p F can use it: before the
+/// outermost declaration holding F, and before its comment.
+SourceLocation beforeFunction(const FunctionDecl &F, ASTContext &Context) {
+  const Decl *Top = &F;
+  while (!isa<TranslationUnitDecl, NamespaceDecl, LinkageSpecDecl>(
+      Top->getLexicalDeclContext()))
+    Top = Decl::castFromDeclContext(Top->getLexicalDeclContext());
+  const SourceManager &SM = Context.getSourceManager();
+  SourceLocation Begin = SM.getExpansionLoc(Top->getBeginLoc());
+  if (const RawComment *Comment = Context.getRawCommentForDeclNoCache(Top))
+    Begin = SM.getExpansionLoc(Comment->getBeginLoc());
+  return lineStart(Begin, SM).first;
+}
+
+/// A scan and a reduction or scan of its result: one collective on pairs
+/// with an operation of its own (a function the rewrite adds before the
+/// function), where the scan stood; the operation and the pairs' datatype
+/// are made on the first pass only. The second call's statement goes.
+llvm::Expected<tooling::AtomicChange> rewriteScanPair(const FusionSite &Site,
+                                                      ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  const Stmt *FirstStmt = Site.Stmts[0];
+  CharSourceRange Range = statementRange(*FirstStmt, Context);
+  CharSourceRange Second =
+      SM.getExpansionRange(Site.Calls[1]->getSourceRange());
+  if (Range.getBegin().isInvalid() || Range.getEnd().isInvalid() ||
+      Second.getBegin().isInvalid() ||
+      SM.getFileID(Range.getBegin()) != SM.getFileID(Second.getBegin()))
+    return llvm::createStringError("the calls are not plain source text");
+  StringRef Code = SM.getBufferData(SM.getFileID(Range.getBegin()));
+  const CallExpr *Scan = Site.Calls[0], *Last = Site.Calls[1];
+  auto Arg = [&](const CallExpr *Call, mpi::Role R) {
+    return argText(Call, R, Context);
+  };
+  const analysis::PredefinedDatatype *DT =
+      analysis::predefinedDatatype(Arg(Scan, mpi::Role::Datatype));
+  assert(DT && "judged to be predefined");
+  QualType Element = Context.*(DT->Type);
+  const std::string &T = Site.ElementType;
+  llvm::StringSet<> Taken;
+  std::string Function =
+      freshName("fused_pair_op_" +
+                    std::to_string(SM.getExpansionLineNumber(Range.getBegin())),
+                Code, &Taken);
+  std::string Op = freshName("fused_op", Code, &Taken);
+  std::string Pair = freshName("fused_pair", Code, &Taken);
+  std::string In = freshName("fused_in", Code, &Taken);
+  std::string Out = freshName("fused_out", Code, &Taken);
+  bool One = Site.Counts.front() == 1;
+  std::string I = One ? "0" : freshName("fused_i", Code, &Taken);
+  std::string Count = Arg(Scan, mpi::Role::Count);
+  std::string Loop =
+      One ? ""
+          : llvm::formatv("for (int {0} = 0; {0} < ({1}); ++{0})\n", I, Count)
+                .str();
+  std::string X =
+      elementOf(analysis::mpiArgAsWritten(Scan, mpi::Role::SendBuffer), I, One,
+                Element, T, true, Context);
+  std::string Result =
+      elementOf(analysis::mpiArgAsWritten(Last, mpi::Role::RecvBuffer), I, One,
+                Element, T, false, Context);
+  std::string Text;
+  // `int rc = MPI_Scan(...)`: the variable stays in the enclosing block.
+  std::string Error;
+  if (const auto *Decl = dyn_cast<DeclStmt>(FirstStmt)) {
+    const auto *V = cast<VarDecl>(Decl->getSingleDecl());
+    Error = V->getNameAsString() + " = ";
+    Text += V->getType().getAsString(Context.getPrintingPolicy()) + " " +
+            V->getNameAsString() + ";\n";
+  } else if (const auto *Assign = dyn_cast<BinaryOperator>(FirstStmt)) {
+    Error = analysis::sourceText(Assign->getLHS(), Context) + " = ";
+  }
+  std::string Comm = Arg(Last, mpi::Role::Comm);
+  std::string Name = Last->getDirectCallee()->getName().str();
+  std::string Extra = Site.Kind == FusionKind::ScanReduce
+                          ? Arg(Last, mpi::Role::Root) + ", "
+                          : "";
+  Text +=
+      llvm::formatv("{{\nstatic MPI_Op {0} = MPI_OP_NULL;\n"
+                    "static MPI_Datatype {1};\n"
+                    "{2} {3}[{4}][2], {5}[{4}][2];\n"
+                    "if ({0} == MPI_OP_NULL) {{\n"
+                    "MPI_Type_contiguous(2, {6}, &{1});\n"
+                    "MPI_Type_commit(&{1});\n"
+                    "MPI_Op_create({7}, 0, &{0});\n"
+                    "}\n"
+                    "{8}{3}[{9}][0] = {3}[{9}][1] = {10};\n"
+                    "{11}{12}({3}, {5}, {4}, {1}, {0}, {13}{14});\n",
+                    Op, Pair, T, In, Count, Out, Arg(Scan, mpi::Role::Datatype),
+                    Function, Loop, I, X, Error, Name, Extra, Comm)
+          .str();
+  std::string Unpack = Loop + Result + " = " + Out + "[" + I + "][0];\n";
+  if (Site.Kind == FusionKind::ScanReduce) {
+    // MPI writes a reduction's result on the root only.
+    std::string Rank = freshName("fused_rank", Code, &Taken);
+    Text += llvm::formatv("int {0} = -1;\nMPI_Comm_rank({1}, &{0});\n"
+                          "if ({0} == ({2})) {{\n{3}}\n",
+                          Rank, Comm, Arg(Last, mpi::Role::Root), Unpack)
+                .str();
+  } else {
+    Text += Unpack;
+  }
+  Text += "}";
+  tooling::AtomicChange Change(SM, Range.getBegin());
+  if (llvm::Error E = Change.insert(SM, beforeFunction(*Site.Function, Context),
+                                    pairOperation(Site, Function, Element)))
+    return E;
+  if (llvm::Error E = Change.replace(SM, Range, Text))
+    return E;
+  if (Site.UnusedDecl)
+    if (llvm::Error E =
+            Change.replace(SM, wholeLines(*Site.UnusedDecl, Context), ""))
+      return E;
+  if (llvm::Error E = removeSecondCall(Site, Second, Change, Context))
+    return E;
+  return Change;
+}
+
 } // namespace
 
 llvm::Expected<tooling::AtomicChange> rewriteFusion(const FusionSite &Site,
@@ -405,6 +583,8 @@ llvm::Expected<tooling::AtomicChange> rewriteFusion(const FusionSite &Site,
     return rewriteLocal(Site, Context);
   if (Site.Kind == FusionKind::RotatingScatters)
     return rewriteRotatingScatters(Site, Context);
+  if (analysis::isScanPair(Site.Kind))
+    return rewriteScanPair(Site, Context);
   return rewritePair(Site, Context);
 }
 

@@ -12,7 +12,7 @@
 #define LEN 4
 
 int main(int argc, char **argv) {
-  int rank, nprocs, ierr;
+  int rank, nprocs, ierr = MPI_SUCCESS;
   int header[LEN] = {0, 0, 0, 0};
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

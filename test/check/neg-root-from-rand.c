@@ -17,7 +17,7 @@ typedef struct {
 int main(int argc, char **argv) {
   team_t team;
   long vals[NVAL] = {0, 0, 0};
-  int ierr;
+  int ierr = MPI_SUCCESS;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &team.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &team.nranks);

@@ -15,7 +15,7 @@ static int share(int rank, int nprocs) {
 }
 
 int main(int argc, char **argv) {
-  int rank, nprocs, ierr;
+  int rank, nprocs, ierr = MPI_SUCCESS;
   double data[N], part[N];
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

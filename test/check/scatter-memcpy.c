@@ -21,7 +21,7 @@ int main(int argc, char **argv) {
   struct world w;
   double mine[CHUNK];
   double *all = NULL;
-  int ierr;
+  int ierr = MPI_SUCCESS;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &w.me);
   MPI_Comm_size(MPI_COMM_WORLD, &w.np);

@@ -33,7 +33,7 @@ static void layout_init(struct layout *l, int nrows) {
 
 int main(int argc, char **argv) {
   struct layout l;
-  int ierr;
+  int ierr = MPI_SUCCESS;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &l.me);
   MPI_Comm_size(MPI_COMM_WORLD, &l.np);

@@ -161,6 +161,12 @@ int runCheckCommand(int Argc, const char **Argv) {
                "products too, whose results may then differ in the last "
                "bits (the reduction-order check)"),
       cl::cat(Category));
+  cl::opt<std::string> CostProfile(
+      "cost-profile",
+      cl::desc("mpilift-fuse-collectives: the machine profile 'mpilift "
+               "calibrate' wrote, for fusions that pay only on some machines "
+               "(default: the documented default profile)"),
+      cl::value_desc("file"), cl::cat(Category));
   cl::opt<bool> OverlapAggressive(
       "overlap-aggressive",
       cl::desc("overlap rules: a split call's wait may leave its loop "
@@ -273,6 +279,8 @@ int runCheckCommand(int Argc, const char **Argv) {
   Options.OverlapThresholdMs = OverlapThreshold;
   Options.OverlapAggressive = OverlapAggressive;
   Options.AllowReassociation = AllowReassociation;
+  if (!readCostProfile(CostProfile, Options.Profile))
+    return ExitBadInput;
   Options.Jobs = Jobs;
   Options.QueryDriver = QueryDriver;
   if (IndexCache.getNumOccurrences())

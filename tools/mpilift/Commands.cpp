@@ -32,4 +32,18 @@ std::optional<trace::Trace> readTraceForCommand(const std::string &Dir) {
   return std::move(*T);
 }
 
+bool readCostProfile(const std::string &Path,
+                     std::shared_ptr<const analysis::MachineProfile> &Out) {
+  if (Path.empty())
+    return true;
+  llvm::Expected<analysis::MachineProfile> Profile =
+      analysis::readMachineProfile(Path);
+  if (!Profile) {
+    error() << llvm::toString(Profile.takeError()) << "\n";
+    return false;
+  }
+  Out = std::make_shared<analysis::MachineProfile>(std::move(*Profile));
+  return true;
+}
+
 } // namespace mpilift

@@ -7,11 +7,13 @@
 #ifndef MPILIFT_TOOLS_MPILIFT_COMMANDS_H
 #define MPILIFT_TOOLS_MPILIFT_COMMANDS_H
 
+#include "mpilift/Analysis/CostModel.h"
 #include "mpilift/Trace/Trace.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -30,6 +32,12 @@ llvm::raw_ostream &warning();
 /// error and returns nothing (exit with ExitBadInput).
 std::optional<trace::Trace> readTraceForCommand(const std::string &Dir);
 
+/// Reads the machine profile at \p Path into \p Out for a subcommand's
+/// --cost-profile (an empty path leaves \p Out alone); on failure prints
+/// the error and returns false (exit with ExitBadInput).
+bool readCostProfile(const std::string &Path,
+                     std::shared_ptr<const analysis::MachineProfile> &Out);
+
 /// `mpilift trace dump|recover ...`; Argv[0] is "trace".
 int runTraceCommand(int Argc, const char **Argv);
 
@@ -44,6 +52,9 @@ int runCheckCommand(int Argc, const char **Argv);
 /// output; Argv[0] is the program name.
 int runLspCommand(int Argc, const char **Argv);
 
+/// `mpilift calibrate [-o FILE] [--mpirun CMD]`: the machine profile of the
+/// fusion cost model; Argv[0] is the program name.
+int runCalibrateCommand(int Argc, const char **Argv);
 
 } // namespace mpilift
 

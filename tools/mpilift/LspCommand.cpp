@@ -66,6 +66,9 @@ int runLspCommand(int Argc, const char **Argv) {
   cl::opt<bool> AllowReassociation(
       "allow-reassociation", cl::desc("rewrite floating-point reductions too"),
       cl::cat(Category));
+  cl::opt<std::string> CostProfile(
+      "cost-profile", cl::desc("the machine profile 'mpilift calibrate' wrote"),
+      cl::value_desc("file"), cl::cat(Category));
   cl::HideUnrelatedOptions(Category);
   if (!cl::ParseCommandLineOptions(
           Argc, Argv,
@@ -91,6 +94,8 @@ int runLspCommand(int Argc, const char **Argv) {
     Options.Check.WarningsAsErrors = ErrorsGlob;
   Options.Check.QueryDriver = QueryDriver;
   Options.Check.AllowReassociation = AllowReassociation;
+  if (!readCostProfile(CostProfile, Options.Check.Profile))
+    return ExitBadInput;
   Options.LoadTrace =
       [](llvm::StringRef Dir) -> llvm::Expected<llvm::json::Value> {
     llvm::Expected<trace::Trace> T = trace::readTrace(Dir);

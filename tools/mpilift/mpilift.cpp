@@ -36,6 +36,9 @@ const char *const Usage =
     "      prove hand-written collectives safe to replace and rewrite them\n"
     "  lsp [--trace DIR | --patterns FILE] [-p DIR]\n"
     "      the same checks in an editor: a language server on stdin/stdout\n"
+    "  calibrate [-o FILE] [--mpirun CMD]\n"
+    "      measure this machine's message start-up and per-byte times for the\n"
+    "      fusion cost model (check --cost-profile FILE reads them)\n"
     "\n"
     "  --version\n"
     "      print the version and the LLVM it is built with\n"
@@ -79,6 +82,12 @@ int main(int Argc, const char **Argv) {
     std::vector<const char *> Args = {"mpilift lsp"};
     Args.insert(Args.end(), Argv + 2, Argv + Argc);
     return mpilift::runLspCommand(static_cast<int>(Args.size()), Args.data());
+  }
+  if (!strcmp(Argv[1], "calibrate")) {
+    std::vector<const char *> Args = {"mpilift calibrate"};
+    Args.insert(Args.end(), Argv + 2, Argv + Argc);
+    return mpilift::runCalibrateCommand(static_cast<int>(Args.size()),
+                                        Args.data());
   }
   mpilift::error() << "unknown command '" << Argv[1] << "'\n\n" << Usage;
   return mpilift::ExitBadInput;

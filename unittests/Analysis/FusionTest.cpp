@@ -17,9 +17,11 @@ namespace {
 
 /// "fuse from MPI_IN_PLACE" for a safe site ("pack long 2 5", "local int"),
 /// "check: reason" for the first refusal; "none" without a site.
-std::string fusion(const char *Code, bool AllowReassociation = false) {
+std::string fusion(const char *Code, bool AllowReassociation = false,
+                   const MachineProfile *Profile = nullptr) {
   Parsed P(Code);
-  FusionFinder Finder(P.AST->getASTContext(), AllowReassociation);
+  FusionFinder Finder(P.AST->getASTContext(), AllowReassociation, nullptr,
+                      Profile);
   std::vector<FusionSite> Sites = Finder.find(*P.function("f"));
   if (Sites.empty())
     return "none";
@@ -28,6 +30,9 @@ std::string fusion(const char *Code, bool AllowReassociation = false) {
     return checkName(S.Refusals[0].Check).str() + ": " + S.Refusals[0].Reason;
   if (S.Kind == FusionKind::GatherBcast)
     return "allgather";
+  if (isScanPair(S.Kind))
+    return "pairs " + S.ElementType + " " + std::to_string(S.Counts[0]) +
+           (S.UnusedDecl ? ", declaration goes" : "");
   if (isLocalFusion(S.Kind))
     return "local " + S.ElementType;
   if (S.Kind == FusionKind::Packed) {
@@ -294,6 +299,127 @@ void f(int a, int b, int *out) {
 }
 )"),
             "none");
+}
+
+TEST(FusionTest, ScanOfProductsThenReducedSumIsOneReductionOnPairs) {
+  EXPECT_EQ(fusion(R"(
+void f(long growth, long *total) {
+  long reached;
+  int ierr = MPI_Scan(&growth, &reached, 1, MPI_LONG, MPI_PROD, MPI_COMM_WORLD);
+  if (ierr == 0)
+    ierr = MPI_Reduce(&reached, total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+}
+)"),
+            "pairs long 1, declaration goes");
+}
+
+TEST(FusionTest, ScanResultReadElsewhereIsRefused) {
+  EXPECT_EQ(fusion(R"(
+void f(long growth, long *total) {
+  long reached;
+  MPI_Scan(&growth, &reached, 1, MPI_LONG, MPI_PROD, MPI_COMM_WORLD);
+  MPI_Reduce(&reached, total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  printf("%ld\n", reached);
+}
+)"),
+            "message-integrity: 'reached', the scan's result, is used here: "
+            "the fused call does not compute it");
+}
+
+TEST(FusionTest, OneOperationTwiceDoesNotDistribute) {
+  EXPECT_EQ(fusion(R"(
+void f(int x, int *total) {
+  int prefix;
+  MPI_Scan(&x, &prefix, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&prefix, total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+}
+)"),
+            "reduction-order: 'MPI_SUM' does not distribute over 'MPI_SUM' "
+            "(a MPI_SUM (b MPI_SUM c) is not (a MPI_SUM b) MPI_SUM (a MPI_SUM "
+            "c)), which one collective on pairs needs; for one operation "
+            "twice the seed fuses only in a reduction tree MPI does not offer");
+}
+
+TEST(FusionTest, IntegerSumsUnderAMaximumMayOverflow) {
+  EXPECT_EQ(fusion(R"(
+void f(int x, int *best) {
+  int prefix;
+  MPI_Scan(&x, &prefix, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&prefix, best, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+}
+)"),
+            "reduction-order: 'MPI_SUM' distributes over 'MPI_MAX', but the "
+            "operation on pairs adds values of ranks that the scan never "
+            "adds, which may overflow 'MPI_INT' where the program's sums do "
+            "not");
+  // Doubles do not overflow; they round, as the user may allow.
+  EXPECT_EQ(fusion(R"(
+void f(double x, double *best) {
+  double prefix;
+  MPI_Scan(&x, &prefix, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&prefix, best, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+)",
+                   /*AllowReassociation=*/true),
+            "pairs double 1, declaration goes");
+}
+
+TEST(FusionTest, TwoScansArePairedOnlyWhereTheStartupOutweighsTheWork) {
+  const char *Code = R"(
+#define N 4096
+void f(int rank, long *x, long *result) {
+  long prefix[N];
+  MPI_Scan(x, prefix, N, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Scan(prefix, result, N, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+}
+)";
+  // t_s = 0.18 us is 506 operations: 4096 elements are too many (t_s > 2m
+  // fails), and the pair is not reported.
+  EXPECT_EQ(fusion(Code), "none");
+  // A reduction after the scan: the copies of the pairs outweigh the
+  // saved start-up too.
+  EXPECT_EQ(fusion(R"(
+#define N 4096
+void f(long *x, long *result) {
+  long prefix[N];
+  MPI_Scan(x, prefix, N, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(prefix, result, N, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+}
+)"),
+            "none");
+  MachineProfile Slow = defaultMachineProfile();
+  Slow.StartupSeconds = 1e-4;
+  EXPECT_EQ(fusion(Code, false, &Slow), "pairs long 4096, declaration goes");
+}
+
+TEST(FusionTest, ARootChangedThroughAPointerBetweenIsRefused) {
+  // The broadcast's root is a field behind a pointer, written between the
+  // calls: the pair is no allreduce.
+  EXPECT_EQ(fusion(R"(
+struct team { int root; };
+void f(struct team *t, int *mine, int *all) {
+  MPI_Reduce(mine, all, 4, MPI_INT, MPI_SUM, t->root, MPI_COMM_WORLD);
+  t->root = 1;
+  MPI_Bcast(all, 4, MPI_INT, t->root, MPI_COMM_WORLD);
+}
+)"),
+            "matching-arguments: this statement changes 't', which the "
+            "broadcast reads, between MPI_Reduce and MPI_Bcast");
+  // A call between may change it too, though the result is private.
+  EXPECT_EQ(fusion(R"(
+struct team { int root; };
+void adjust(void);
+void f(struct team *t, int *mine) {
+  int all[4];
+  MPI_Reduce(mine, all, 4, MPI_INT, MPI_SUM, t->root, MPI_COMM_WORLD);
+  adjust();
+  MPI_Bcast(all, 4, MPI_INT, t->root, MPI_COMM_WORLD);
+  printf("%d", all[0]);
+}
+)"),
+            "matching-arguments: this statement calls 'adjust', which may "
+            "change 't->root', which the broadcast reads, between MPI_Reduce "
+            "and MPI_Bcast");
 }
 
 } // namespace

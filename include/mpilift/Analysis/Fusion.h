@@ -23,7 +23,11 @@
 ///    the broadcast stays, the second collective becomes a local
 ///    combination (rules BR-Local, BR-Alllocal and BS-Comcast);
 ///  - MPI_Scatter in a loop over every rank as the root, each into its
-///    block of one array, is MPI_Alltoall.
+///    block of one array, is MPI_Alltoall;
+///  - MPI_Scan with an operation that distributes over the operation of
+///    the MPI_Reduce, MPI_Allreduce or MPI_Scan that follows on its result
+///    is one collective on pairs (rules SR2-Reduction and SS2-Scan), where
+///    the cost model says it pays.
 ///
 /// The calls are statements of one block; the statements between a pair
 /// stay, in place, and must not see the difference: before the fusion
@@ -41,7 +45,9 @@
 #ifndef MPILIFT_ANALYSIS_FUSION_H
 #define MPILIFT_ANALYSIS_FUSION_H
 
+#include "mpilift/Analysis/CostModel.h"
 #include "mpilift/Analysis/ManualCollective.h"
+#include "mpilift/MPI/Vocabulary.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
@@ -66,11 +72,19 @@ enum class FusionKind {
   BcastAllreduce,   ///< MPI_Bcast, MPI_Allreduce of it: local everywhere.
   BcastScan,        ///< MPI_Bcast, MPI_Scan of it: local on each rank.
   RotatingScatters, ///< MPI_Scatter from every root in turn: MPI_Alltoall.
+  ScanReduce,       ///< MPI_Scan, MPI_Reduce of its result: on pairs.
+  ScanAllreduce,    ///< MPI_Scan, MPI_Allreduce of its result: on pairs.
+  ScanScan,         ///< MPI_Scan, MPI_Scan of its result: on pairs.
 };
 
 /// Whether \p Kind keeps the broadcast and computes locally what the
 /// second collective combined.
 bool isLocalFusion(FusionKind Kind);
+
+/// Whether \p Kind is a scan followed by a reduction or scan of its
+/// result, which one collective on pairs replaces (rules SR2-Reduction
+/// and SS2-Scan).
+bool isScanPair(FusionKind Kind);
 
 /// The C expression combining \p A and \p B (already parenthesised) by
 /// the predefined operation \p Op ("MPI_SUM"), or nothing for an operation
@@ -95,12 +109,21 @@ struct FusionSite {
   /// Packed and the local fusions: the C type of the elements.
   std::string ElementType;
   std::vector<int64_t> Counts;
+  /// The scan pairs: the two calls' operations as spelled ("MPI_PROD").
+  std::vector<std::string> Operations;
+  /// The scan pairs: the declaration of the scan's result, which the
+  /// fusion leaves unused, when it declares nothing else and its
+  /// initializer does nothing (`long prefix;`).
+  const clang::DeclStmt *UnusedDecl = nullptr;
   /// The local fusions: the statement holding the second call (the branch
   /// of `if (ierr == MPI_SUCCESS) ierr = MPI_Reduce(...);`), which the
   /// local combination replaces.
   const clang::Stmt *LocalStmt = nullptr;
   /// Why not to fuse; empty when the fusion is safe.
   std::vector<Refusal> Refusals;
+  /// A fusion that pays only under a condition on the machine: the cost
+  /// model's prediction, which said it pays.
+  std::optional<CostEstimate> Cost;
 
   bool isSafe() const { return Refusals.empty(); }
   /// "MPI_Reduce followed by MPI_Bcast of its result from the same root".
@@ -119,8 +142,11 @@ public:
   /// \p AllowReassociation: floating-point sums and products (and
   /// operations the program defines) may be combined in another order.
   /// \p Project: the facts of the program's other units (null: none).
+  /// \p Profile: the machine the cost model predicts for (null: the
+  /// default profile).
   FusionFinder(clang::ASTContext &Context, bool AllowReassociation,
-               const ProjectFacts *Project = nullptr);
+               const ProjectFacts *Project = nullptr,
+               const MachineProfile *Profile = nullptr);
   ~FusionFinder();
 
   /// The sequences in \p F's body, in source order.
@@ -156,11 +182,12 @@ private:
   void judgePair(FusionSite &Site, unsigned FirstIndex, unsigned SecondIndex);
   void judgeReduceBcast(FusionSite &Site);
   void judgeGatherBcast(FusionSite &Site);
-  /// The MPI_Reduce, MPI_Allreduce or MPI_Scan of the buffer the
-  /// MPI_Bcast at \p First broadcasts, if it is the next collective.
+  /// The MPI_Reduce, MPI_Allreduce or MPI_Scan of the buffer the call at
+  /// \p First writes as its argument \p Result (a broadcast's, a scan's
+  /// result), on the same communicator, if it is the next collective.
   std::optional<NextCollective>
-  combinationOfBroadcast(const clang::CompoundStmt &Block, unsigned First,
-                         const clang::FunctionDecl &F);
+  combinationOfResult(const clang::CompoundStmt &Block, unsigned First,
+                      const clang::FunctionDecl &F, mpi::Role Result);
   /// Judges a local fusion: the second call's arguments and what lies
   /// between the calls.
   void judgeLocal(FusionSite &Site, unsigned FirstIndex, unsigned SecondIndex);
@@ -171,17 +198,39 @@ private:
                                              const clang::CompoundStmt &Block,
                                              unsigned Index);
   void judgeRotating(FusionSite &Site, const clang::VarDecl *Root);
-  void judgeBetween(FusionSite &Site, unsigned FirstIndex,
-                    unsigned SecondIndex);
+  /// Judges a scan pair: the operations' algebra, the scan's result
+  /// (nothing else may read it), what lies between, and for SS2-Scan the
+  /// cost model.
+  void judgeScanPair(FusionSite &Site, unsigned FirstIndex,
+                     unsigned SecondIndex);
+  /// message-integrity: the scan's result is a local variable or array
+  /// that only the two calls of \p Site mention.
+  void judgeScanResult(FusionSite &Site);
+  /// What fusing a pair changes for the statements between its calls.
+  struct PairEffect {
+    /// The buffer those statements must leave alone.
+    const clang::Expr *Held = nullptr;
+    /// "MPI_Allreduce", and what the fused call moves before them ("the
+    /// broadcast").
+    std::string Fused, Moved;
+    /// Why they must: "where only the root holds the reduced value", and
+    /// what the fusion changes about it ("after MPI_Allreduce every rank
+    /// would").
+    std::string Holds, After;
+  };
+  void judgeBetween(FusionSite &Site, unsigned FirstIndex, unsigned SecondIndex,
+                    const PairEffect &Effect);
   /// The packable MPI_Allreduce, MPI_Reduce or MPI_Bcast statements from
   /// \p First on: calls of one function with the same operation, datatype,
   /// root and communicator; fewer than two is none.
   unsigned packableRun(const clang::CompoundStmt &Block, unsigned First);
   void judgePacked(FusionSite &Site);
-  /// Whether one call of the packed sequence is worth it: a packed
-  /// MPI_Bcast of more than 64 bytes was measured slower than the calls it
-  /// replaces (bench/fusion); other sequences pay.
-  bool packingPays(const FusionSite &Site) const;
+  /// Whether one call of the packed sequence is worth it, by the cost
+  /// model (the copies against the start-ups saved; the prediction goes to
+  /// Site.Cost); a packed MPI_Bcast of more than 64 bytes was measured
+  /// slower than the calls it replaces (bench/fusion) whatever the model
+  /// says. A sequence whose sizes are unknown is judged on its refusals.
+  bool packingPays(FusionSite &Site) const;
   /// reduction-order: a refusal unless \p Op on \p Type is exact in any
   /// order or reassociation is allowed.
   void checkOrder(FusionSite &Site, const clang::Expr *Op,
@@ -189,6 +238,7 @@ private:
 
   clang::ASTContext &Context;
   bool AllowReassociation;
+  MachineProfile Profile;
   std::unique_ptr<TranslationUnitFacts> TU;
 };
 

@@ -24,6 +24,7 @@
 #ifndef MPILIFT_CHECK_SESSION_H
 #define MPILIFT_CHECK_SESSION_H
 
+#include "mpilift/Analysis/CostModel.h"
 #include "mpilift/Check/Evidence.h"
 #include "mpilift/Check/Findings.h"
 #include "mpilift/Transform/OverlapRewrite.h"
@@ -91,6 +92,9 @@ struct SessionOptions {
   /// Floating-point sums and products may be combined in another order
   /// (--allow-reassociation).
   bool AllowReassociation = false;
+  /// The machine the fusion cost model predicts for (--cost-profile; null:
+  /// the default profile, docs/cost-profile.md).
+  std::shared_ptr<const analysis::MachineProfile> Profile;
   /// Comma-separated globs of MPI compiler wrappers (paths) that may be
   /// run to ask for their flags beside those found by name on PATH
   /// (--query-driver; never taken from the repository's files).

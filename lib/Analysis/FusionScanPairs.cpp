@@ -1,0 +1,261 @@
+//===- FusionScanPairs.cpp - A scan, then a reduction or scan of it -------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Seed 001's rules SR2-Reduction and SS2-Scan: MPI_Scan with an
+/// operation (x) followed by MPI_Reduce, MPI_Allreduce or MPI_Scan with
+/// an operation (+) of the scan's result is one collective with (+) on
+/// pairs (s, r), each rank starting from (x_i, x_i), combined by
+///
+///   op((s1, r1), (s2, r2)) = (s1 (+) (r1 (x) s2), r1 (x) r2),
+///
+/// whose first halves are the result, provided (x) distributes over (+):
+/// a (x) (b (+) c) = (a (x) b) (+) (a (x) c). The operation is not
+/// commutative; MPI applies it in rank order, which is what the rule
+/// needs. Table 1: SR2-Reduction always pays, SS2-Scan when t_s > 2m; but
+/// Table 1 leaves out the pairs written and the results read out, three
+/// copies per element, which bench/fusion shows cost more than the saved
+/// start-up from a few hundred elements on: the cost model decides both,
+/// copies counted (CostModel.h).
+///
+/// The fused call does not compute the scan's own result, so nothing else
+/// may read it: it must be a local variable or array that only the two
+/// calls mention. Between the calls nothing may communicate, leave, or use
+/// the second call's result (the fused call writes it where the scan
+/// stood), or change what the second call reads.
+///
+//===----------------------------------------------------------------------===//
+
+#include "mpilift/Analysis/Fusion.h"
+
+#include "mpilift/Analysis/MPICalls.h"
+
+#include "FunctionFacts.h"
+#include "FusionForms.h"
+#include "RegionEdits.h"
+#include "StatementTree.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+using namespace fusion;
+
+bool isScanPair(FusionKind Kind) {
+  return Kind == FusionKind::ScanReduce || Kind == FusionKind::ScanAllreduce ||
+         Kind == FusionKind::ScanScan;
+}
+
+namespace {
+
+/// What the algebra of two operations allows.
+enum class Algebra {
+  Exact,     ///< (x) distributes over (+), exactly.
+  Rounds,    ///< It does on real numbers; floating point rounds otherwise.
+  Overflows, ///< It does, but the fused operation adds what the program
+             ///< never adds, which may overflow where its sums do not.
+  None,      ///< It does not.
+};
+
+/// Operations for which a (+) a = a.
+bool idempotent(StringRef Op) {
+  return Op == "MPI_MIN" || Op == "MPI_MAX" || Op == "MPI_BAND" ||
+         Op == "MPI_BOR" || Op == "MPI_LAND" || Op == "MPI_LOR";
+}
+
+/// Whether \p Times distributes over \p Plus, on floating-point elements
+/// when \p Floating.
+Algebra distributes(StringRef Times, StringRef Plus, bool Floating) {
+  auto Either = [&](StringRef A, StringRef B) {
+    return (Times == A && Plus == B) || (Times == B && Plus == A);
+  };
+  // Distributive lattices, each operation also over itself.
+  if ((Times == Plus && idempotent(Times)) || Either("MPI_MIN", "MPI_MAX") ||
+      Either("MPI_BAND", "MPI_BOR") || Either("MPI_LAND", "MPI_LOR"))
+    return Algebra::Exact;
+  // Rings: the integers modulo 2^n, and the two-element field.
+  if ((Times == "MPI_BAND" && Plus == "MPI_BXOR") ||
+      (Times == "MPI_LAND" && Plus == "MPI_LXOR"))
+    return Algebra::Exact;
+  if (Times == "MPI_PROD" && Plus == "MPI_SUM")
+    return Floating ? Algebra::Rounds : Algebra::Exact;
+  // a + max(b, c) = max(a + b, a + c), where nothing overflows.
+  if (Times == "MPI_SUM" && (Plus == "MPI_MIN" || Plus == "MPI_MAX"))
+    return Floating ? Algebra::Rounds : Algebra::Overflows;
+  return Algebra::None;
+}
+
+/// The first mention of \p V in \p Body outside \p Allowed.
+const DeclRefExpr *otherMention(const Stmt *Body, const VarDecl *V,
+                                ArrayRef<const Expr *> Allowed) {
+  llvm::SmallPtrSet<const Stmt *, 8> Inside;
+  for (const Expr *E : Allowed)
+    findFirst(E, [&](const Stmt *X) {
+      Inside.insert(X);
+      return false;
+    });
+  return cast_or_null<DeclRefExpr>(findFirst(Body, [&](const Stmt *X) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(X);
+    return Ref && Ref->getDecl() == V && !Inside.count(Ref);
+  }));
+}
+
+} // namespace
+
+void FusionFinder::judgeScanPair(FusionSite &Site, unsigned FirstIndex,
+                                 unsigned SecondIndex) {
+  const CallExpr *Scan = Site.Calls[0], *Second = Site.Calls[1];
+  std::string Name = nameOf(Second);
+  auto Refuse = [&](SafetyCheck Check, std::string Why, SourceLocation Loc) {
+    Site.Refusals.push_back({Check, std::move(Why), Loc});
+  };
+  const Expr *TimesArg = mpiArgAsWritten(Scan, mpi::Role::Op);
+  const Expr *PlusArg = mpiArgAsWritten(Second, mpi::Role::Op);
+  std::string Times = spelled(TimesArg, Context),
+              Plus = spelled(PlusArg, Context);
+  Site.Operations = {Times, Plus};
+  checkSameElements(Site, "the scan", Context);
+  std::string Type =
+      spelled(mpiArgAsWritten(Scan, mpi::Role::Datatype), Context);
+  const PredefinedDatatype *DT = predefinedDatatype(Type);
+  if (!DT)
+    Refuse(SafetyCheck::SourceForm,
+           "'" + Type +
+               "' is no predefined datatype of one C type; the operation on "
+               "pairs needs the C type of the elements",
+           Scan->getBeginLoc());
+  else
+    Site.ElementType = DT->CType.str();
+  const Expr *Count = mpiArg(Scan, mpi::Role::Count);
+  std::optional<llvm::APSInt> N = Count && !Count->isValueDependent()
+                                      ? Count->getIntegerConstantExpr(Context)
+                                      : std::nullopt;
+  if (!N || N->isNegative())
+    Refuse(SafetyCheck::SourceForm,
+           "the count '" +
+               spelled(mpiArgAsWritten(Scan, mpi::Role::Count), Context) +
+               "' is no constant, which the arrays of pairs need",
+           Scan->getBeginLoc());
+  else
+    Site.Counts.push_back(N->getExtValue());
+  bool Floating = DT && (Context.*(DT->Type))->isRealFloatingType();
+  for (const auto &[Op, Arg] :
+       {std::pair{Times, TimesArg}, std::pair{Plus, PlusArg}})
+    if (!combinedInC(Op, "a", "b"))
+      Refuse(SafetyCheck::SourceForm,
+             "'" + Op +
+                 "' is no operation of MPI's with a C operator the operation "
+                 "on pairs could use",
+             Arg->getBeginLoc());
+    else if (Floating && !definedOnFloating(Op))
+      Refuse(SafetyCheck::SourceForm,
+             "MPI does not define '" + Op + "' on '" + Type + "'",
+             Arg->getBeginLoc());
+  switch (distributes(Times, Plus, Floating)) {
+  case Algebra::Exact:
+    break;
+  case Algebra::Rounds:
+    if (!AllowReassociation)
+      Refuse(SafetyCheck::ReductionOrder,
+             "'" + Times + "' distributes over '" + Plus +
+                 "' on real numbers, but one collective on pairs of '" + Type +
+                 "' computes other sums and products than MPI_Scan and " +
+                 Name +
+                 " do, which may round differently (allow it with "
+                 "--allow-reassociation)",
+             PlusArg->getBeginLoc());
+    break;
+  case Algebra::Overflows:
+    Refuse(SafetyCheck::ReductionOrder,
+           "'" + Times + "' distributes over '" + Plus +
+               "', but the operation on pairs adds values of ranks that the "
+               "scan never adds, which may overflow '" +
+               Type + "' where the program's sums do not",
+           PlusArg->getBeginLoc());
+    break;
+  case Algebra::None:
+    Refuse(SafetyCheck::ReductionOrder,
+           "'" + Times + "' does not distribute over '" + Plus + "' (a " +
+               Times + " (b " + Plus + " c) is not (a " + Times + " b) " +
+               Plus + " (a " + Times +
+               " c)), which one collective on pairs needs" +
+               (Times == Plus ? "; for one operation twice the seed fuses "
+                                "only in a reduction tree MPI does not offer"
+                              : ""),
+           PlusArg->getBeginLoc());
+    break;
+  }
+  if (spelled(mpiArgAsWritten(Scan, mpi::Role::SendBuffer), Context)
+          .find("MPI_IN_PLACE") != std::string::npos)
+    Refuse(SafetyCheck::SourceForm,
+           "the scan is in place: its buffer would keep the values the scan "
+           "replaced, since the fused call does not compute the scan's result",
+           Scan->getBeginLoc());
+  if (sameExpression(mpiArg(Second, mpi::Role::RecvBuffer),
+                     mpiArg(Second, mpi::Role::SendBuffer), Context))
+    Refuse(SafetyCheck::SourceForm,
+           "the " + Name +
+               " receives into its send buffer, which MPI does not allow",
+           Second->getBeginLoc());
+  judgeScanResult(Site);
+  PairEffect Effect;
+  Effect.Held = mpiArgAsWritten(Second, mpi::Role::RecvBuffer);
+  Effect.Fused = Name + " on pairs";
+  Effect.Moved = "the " + Name;
+  Effect.Holds = "which the " + Name + " writes only after it";
+  Effect.After = "the fused call would write it before";
+  judgeBetween(Site, FirstIndex, SecondIndex, Effect);
+  std::optional<uint64_t> Size = predefinedTypeSize(Type, Context);
+  if (Size && !Site.Counts.empty())
+    Site.Cost = estimateScanPair(Profile, uint64_t(Site.Counts.front()), *Size,
+                                 Site.Kind == FusionKind::ScanScan);
+}
+
+void FusionFinder::judgeScanResult(FusionSite &Site) {
+  const CallExpr *Scan = Site.Calls[0], *Second = Site.Calls[1];
+  const Expr *Result = mpiArgAsWritten(Scan, mpi::Role::RecvBuffer);
+  const auto *V = dyn_cast_or_null<VarDecl>(bufferBase(Result));
+  QualType T = V ? V->getType() : QualType();
+  if (!V || !V->isLocalVarDecl() || V->isStaticLocal() || T->isPointerType() ||
+      T->isReferenceType()) {
+    Site.Refusals.push_back(
+        {SafetyCheck::MessageIntegrity,
+         "the scan's result '" + spelled(Result, Context) +
+             "' is not a local variable or array of '" +
+             Site.Function->getNameAsString() +
+             "': the fused call does not compute it, and other code may read "
+             "it",
+         Result->getBeginLoc()});
+    return;
+  }
+  const DeclRefExpr *Other =
+      otherMention(Site.Function->getBody(), V,
+                   {Result, mpiArgAsWritten(Second, mpi::Role::SendBuffer)});
+  if (!Other) {
+    const Expr *Init = V->getInit();
+    findFirst(Site.Function->getBody(), [&](const Stmt *S) {
+      const auto *D = dyn_cast<DeclStmt>(S);
+      if (D && D->isSingleDecl() && D->getSingleDecl() == V &&
+          !D->getBeginLoc().isMacroID() &&
+          (!Init || !Init->HasSideEffects(Context)))
+        Site.UnusedDecl = D;
+      return D && D->isSingleDecl() && D->getSingleDecl() == V;
+    });
+    return;
+  }
+  Site.Refusals.push_back(
+      {SafetyCheck::MessageIntegrity,
+       "'" + V->getNameAsString() +
+           "', the scan's result, is used here: the fused call does not "
+           "compute it",
+       Other->getBeginLoc()});
+}
+
+} // namespace analysis
+} // namespace mpilift
