@@ -9,6 +9,7 @@
 #include "DocumentCheck.h"
 #include "Preamble.h"
 
+#include "mpilift/Analysis/CostModel.h"
 #include "mpilift/LSP/Protocol.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -276,6 +277,16 @@ json::Value LanguageServer::Impl::initialize(const json::Object *Params) {
       Options.CompileCommandsDir = *V;
     if (std::optional<bool> V = Init->getBoolean("allowReassociation"))
       Options.Check.AllowReassociation = *V;
+    if (auto V = Str("costProfile")) {
+      llvm::Expected<analysis::MachineProfile> Profile =
+          analysis::readMachineProfile(*V);
+      if (Profile)
+        Options.Check.Profile =
+            std::make_shared<analysis::MachineProfile>(std::move(*Profile));
+      else
+        log(1,
+            "cannot use the machine profile: " + toString(Profile.takeError()));
+    }
   }
   for (std::string *Path : {&Options.TraceDir, &Options.PatternsFile})
     if (!Path->empty()) {
