@@ -589,7 +589,6 @@ void FusionFinder::judgeBetween(FusionSite &Site, unsigned FirstIndex,
   // be reached by a function the statements between call.
   const FunctionFacts &Facts = TU->factsOf(*Site.Function);
   bool Private = BaseVar && onlyMPISeesAddress(BaseVar, Facts);
-  const SourceManager &SM = Context.getSourceManager();
   for (unsigned K = FirstIndex + 1; K < SecondIndex; ++K) {
     const Stmt *S = Site.Block->body_begin()[K];
     if (const Stmt *Mpi = findFirst(S, [](const Stmt *X) {
@@ -677,17 +676,9 @@ void FusionFinder::judgePacked(FusionSite &Site) {
     Site.Refusals.push_back({Check, std::move(Why), Loc});
   };
   const CallExpr *Head = Site.Calls[0];
-  std::string Type =
-      spelled(mpiArgAsWritten(Head, mpi::Role::Datatype), Context);
-  const PredefinedDatatype *DT = predefinedDatatype(Type);
-  if (!DT)
-    Refuse(SafetyCheck::SourceForm,
-           "'" + Type +
-               "' is no predefined datatype; the packed buffer needs the C "
-               "type of its elements",
-           Head->getBeginLoc());
-  else
-    Site.ElementType = DT->CType.str();
+  checkElementType(Site, Head,
+                   "; the packed buffer needs the C type of its elements",
+                   Context);
   // Counts that are constants size the packed buffer; error codes go to
   // one variable, or nowhere.
   bool Declares = false;
@@ -715,19 +706,9 @@ void FusionFinder::judgePacked(FusionSite &Site) {
   };
   for (size_t I = 0; I < Site.Calls.size(); ++I) {
     const CallExpr *Call = Site.Calls[I];
-    const Expr *Count = mpiArg(Call, mpi::Role::Count);
-    std::optional<llvm::APSInt> N = Count && !Count->isValueDependent()
-                                        ? Count->getIntegerConstantExpr(Context)
-                                        : std::nullopt;
-    if (!N || N->isNegative())
-      Refuse(SafetyCheck::SourceForm,
-             "the count '" +
-                 spelled(mpiArgAsWritten(Call, mpi::Role::Count), Context) +
-                 "' is no constant; the packed buffer is an array of a "
-                 "constant size",
-             Call->getBeginLoc());
-    else
-      Site.Counts.push_back(N->getExtValue());
+    std::optional<int64_t> N = checkConstantCount(
+        Site, Call, "; the packed buffer is an array of a constant size",
+        Context);
     bool ThisDeclares = false;
     if (errorVariable(Site.Stmts[I], ThisDeclares) != Error || ThisDeclares)
       Refuse(SafetyCheck::SourceForm,
@@ -757,7 +738,7 @@ void FusionFinder::judgePacked(FusionSite &Site) {
              Call->getBeginLoc());
       continue;
     }
-    bool One = N && *N == 1;
+    bool One = N == 1;
     std::string InPath = bufferPath(Send, One, Context);
     std::string OutPath = bufferPath(Recv, One, Context);
     llvm::SmallPtrSet<const VarDecl *, 8> Reads;

@@ -84,6 +84,29 @@ argumentChange(const clang::Stmt *S, const clang::CallExpr *Second,
 void checkSameElements(FusionSite &Site, llvm::StringRef FirstName,
                        clang::ASTContext &Context);
 
+/// source-form: \p Call's datatype is a predefined one of one C type,
+/// which goes to Site.ElementType; otherwise a refusal "'T' is no
+/// predefined datatype" followed by \p Why.
+const PredefinedDatatype *checkElementType(FusionSite &Site,
+                                           const clang::CallExpr *Call,
+                                           llvm::StringRef Why,
+                                           clang::ASTContext &Context);
+
+/// source-form: \p Call's count is an integer constant, which goes to
+/// Site.Counts and is returned; otherwise a refusal "the count 'n' is no
+/// constant" followed by \p Why.
+std::optional<int64_t> checkConstantCount(FusionSite &Site,
+                                          const clang::CallExpr *Call,
+                                          llvm::StringRef Why,
+                                          clang::ASTContext &Context);
+
+/// source-form: the operation \p OpArg has a C operator that \p User ("the
+/// local combination") could use, and MPI defines it on \p DT (spelled
+/// \p Type; null: unknown).
+void checkCOperation(FusionSite &Site, const clang::Expr *OpArg,
+                     const PredefinedDatatype *DT, llvm::StringRef Type,
+                     llvm::StringRef User, clang::ASTContext &Context);
+
 /// The name of the MPI function \p Call calls.
 std::string nameOf(const clang::CallExpr *Call);
 

@@ -197,6 +197,61 @@ void checkSameElements(FusionSite &Site, StringRef FirstName,
            Second->getBeginLoc()});
 }
 
+const PredefinedDatatype *checkElementType(FusionSite &Site,
+                                           const CallExpr *Call, StringRef Why,
+                                           ASTContext &Context) {
+  std::string Type =
+      spelled(mpiArgAsWritten(Call, mpi::Role::Datatype), Context);
+  const PredefinedDatatype *DT = predefinedDatatype(Type);
+  if (DT)
+    Site.ElementType = DT->CType.str();
+  else
+    Site.Refusals.push_back(
+        {SafetyCheck::SourceForm,
+         "'" + Type + "' is no predefined datatype" + Why.str(),
+         Call->getBeginLoc()});
+  return DT;
+}
+
+std::optional<int64_t> checkConstantCount(FusionSite &Site,
+                                          const CallExpr *Call, StringRef Why,
+                                          ASTContext &Context) {
+  const Expr *Count = mpiArg(Call, mpi::Role::Count);
+  std::optional<llvm::APSInt> N = Count && !Count->isValueDependent()
+                                      ? Count->getIntegerConstantExpr(Context)
+                                      : std::nullopt;
+  if (N && !N->isNegative()) {
+    Site.Counts.push_back(N->getExtValue());
+    return Site.Counts.back();
+  }
+  Site.Refusals.push_back(
+      {SafetyCheck::SourceForm,
+       "the count '" +
+           spelled(mpiArgAsWritten(Call, mpi::Role::Count), Context) +
+           "' is no constant" + Why.str(),
+       Call->getBeginLoc()});
+  return std::nullopt;
+}
+
+void checkCOperation(FusionSite &Site, const Expr *OpArg,
+                     const PredefinedDatatype *DT, StringRef Type,
+                     StringRef User, ASTContext &Context) {
+  std::string Op = spelled(OpArg, Context);
+  if (!combinedInC(Op, "a", "b"))
+    Site.Refusals.push_back({SafetyCheck::SourceForm,
+                             "'" + Op +
+                                 "' is no operation of MPI's with a C "
+                                 "operator " +
+                                 User.str() + " could use",
+                             OpArg->getBeginLoc()});
+  else if (DT && (Context.*(DT->Type))->isRealFloatingType() &&
+           !definedOnFloating(Op))
+    Site.Refusals.push_back(
+        {SafetyCheck::SourceForm,
+         "MPI does not define '" + Op + "' on '" + Type.str() + "'",
+         OpArg->getBeginLoc()});
+}
+
 } // namespace fusion
 
 std::optional<FusionFinder::NextCollective>
@@ -229,26 +284,12 @@ void FusionFinder::judgeLocal(FusionSite &Site, unsigned FirstIndex,
       spelled(mpiArgAsWritten(Second, mpi::Role::Datatype), Context);
   const Expr *OpArg = mpiArgAsWritten(Second, mpi::Role::Op);
   std::string Op = spelled(OpArg, Context);
-  const PredefinedDatatype *DT = predefinedDatatype(Type);
-  if (!DT)
-    Refuse(SafetyCheck::SourceForm,
-           "'" + Type +
-               "' is no predefined datatype of one C type; the local "
-               "combination needs the C type of the elements",
-           Second->getBeginLoc());
-  else
-    Site.ElementType = DT->CType.str();
-  if (!combinedInC(Op, "a", "b"))
-    Refuse(SafetyCheck::SourceForm,
-           "'" + Op +
-               "' is no operation of MPI's with a C operator the local "
-               "combination could use",
-           OpArg->getBeginLoc());
-  else if (DT && (Context.*(DT->Type))->isRealFloatingType() &&
-           !definedOnFloating(Op))
-    Refuse(SafetyCheck::SourceForm,
-           "MPI does not define '" + Op + "' on '" + Type + "'",
-           OpArg->getBeginLoc());
+  const PredefinedDatatype *DT = checkElementType(
+      Site, Second,
+      " of one C type; the local combination needs the C type of the "
+      "elements",
+      Context);
+  checkCOperation(Site, OpArg, DT, Type, "the local combination", Context);
   if (sameExpression(mpiArg(Second, mpi::Role::RecvBuffer),
                      mpiArg(Second, mpi::Role::SendBuffer), Context))
     Refuse(SafetyCheck::SourceForm,

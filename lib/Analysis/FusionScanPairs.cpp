@@ -123,40 +123,15 @@ void FusionFinder::judgeScanPair(FusionSite &Site, unsigned FirstIndex,
   checkSameElements(Site, "the scan", Context);
   std::string Type =
       spelled(mpiArgAsWritten(Scan, mpi::Role::Datatype), Context);
-  const PredefinedDatatype *DT = predefinedDatatype(Type);
-  if (!DT)
-    Refuse(SafetyCheck::SourceForm,
-           "'" + Type +
-               "' is no predefined datatype of one C type; the operation on "
-               "pairs needs the C type of the elements",
-           Scan->getBeginLoc());
-  else
-    Site.ElementType = DT->CType.str();
-  const Expr *Count = mpiArg(Scan, mpi::Role::Count);
-  std::optional<llvm::APSInt> N = Count && !Count->isValueDependent()
-                                      ? Count->getIntegerConstantExpr(Context)
-                                      : std::nullopt;
-  if (!N || N->isNegative())
-    Refuse(SafetyCheck::SourceForm,
-           "the count '" +
-               spelled(mpiArgAsWritten(Scan, mpi::Role::Count), Context) +
-               "' is no constant, which the arrays of pairs need",
-           Scan->getBeginLoc());
-  else
-    Site.Counts.push_back(N->getExtValue());
+  const PredefinedDatatype *DT = checkElementType(
+      Site, Scan,
+      " of one C type; the operation on pairs needs the C type of the "
+      "elements",
+      Context);
+  checkConstantCount(Site, Scan, ", which the arrays of pairs need", Context);
   bool Floating = DT && (Context.*(DT->Type))->isRealFloatingType();
-  for (const auto &[Op, Arg] :
-       {std::pair{Times, TimesArg}, std::pair{Plus, PlusArg}})
-    if (!combinedInC(Op, "a", "b"))
-      Refuse(SafetyCheck::SourceForm,
-             "'" + Op +
-                 "' is no operation of MPI's with a C operator the operation "
-                 "on pairs could use",
-             Arg->getBeginLoc());
-    else if (Floating && !definedOnFloating(Op))
-      Refuse(SafetyCheck::SourceForm,
-             "MPI does not define '" + Op + "' on '" + Type + "'",
-             Arg->getBeginLoc());
+  for (const Expr *Arg : {TimesArg, PlusArg})
+    checkCOperation(Site, Arg, DT, Type, "the operation on pairs", Context);
   switch (distributes(Times, Plus, Floating)) {
   case Algebra::Exact:
     break;
