@@ -411,9 +411,9 @@ void SiteBuilder::leaveLoop(const Stmt *Loop, const CompoundStmt *Body) {
     Refuse("the status is needed, and a ring of requests has none to give");
     return;
   }
-  if (Site.ErrorVar) {
+  if (Site.ErrorCode) {
     Refuse("the call's error code goes to '" +
-           Site.ErrorVar->getNameAsString() +
+           Site.ErrorCode.Var->getNameAsString() +
            "', and a ring of requests has no one wait to give it");
     return;
   }
@@ -475,10 +475,10 @@ OverlapSite SiteBuilder::build() {
     Parent = parentStmt(*Parent, Context);
   }
   // `ierr = MPI_Send(...);`: the statement is the assignment.
-  const VarDecl *Error = assignedResultOf(Call, Context);
-  if (Error && Error->hasLocalStorage() &&
-      Error->getType()->isIntegralOrEnumerationType()) {
-    Site.ErrorVar = Error;
+  ErrorFlow Error = errorFlowOf(Call, Context);
+  if (Error && Error.Var->hasLocalStorage() &&
+      Error.Var->getType()->isIntegralOrEnumerationType()) {
+    Site.ErrorCode = Error;
     Statement = Parent;
     Parent = parentStmt(*Parent, Context);
   }
@@ -503,9 +503,9 @@ OverlapSite SiteBuilder::build() {
   // The wait's code goes to the variable where it then stands: no write
   // of it may be passed (the wait would overwrite a newer code), and a
   // moved wait passes no read either (it would see an older one).
-  if (Site.ErrorVar)
+  if (Site.ErrorCode)
     (Site.Rule == OverlapRule::SinkWait ? Handles : Written)
-        .push_back(Site.ErrorVar);
+        .push_back(Site.ErrorCode.Var);
   bool Ok = true;
   switch (Site.Rule) {
   case OverlapRule::SplitSend:

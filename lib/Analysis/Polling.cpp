@@ -148,7 +148,7 @@ std::optional<int64_t> PollingProof::valueOf(const Expr *E,
   // handler aborts on errors, so calls that return succeeded.
   if (const auto *Choice =
           dyn_cast<ConditionalOperator>(E->IgnoreParenImpCasts());
-      Choice && isSuccessTest(Choice->getCond(), Form.ErrorVar, Context))
+      Choice && isSuccessTest(Choice->getCond(), Form.ErrorCode.Var, Context))
     return valueOf(Choice->getTrueExpr(), R);
   Expr::EvalResult Result;
   if (E->isValueDependent() || !E->EvaluateAsInt(Result, Context))
@@ -748,7 +748,7 @@ const CallExpr *receiveStatement(const Expr *S, ASTContext &Context) {
   const CallExpr *Recv = bareStatementCall(S);
   if (!Recv || mpiCallee(Recv)->Id != mpi::FunctionId::Recv ||
       (isa<BinaryOperator>(S->IgnoreParenCasts()) &&
-       !assignedResultOf(Recv, Context)))
+       !errorFlowOf(Recv, Context)))
     return nullptr;
   return Recv;
 }
@@ -759,7 +759,7 @@ const CallExpr *receiveStatement(const Expr *S, ASTContext &Context) {
 /// other branch is the root's.
 std::optional<PollingForm> pollingForm(const CallExpr *Probe,
                                        ASTContext &Context) {
-  const VarDecl *Error = assignedResultOf(Probe, Context);
+  ErrorFlow Error = errorFlowOf(Probe, Context);
   const Stmt *ProbeStmt = parentStmt(*Probe, Context);
   while (ProbeStmt && (isa<ParenExpr>(ProbeStmt) || isa<CastExpr>(ProbeStmt) ||
                        (Error && isa<BinaryOperator>(ProbeStmt))))
@@ -779,7 +779,7 @@ std::optional<PollingForm> pollingForm(const CallExpr *Probe,
   // error code around the test of its flag.
   const IfStmt *ErrorGuard = nullptr;
   const IfStmt *Arrived = soleIf(*(At + 1));
-  if (Arrived && Error && testsSuccess(Arrived, Error, Context)) {
+  if (Arrived && Error && testsSuccess(Arrived, Error.Var, Context)) {
     ErrorGuard = Arrived;
     Arrived = soleIf(ErrorGuard->getThen());
   }
@@ -796,7 +796,7 @@ std::optional<PollingForm> pollingForm(const CallExpr *Probe,
   PollingForm Form;
   Form.Probe = Probe;
   Form.ProbeStmt = *At;
-  Form.ErrorVar = Error;
+  Form.ErrorCode = Error;
   Form.ErrorGuard = ErrorGuard;
   Form.Arrived = Arrived;
   Form.Recv = Recv;
@@ -831,6 +831,14 @@ void provePolling(const CallExpr *Probe, ManualCollective &C,
                "with the receive, in the branch of a rank guard that is not "
                "the root's)",
            Probe->getBeginLoc());
+    return;
+  }
+  if (C.Region && C.Region->CallCheck) {
+    Refuse(SafetyCheck::SourceForm,
+           "the polling broadcast's calls are checked in place (`if "
+           "(MPI_Send(...) != MPI_SUCCESS)`); its rewrite keeps error codes "
+           "only in a variable",
+           C.Region->CallCheck->getBeginLoc());
     return;
   }
   if (C.Region) {

@@ -73,10 +73,16 @@ private:
   bool isSupportVar(const Expr *E) const;
   void collectSupport();
   bool keptReference(const VarDecl *V, const RegionEdits &E);
-  const VarDecl *findErrorVar() const;
+  ErrorFlow findErrorFlow() const;
+  bool isErrorVar(const Expr *E) const;
   bool onlyErrorCodes(const VarDecl *V) const;
   bool isErrorCheck(const IfStmt *If) const;
+  bool isErrorBranch(const Stmt *S, const VarDecl *Code, bool &ReadsCode) const;
+  bool unchangedInRegion(const VarDecl *V) const;
+  const CallExpr *checkedCallOf(const IfStmt *If,
+                                const VarDecl **Assigned) const;
   void findErrorChecks(RegionEdits &E);
+  void findCallChecks(RegionEdits &E);
 
   const Region &R;
   TranslationUnitFacts &TU;
@@ -88,36 +94,51 @@ private:
   llvm::SmallPtrSet<const VarDecl *, 16> Support;
   llvm::SmallPtrSet<const CallExpr *, 16> Calls;
   llvm::DenseMap<const Stmt *, bool> Memo;
-  const VarDecl *ErrorVar = nullptr;
+  ErrorFlow Error;
   llvm::SmallPtrSet<const IfStmt *, 4> ErrorChecks;
+  /// `if (MPI_Send(...) != MPI_SUCCESS) ...`: the region's checks of its
+  /// calls' codes, which go with the calls.
+  llvm::SmallPtrSet<const IfStmt *, 4> CallChecks;
 };
 
-/// The one local variable the pattern's calls assign their error codes
-/// to, if they keep them.
-const VarDecl *Planner::findErrorVar() const {
-  const VarDecl *Found = nullptr;
+/// The one local variable the pattern's calls give their error codes to,
+/// if they keep them, all in the same way (`=`, `|=` or `+=`).
+ErrorFlow Planner::findErrorFlow() const {
+  ErrorFlow Found;
   for (const CallExpr *Call : Calls) {
-    const VarDecl *V = assignedResultOf(Call, Ctx);
-    if (!V)
+    ErrorFlow Flow = errorFlowOf(Call, Ctx);
+    if (!Flow)
       continue;
-    if (Found && Found != V)
-      return nullptr;
-    Found = V;
+    if (Found && Found != Flow)
+      return {};
+    Found = Flow;
   }
-  if (!Found || !Found->hasLocalStorage() || isa<ParmVarDecl>(Found) ||
-      !Found->getType()->isIntegerType() || R.contains(Found, SM) ||
-      Found->getParentFunctionOrMethod() != R.Function)
-    return nullptr;
-  return onlyErrorCodes(Found) ? Found : nullptr;
+  const VarDecl *V = Found.Var;
+  if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
+      !V->getType()->isIntegerType() || R.contains(V, SM) ||
+      V->getParentFunctionOrMethod() != R.Function)
+    return {};
+  return onlyErrorCodes(V) ? Found : ErrorFlow();
+}
+
+bool Planner::isErrorVar(const Expr *E) const {
+  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+  return Error && Ref && Ref->getDecl() == Error.Var;
 }
 
 /// Whether \p V only ever holds MPI error codes: every write of it is
-/// the result of an MPI call or MPI_SUCCESS, so on every rank where the
-/// pattern made no call it already held what the collective returns (with
-/// MPI's default error handler, which aborts on errors, MPI_SUCCESS).
+/// the result of an MPI call (also accumulated, `ierr |= MPI_Send(...)`)
+/// or MPI_SUCCESS, so on every rank where the pattern made no call it
+/// already held what the collective returns, or the collective's code
+/// leaves it as it was (with MPI's default error handler, which aborts on
+/// errors, MPI_SUCCESS).
 bool Planner::onlyErrorCodes(const VarDecl *V) const {
   for (const Write &W : Facts.writesOf(V)) {
-    if (W.Kind != WriteKind::Init && W.Kind != WriteKind::Assign)
+    const auto *Op = dyn_cast_or_null<BinaryOperator>(W.Where);
+    bool Accumulated =
+        W.Kind == WriteKind::Compound && Op && keepsErrorCodes(Op->getOpcode());
+    if (W.Kind != WriteKind::Init && W.Kind != WriteKind::Assign &&
+        !Accumulated)
       return false;
     if (!W.Value)
       continue; // Declared without a value.
@@ -125,6 +146,8 @@ bool Planner::onlyErrorCodes(const VarDecl *V) const {
     if (const auto *Call = dyn_cast<CallExpr>(Value))
       if (mpiCallee(Call))
         continue;
+    if (Accumulated)
+      return false;
     std::optional<llvm::APSInt> Constant =
         Value->isValueDependent() ? std::nullopt
                                   : Value->getIntegerConstantExpr(Ctx);
@@ -134,41 +157,170 @@ bool Planner::onlyErrorCodes(const VarDecl *V) const {
   return true;
 }
 
+/// Whether \p S, the branch of a check of an error code, can follow the
+/// collective call as written: it names no local variable but the code
+/// \p Code (noted in \p ReadsCode), a parameter or a variable declared
+/// before the region that the region leaves as it is, writes nothing and
+/// does not leave a loop.
+bool Planner::isErrorBranch(const Stmt *S, const VarDecl *Code,
+                            bool &ReadsCode) const {
+  return !findFirst(S, [&](const Stmt *X) {
+    if (isa<BreakStmt>(X) || isa<ContinueStmt>(X) || isa<GotoStmt>(X) ||
+        isa<LabelStmt>(X) || isa<DeclStmt>(X))
+      return true;
+    if (const auto *Op = dyn_cast<BinaryOperator>(X))
+      if (Op->isAssignmentOp())
+        return true;
+    if (const auto *Op = dyn_cast<UnaryOperator>(X))
+      if (Op->isIncrementDecrementOp())
+        return true;
+    const auto *Ref = dyn_cast<DeclRefExpr>(X);
+    if (!Ref)
+      return false;
+    if (Code && Ref->getDecl() == Code) {
+      ReadsCode = true;
+      return false;
+    }
+    const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+    return V && V->hasLocalStorage() && !unchangedInRegion(V);
+  });
+}
+
+/// Whether \p V is in scope everywhere in the region and keeps one value
+/// there: a parameter, or a variable declared in the region's block before
+/// it, that no statement of the region writes.
+bool Planner::unchangedInRegion(const VarDecl *V) const {
+  bool Before = isa<ParmVarDecl>(V);
+  for (unsigned I = 0; I < R.First && !Before; ++I)
+    if (const auto *Decl = dyn_cast<DeclStmt>(R.Block->body_begin()[I]))
+      Before = llvm::is_contained(Decl->decls(), V);
+  if (!Before || V->getParentFunctionOrMethod() != R.Function)
+    return false;
+  return llvm::none_of(Facts.writesOf(V),
+                       [&](const Write &W) { return R.contains(W.Where, SM); });
+}
+
 /// `if (ierr != MPI_SUCCESS) return ierr;`: an `if` without `else` whose
-/// condition reads only the error variable and constants, and whose
-/// branch names no local variable but that one and does not leave a
-/// loop, so the same text can follow the collective call.
+/// condition tests the error variable for a failure, and whose branch can
+/// follow the collective call as written. (`if (ierr == MPI_SUCCESS)
+/// printf(...)` runs after every call that succeeds: it is no check.)
 bool Planner::isErrorCheck(const IfStmt *If) const {
-  if (!ErrorVar || If->getElse() || If->getInit() || If->getConditionVariable())
+  if (!Error || If->getElse() || If->getInit() || If->getConditionVariable() ||
+      !isFailureTest(If->getCond(), Error.Var, Ctx))
     return false;
   bool ReadsVar = false;
-  auto OnlyVar = [&](const Stmt *S) {
-    return !findFirst(S, [&](const Stmt *X) {
-      if (isa<BreakStmt>(X) || isa<ContinueStmt>(X) || isa<GotoStmt>(X) ||
-          isa<LabelStmt>(X) || isa<DeclStmt>(X))
-        return true;
-      if (const auto *Op = dyn_cast<BinaryOperator>(X))
-        if (Op->isAssignmentOp())
-          return true;
-      if (const auto *Op = dyn_cast<UnaryOperator>(X))
-        if (Op->isIncrementDecrementOp())
-          return true;
-      const auto *Ref = dyn_cast<DeclRefExpr>(X);
-      if (!Ref)
+  return isErrorBranch(If->getThen(), Error.Var, ReadsVar);
+}
+
+/// `if (MPI_Send(...) != MPI_SUCCESS)`, `if (MPI_SUCCESS != ...)`, `if
+/// (MPI_Send(...))`, also `if ((ierr = MPI_Send(...)) != MPI_SUCCESS)`
+/// (the variable goes to \p Assigned): the pattern call whose code the
+/// condition of \p If tests for failure.
+const CallExpr *Planner::checkedCallOf(const IfStmt *If,
+                                       const VarDecl **Assigned) const {
+  *Assigned = nullptr;
+  if (If->getElse() || If->getInit() || If->getConditionVariable() ||
+      If->getBeginLoc().isMacroID())
+    return nullptr;
+  const Expr *Tested = If->getCond()->IgnoreParenImpCasts();
+  if (const auto *Op = dyn_cast<BinaryOperator>(Tested);
+      Op && Op->getOpcode() == BO_NE) {
+    auto IsZero = [&](const Expr *E) {
+      std::optional<llvm::APSInt> V =
+          E->isValueDependent() ? std::nullopt : E->getIntegerConstantExpr(Ctx);
+      return V && V->isZero();
+    };
+    Tested = IsZero(Op->getRHS())   ? Op->getLHS()
+             : IsZero(Op->getLHS()) ? Op->getRHS()
+                                    : nullptr;
+    if (!Tested)
+      return nullptr;
+    Tested = Tested->IgnoreParenImpCasts();
+  }
+  if (const auto *Op = dyn_cast<BinaryOperator>(Tested);
+      Op && Op->getOpcode() == BO_Assign) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens());
+    *Assigned = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!*Assigned)
+      return nullptr;
+    Tested = Op->getRHS()->IgnoreParenImpCasts();
+  }
+  const auto *Call = dyn_cast<CallExpr>(Tested);
+  return Call && Calls.count(Call) ? Call : nullptr;
+}
+
+/// The checks of the calls' own codes in the region (`if (MPI_Send(...) !=
+/// MPI_SUCCESS) return -1;`), when they are all the same text but for the
+/// call: the collective call is checked the same way.
+void Planner::findCallChecks(RegionEdits &E) {
+  std::string Text;
+  llvm::SmallVector<std::pair<const IfStmt *, const CallExpr *>, 4> Found;
+  const VarDecl *Code = nullptr;
+  auto Refuse = [&](const Stmt *At, std::string Why) {
+    if (!E.Problem)
+      E.Problem = Refusal{SafetyCheck::SourceForm, Why, At->getBeginLoc()};
+  };
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
+      const auto *If = dyn_cast<IfStmt>(S);
+      const VarDecl *Assigned = nullptr;
+      const CallExpr *Call = If ? checkedCallOf(If, &Assigned) : nullptr;
+      if (!Call)
         return false;
-      if (Ref->getDecl() == ErrorVar) {
-        ReadsVar = true;
+      bool ReadsCode = false;
+      if (!isErrorBranch(If->getThen(), Assigned, ReadsCode)) {
+        Refuse(If->getThen(), "this branch, taken when the call fails, "
+                              "cannot follow the collective call as written");
         return false;
       }
-      const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
-      return V && V->hasLocalStorage();
+      if (Assigned && (Found.empty() ? Code != nullptr : Code != Assigned)) {
+        Refuse(If, "the checked calls keep their codes in different "
+                   "variables");
+        return false;
+      }
+      Code = Assigned;
+      Found.push_back({If, Call});
+      return false;
     });
-  };
-  if (!OnlyVar(If->getCond()) || !ReadsVar)
-    return false;
-  if (findFirst(If->getCond(), [](const Stmt *X) { return isa<CallExpr>(X); }))
-    return false;
-  return OnlyVar(If->getThen());
+  if (Found.empty() || E.Problem)
+    return;
+  if (Error || !ErrorChecks.empty()) {
+    Refuse(Found.front().first,
+           "some calls of the pattern check their codes here and others "
+           "keep them in a variable; the collective call can do only one");
+    return;
+  }
+  if (Code && (!Code->hasLocalStorage() || isa<ParmVarDecl>(Code) ||
+               !Code->getType()->isIntegerType() || R.contains(Code, SM) ||
+               !onlyErrorCodes(Code))) {
+    Refuse(Found.front().first,
+           "the call's code goes to '" + Code->getNameAsString() +
+               "', which holds other values than MPI error codes");
+    return;
+  }
+  for (auto [If, Call] : Found) {
+    // The condition but for the call, and the branch (a block of one
+    // statement is that statement).
+    const Stmt *Branch = If->getThen();
+    if (const auto *Block = dyn_cast<CompoundStmt>(Branch);
+        Block && Block->size() == 1)
+      Branch = Block->body_front();
+    std::string This = checkWithCall(If->getCond(), Call, "@", Ctx) + "|" +
+                       checkWithCall(Branch, Call, "", Ctx);
+    This.erase(llvm::remove_if(This, [](char C) { return isspace(C); }),
+               This.end());
+    if (!Text.empty() && This != Text) {
+      Refuse(If, "the calls' codes are checked in different ways; the "
+                 "collective call can be checked only one way");
+      return;
+    }
+    Text = This;
+    CallChecks.insert(If);
+  }
+  if (Code)
+    Support.erase(Code);
+  E.CallCheck = Found.front().first;
+  E.CheckedCall = Found.front().second;
 }
 
 /// The error checks in the region, when they are all the same text.
@@ -249,13 +401,10 @@ bool Planner::leafDeletable(const Stmt *S) {
       if (Calls.count(Call))
         return true;
     // `ierr = MPI_Send(...)` with an error code only the region reads, or
-    // one the collective's takes the place of.
+    // one the collective's takes the place of (`ierr |= ...` too).
     if (const auto *Op = dyn_cast<BinaryOperator>(Plain))
-      if (Op->getOpcode() == BO_Assign &&
-          (isSupportVar(Op->getLHS()) ||
-           (ErrorVar && isa<DeclRefExpr>(Op->getLHS()->IgnoreParens()) &&
-            cast<DeclRefExpr>(Op->getLHS()->IgnoreParens())->getDecl() ==
-                ErrorVar)))
+      if ((Op->getOpcode() == BO_Assign && isSupportVar(Op->getLHS())) ||
+          (Op->getOpcode() == Error.Op && isErrorVar(Op->getLHS())))
         if (const auto *Call = dyn_cast<CallExpr>(bare(Op->getRHS())))
           if (Calls.count(Call))
             return true;
@@ -276,7 +425,7 @@ bool Planner::deletable(const Stmt *S) {
     Result = llvm::all_of(Block->body(),
                           [&](const Stmt *C) { return deletable(C); });
   } else if (const auto *If = dyn_cast<IfStmt>(S);
-             If && ErrorChecks.count(If)) {
+             If && (ErrorChecks.count(If) || CallChecks.count(If))) {
     Result = true; // It follows the collective call instead.
   } else if (Combines.count(S)) {
     Result = true; // `if (x > max) max = x;`: the collective combines.
@@ -393,12 +542,13 @@ RegionEdits Planner::plan() {
       return false;
     });
   collectSupport();
-  ErrorVar = findErrorVar();
-  if (ErrorVar) {
-    Support.erase(ErrorVar);
-    E.ErrorVar = ErrorVar;
+  Error = findErrorFlow();
+  if (Error) {
+    Support.erase(Error.Var);
+    E.ErrorCode = Error;
     findErrorChecks(E);
   }
+  findCallChecks(E);
   // Dropping a support variable whose value a kept statement reads would
   // change what it reads: such variables are not support, until nothing
   // changes.
@@ -538,55 +688,50 @@ RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU,
   return Planner(R, TU, Kept, Combines).plan();
 }
 
-const VarDecl *assignedResultOf(const CallExpr *Call, ASTContext &Ctx) {
-  const Stmt *Child = Call;
-  const Stmt *Parent = parentStmt(*Call, Ctx);
-  while (Parent && (isa<ParenExpr>(Parent) || isa<ImplicitCastExpr>(Parent) ||
-                    isa<FullExpr>(Parent))) {
-    Child = Parent;
-    Parent = parentStmt(*Parent, Ctx);
-  }
-  const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent);
-  if (!Op || Op->getOpcode() != BO_Assign || Op->getRHS() != Child)
-    return nullptr;
-  const auto *Ref = dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens());
-  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  // The assignment must be a statement of its own.
-  const Stmt *Holder = parentStmt(*Op, Ctx);
-  while (Holder && isa<FullExpr>(Holder))
-    Holder = parentStmt(*Holder, Ctx);
-  bool Statement =
-      Holder && (isa<CompoundStmt>(Holder) || isa<IfStmt>(Holder) ||
-                 isLoop(Holder) || isa<SwitchCase>(Holder));
-  if (const auto *If = dyn_cast_or_null<IfStmt>(Holder))
-    Statement = If->getCond() != Op;
-  if (isLoop(Holder))
-    Statement = loopBody(Holder) == Op;
-  return Statement ? V : nullptr;
-}
-
-/// Whether \p Cond is `ierr == MPI_SUCCESS` (or `!ierr`, `0 == ierr`) of
-/// the error code \p Error.
-bool isSuccessTest(const Expr *Cond, const VarDecl *Error,
-                   ASTContext &Context) {
-  if (!Error)
-    return false;
+/// Whether \p Cond compares the error code \p Error with zero by \p Op
+/// (`ierr == MPI_SUCCESS`, `0 != ierr`).
+static bool comparesWithZero(const Expr *Cond, const VarDecl *Error,
+                             BinaryOperatorKind Op, ASTContext &Context) {
   auto IsError = [&](const Expr *E) {
     const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
     return Ref && Ref->getDecl() == Error;
   };
   auto IsZero = [&](const Expr *E) {
-    Expr::EvalResult R;
-    return !E->isValueDependent() && E->EvaluateAsInt(R, Context) &&
-           R.Val.getInt().isZero();
+    std::optional<llvm::APSInt> V = E->isValueDependent()
+                                        ? std::nullopt
+                                        : E->getIntegerConstantExpr(Context);
+    return V && V->isZero();
   };
+  const auto *Compare = dyn_cast<BinaryOperator>(Cond);
+  return Compare && Compare->getOpcode() == Op &&
+         ((IsError(Compare->getLHS()) && IsZero(Compare->getRHS())) ||
+          (IsError(Compare->getRHS()) && IsZero(Compare->getLHS())));
+}
+
+/// Whether \p E is the variable \p V.
+static bool namesVariable(const Expr *E, const VarDecl *V) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  return Ref && Ref->getDecl() == V;
+}
+
+bool isSuccessTest(const Expr *Cond, const VarDecl *Error,
+                   ASTContext &Context) {
+  if (!Error)
+    return false;
   Cond = Cond->IgnoreParenImpCasts();
   if (const auto *Not = dyn_cast<UnaryOperator>(Cond))
-    return Not->getOpcode() == UO_LNot && IsError(Not->getSubExpr());
-  const auto *Op = dyn_cast<BinaryOperator>(Cond);
-  return Op && Op->getOpcode() == BO_EQ &&
-         ((IsError(Op->getLHS()) && IsZero(Op->getRHS())) ||
-          (IsError(Op->getRHS()) && IsZero(Op->getLHS())));
+    return Not->getOpcode() == UO_LNot &&
+           namesVariable(Not->getSubExpr(), Error);
+  return comparesWithZero(Cond, Error, BO_EQ, Context);
+}
+
+bool isFailureTest(const Expr *Cond, const VarDecl *Error,
+                   ASTContext &Context) {
+  if (!Error)
+    return false;
+  Cond = Cond->IgnoreParenImpCasts();
+  return namesVariable(Cond, Error) ||
+         comparesWithZero(Cond, Error, BO_NE, Context);
 }
 
 const CallExpr *statementCall(const Stmt *S) {

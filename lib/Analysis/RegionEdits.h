@@ -51,8 +51,13 @@ struct RegionEdits {
   /// The variable every removed call that keeps its error code assigns it
   /// to, and the one check of it that follows such calls (see
   /// ProvenRegion).
-  const clang::VarDecl *ErrorVar = nullptr;
+  ErrorFlow ErrorCode;
   const clang::IfStmt *ErrorCheck = nullptr;
+  /// `if (MPI_Send(...) != MPI_SUCCESS) return -1;`: one of the checks
+  /// that test the removed calls' own codes, all alike but for the call,
+  /// and its call; the collective call is checked the same way.
+  const clang::IfStmt *CallCheck = nullptr;
+  const clang::CallExpr *CheckedCall = nullptr;
   /// Why the region cannot be rewritten this way, if it cannot.
   std::optional<Refusal> Problem;
 
@@ -76,12 +81,6 @@ RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU,
                       llvm::ArrayRef<const clang::Expr *> Kept = {},
                       llvm::ArrayRef<const clang::Stmt *> Combines = {});
 
-/// `V = Call` as a statement of its own (`ierr = MPI_Send(...);`, also as
-/// an `if` branch or a loop body): the variable, if \p Call's result goes
-/// to one.
-const clang::VarDecl *assignedResultOf(const clang::CallExpr *Call,
-                                       clang::ASTContext &Ctx);
-
 /// Whether \p If is `if (ierr == MPI_SUCCESS)` (or `!ierr`) of the error
 /// code \p Error, without an `else`.
 bool testsSuccess(const clang::IfStmt *If, const clang::VarDecl *Error,
@@ -90,6 +89,11 @@ bool testsSuccess(const clang::IfStmt *If, const clang::VarDecl *Error,
 /// The MPI call a statement of a block makes: `MPI_X(...);`, `ierr =
 /// MPI_X(...);` or `int ierr = MPI_X(...);`; null for any other statement.
 const clang::CallExpr *statementCall(const clang::Stmt *S);
+
+/// Whether \p Cond is `ierr != MPI_SUCCESS` (or `ierr`, `0 != ierr`) of
+/// the error code \p Error: true only after a call that failed.
+bool isFailureTest(const clang::Expr *Cond, const clang::VarDecl *Error,
+                   clang::ASTContext &Context);
 
 /// Whether \p Cond is `ierr == MPI_SUCCESS` (or `!ierr`, `0 == ierr`) of
 /// the error code \p Error.

@@ -563,9 +563,11 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   PR.RecvSpelling = P.RecvSpelling;
   PR.Op = P.Op;
   PR.Reassociates = P.Reassociates;
-  PR.ErrorVar = Edits.ErrorVar;
+  PR.ErrorCode = Edits.ErrorCode;
   if (Edits.ErrorCheck && Edits.deleted(Edits.ErrorCheck))
     PR.ErrorCheck = Edits.ErrorCheck;
+  PR.CallCheck = Edits.CallCheck;
+  PR.CheckedCall = Edits.CheckedCall;
   PR.Sizes = P.Sizes;
   PR.Skipped = P.Skipped;
   C.Region = std::move(PR);

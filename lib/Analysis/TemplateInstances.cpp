@@ -77,7 +77,10 @@ bool sameRewrite(const ProvenRegion &A, const ProvenRegion &B) {
          sameLoc(A.Buffer, B.Buffer) && sameLoc(A.SendBuffer, B.SendBuffer) &&
          sameLoc(A.RecvBuffer, B.RecvBuffer) && A.InPlace == B.InPlace &&
          sameLoc(A.Counts, B.Counts) && sameLoc(A.Displs, B.Displs) &&
-         sameLoc(A.ErrorVar, B.ErrorVar) && sameLoc(A.ErrorCheck, B.ErrorCheck);
+         sameLoc(A.ErrorCode.Var, B.ErrorCode.Var) &&
+         A.ErrorCode.Op == B.ErrorCode.Op &&
+         sameLoc(A.ErrorCheck, B.ErrorCheck) &&
+         sameLoc(A.CallCheck, B.CallCheck);
 }
 
 bool sameFinding(const ManualCollective &A, const ManualCollective &B) {

@@ -210,7 +210,7 @@ llvm::Expected<tooling::AtomicChange> OverlapEdits::split() {
   if (llvm::Error E =
           insertLinesBefore(Site.Holder->getBeginLoc(), Declarations))
     return E;
-  if (llvm::Error E = insertAtSink(errorCodeTo(Site.ErrorVar) + "MPI_Wait(&" +
+  if (llvm::Error E = insertAtSink(errorCodeTo(Site.ErrorCode) + "MPI_Wait(&" +
                                    Request + ", " + Status + ");"))
     return E;
   return std::move(Change);
@@ -221,7 +221,7 @@ llvm::Expected<tooling::AtomicChange> OverlapEdits::split() {
 llvm::Expected<tooling::AtomicChange> OverlapEdits::sinkWait() {
   const CallExpr *Wait = Site.Call;
   std::string WaitText =
-      errorCodeTo(Site.ErrorVar) + sourceText(Wait, Context) + ";";
+      errorCodeTo(Site.ErrorCode) + sourceText(Wait, Context) + ";";
   std::string Declarations, Flag;
   if (Site.LeavesConditional) {
     Flag = fresh("wait_pending");

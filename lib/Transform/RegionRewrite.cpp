@@ -243,8 +243,9 @@ rewritePolling(const ManualCollective &C, const Texts &T, ASTContext &Context,
     return OthersCall.takeError();
   // Error codes kept: each call's goes where the send's and the probe's
   // went, and a failed start is not waited for or tested.
-  std::string Root = errorCodeTo(R.ErrorVar) + nonblocking(*RootCall, Request) +
-                     ";\n" + ifSucceeded(R.ErrorVar) + errorCodeTo(R.ErrorVar) +
+  std::string Root = errorCodeTo(R.ErrorCode) +
+                     nonblocking(*RootCall, Request) + ";\n" +
+                     ifSucceeded(R.ErrorCode) + errorCodeTo(R.ErrorCode) +
                      "MPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);";
   if (isBranch(*Form.RootSend, Context))
     Root = "{\n" + Root + "\n}";
@@ -259,10 +260,12 @@ rewritePolling(const ManualCollective &C, const Texts &T, ASTContext &Context,
       ", MPI_STATUS_IGNORE);";
   // With an error code, it holds MPI_SUCCESS when the start is skipped.
   std::string Start =
-      (Form.ErrorVar ? errorCodeTo(Form.ErrorVar) + "MPI_SUCCESS;\n" : "") +
+      (Form.ErrorCode && !Form.ErrorCode.accumulates()
+           ? errorCodeTo(Form.ErrorCode) + "MPI_SUCCESS;\n"
+           : "") +
       "if (" + Request + " == MPI_REQUEST_NULL)\n" +
-      errorCodeTo(Form.ErrorVar) + nonblocking(*OthersCall, Request) + ";\n" +
-      ifSucceeded(Form.ErrorVar) + errorCodeTo(Form.ErrorVar) + Test;
+      errorCodeTo(Form.ErrorCode) + nonblocking(*OthersCall, Request) + ";\n" +
+      ifSucceeded(Form.ErrorCode) + errorCodeTo(Form.ErrorCode) + Test;
   if (llvm::Error E = Change.replace(
           SM, tooling::getExtendedRange(*Form.ProbeStmt, tok::semi, Context),
           Start))
@@ -320,8 +323,12 @@ rewriteProvenRegion(const ManualCollective &C, ASTContext &Context,
       return Call.takeError();
     std::string Code =
         Options.Nonblocking ? nonblocking(*Call, Request) : *Call;
+    // The code goes where the removed calls' went, or is checked as they
+    // were.
     std::string Text =
-        errorCodeTo(R.ErrorVar) + Code + ";" + errorCheck(R, Context);
+        R.CallCheck
+            ? analysis::checkWithCall(R.CallCheck, R.CheckedCall, Code, Context)
+            : errorCodeTo(R.ErrorCode) + Code + ";" + errorCheck(R, Context);
     if (Options.Nonblocking && P.WaitAtOnce)
       Text += "\nMPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);";
     if (P.Replace) {

@@ -45,13 +45,14 @@ CharSourceRange wholeLines(const Stmt &S, ASTContext &Context) {
   return R;
 }
 
-/// A name starting with \p Base that no identifier of the file uses.
-std::string errorCodeTo(const VarDecl *Error) {
-  return Error ? Error->getNameAsString() + " = " : "";
+std::string errorCodeTo(const analysis::ErrorFlow &Error) {
+  return Error.spelling();
 }
 
-std::string ifSucceeded(const VarDecl *Error) {
-  return Error ? "if (" + Error->getNameAsString() + " == MPI_SUCCESS)\n" : "";
+std::string ifSucceeded(const analysis::ErrorFlow &Error) {
+  if (!Error || Error.accumulates())
+    return "";
+  return "if (" + Error.Var->getNameAsString() + " == MPI_SUCCESS)\n";
 }
 
 std::string freshName(StringRef Base, StringRef Code,

@@ -12,6 +12,8 @@
 #ifndef MPILIFT_LIB_TRANSFORM_SOURCEEDITS_H
 #define MPILIFT_LIB_TRANSFORM_SOURCEEDITS_H
 
+#include "mpilift/Analysis/ErrorFlow.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
@@ -41,12 +43,15 @@ clang::CharSourceRange wholeLines(const clang::Stmt &S,
 std::string freshName(llvm::StringRef Base, llvm::StringRef Code,
                       llvm::StringSet<> *Taken);
 
-/// `ierr = ` when a call's error code goes to \p Error; empty for null.
-std::string errorCodeTo(const clang::VarDecl *Error);
+/// `ierr = ` (or `ierr |= `) when a call's error code goes to \p Error;
+/// empty without a variable.
+std::string errorCodeTo(const analysis::ErrorFlow &Error);
 
 /// `if (ierr == MPI_SUCCESS)` and a line break, so that what follows runs
-/// only if the call before succeeded; empty for null.
-std::string ifSucceeded(const clang::VarDecl *Error);
+/// only if the call before succeeded; empty without a variable, and for an
+/// accumulated code, which may hold an earlier call's failure: the
+/// original went on after it, so the rewrite does too.
+std::string ifSucceeded(const analysis::ErrorFlow &Error);
 
 /// The start of the line \p Loc is on, and that line's indentation.
 std::pair<clang::SourceLocation, std::string>

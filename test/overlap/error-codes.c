@@ -3,7 +3,8 @@
 // the moved wait give their own code to 'ierr' where they land; a read of
 // 'ierr' may be passed by a split call's wait (it sees the start's code),
 // a write may not (the wait would overwrite a newer code), and a moved
-// wait passes no use of 'ierr' at all.
+// wait passes no use of 'ierr' at all. Codes accumulated over the calls
+// (`rc |= MPI_Send(...)`) are accumulated by the split call and its wait.
 // clang-format off
 // RUN: %check-rewrite rewrite %s %t --np 1,2,3,4,5,7,8 --check-args="--checks=mpilift-split-send,mpilift-sink-wait" | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
@@ -94,9 +95,32 @@ static int forward(const struct ring *R, const double *in, double *out,
   return nerr;
 }
 
+/// Keeps one code for all its calls, or-ed together.
+static int shift(const struct ring *R, const double *in, double *back,
+                 double *acc) {
+  int rc = MPI_SUCCESS;
+  MPI_Request req;
+  int right = (R->me + 1) % R->nprocs;
+  int left = (R->me + R->nprocs - 1) % R->nprocs;
+  rc |= MPI_Irecv(back, HALO, MPI_DOUBLE, right, TAG_HALO + 2, R->comm, &req);
+  rc |= MPI_Send(in, HALO, MPI_DOUBLE, left, TAG_HALO + 2, R->comm);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: blocking MPI_Send can overlap the next 2 statements; split it into MPI_Isend and MPI_Wait [mpilift-split-send]
+  // CHECK-FIXES: rc |= MPI_Isend(in, HALO, MPI_DOUBLE, left, TAG_HALO + 2, R->comm,
+  double w = 0;
+  for (int k = 1; k <= 900 + R->me; k++)
+    w += 1.0 / k;
+  // CHECK-FIXES: w += 1.0 / k;
+  // CHECK-FIXES-NEXT: rc |= MPI_Wait(&send_request{{[0-9]*}}, MPI_STATUS_IGNORE);
+  rc |= MPI_Wait(&req, MPI_STATUS_IGNORE);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: remark: MPI_Wait: nothing to overlap [mpilift-sink-wait]
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: note: the wait cannot move: this statement uses 'back'
+  *acc += w * back[0];
+  return rc != MPI_SUCCESS;
+}
+
 int main(int argc, char **argv) {
   struct ring R;
-  double halo[HALO], in[HALO], out[2 * HALO];
+  double halo[HALO], in[HALO], out[2 * HALO], back[HALO];
   int ierr = MPI_Init(&argc, &argv);
   fail(ierr, "MPI_Init");
   R.comm = MPI_COMM_WORLD;
@@ -109,8 +133,9 @@ int main(int argc, char **argv) {
       halo[k] = R.me * 1000 + step * 10 + k;
     nerr += exchange(&R, halo, in, &acc);
     nerr += forward(&R, in, out, &acc);
+    nerr += shift(&R, in, back, &acc);
     for (int k = 0; k < HALO; k++)
-      check += in[k] * (k + 1) + out[HALO + k];
+      check += in[k] * (k + 1) + out[HALO + k] + back[k];
   }
   printf("rank %d: check %.1f work %.6f errors %d\n", R.me, check, acc, nerr);
   ierr = MPI_Finalize();

@@ -270,8 +270,9 @@ void f(int n) {
   const OverlapSite &Send = A.Sites[0], &Wait = A.Sites[1];
   EXPECT_EQ(Send.Rule, OverlapRule::SplitSend);
   EXPECT_TRUE(Send.canTransform()) << Send.Refused;
-  ASSERT_NE(Send.ErrorVar, nullptr);
-  EXPECT_EQ(Send.ErrorVar->getName(), "ierr");
+  ASSERT_NE(Send.ErrorCode.Var, nullptr);
+  EXPECT_EQ(Send.ErrorCode.Var->getName(), "ierr");
+  EXPECT_EQ(Send.ErrorCode.Op, clang::BO_Assign);
   EXPECT_TRUE(llvm::isa<clang::BinaryOperator>(Send.CallStmt));
   EXPECT_EQ(Send.Crossed, 2u); // The check of ierr and compute().
   ASSERT_NE(Send.Before, nullptr);

@@ -22,6 +22,8 @@
 #ifndef MPILIFT_ANALYSIS_MANUALCOLLECTIVE_H
 #define MPILIFT_ANALYSIS_MANUALCOLLECTIVE_H
 
+#include "mpilift/Analysis/ErrorFlow.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
@@ -152,9 +154,9 @@ struct CDagFallback {
 struct PollingForm {
   const clang::CallExpr *Probe = nullptr; ///< The MPI_Iprobe call.
   const clang::Stmt *ProbeStmt = nullptr; ///< Its statement.
-  /// The variable the probe's error code goes to (`ierr = MPI_Iprobe(...)`),
-  /// and the test of it around `if (flag)`, when there are.
-  const clang::VarDecl *ErrorVar = nullptr;
+  /// Where the probe's error code goes (`ierr = MPI_Iprobe(...)`, `ierr |=
+  /// ...`), and the test of it around `if (flag)`, when there are.
+  ErrorFlow ErrorCode;
   const clang::IfStmt *ErrorGuard = nullptr;
   /// `if (flag)`: the then-branch receives, the else-branch (if any) is
   /// the not-yet path.
@@ -218,13 +220,18 @@ struct ProvenRegion {
   bool Reassociates = false;
   /// Whether the call is a v form.
   bool isVector() const { return Counts != nullptr; }
-  /// The variable the removed calls' error codes went to (`ierr =
-  /// MPI_Send(...)`): the collective's goes there too. Null if none.
-  const clang::VarDecl *ErrorVar = nullptr;
+  /// Where the removed calls' error codes went (`ierr = MPI_Send(...)`,
+  /// `ierr |= ...`): the collective's goes there too, the same way.
+  ErrorFlow ErrorCode;
   /// The check of that code that followed each removed call (`if (ierr
   /// != MPI_SUCCESS) return ierr;`), as written; it follows the
   /// collective call instead. Null if none.
   const clang::Stmt *ErrorCheck = nullptr;
+  /// `if (MPI_Send(...) != MPI_SUCCESS) return -1;`: one of the checks of
+  /// the removed calls' own codes, all alike but for the call, and its
+  /// call; the collective call is checked the same way. Null if none.
+  const clang::IfStmt *CallCheck = nullptr;
+  const clang::CallExpr *CheckedCall = nullptr;
   /// How many process counts the proof ran, and the large ones it left
   /// out because they would take too many operations.
   unsigned Sizes = 0;

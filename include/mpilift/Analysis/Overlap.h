@@ -28,6 +28,8 @@
 #ifndef MPILIFT_ANALYSIS_OVERLAP_H
 #define MPILIFT_ANALYSIS_OVERLAP_H
 
+#include "mpilift/Analysis/ErrorFlow.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
@@ -58,10 +60,10 @@ struct OverlapSite {
   /// statement it is.
   const clang::CallExpr *Call = nullptr;
   const clang::Stmt *CallStmt = nullptr;
-  /// The variable the call's error code is assigned to (`ierr =
-  /// MPI_Send(...);`), or null. The split call's wait, or the moved wait,
-  /// assigns its own code to it.
-  const clang::VarDecl *ErrorVar = nullptr;
+  /// Where the call's error code goes (`ierr = MPI_Send(...);`, `ierr |=
+  /// ...`), if anywhere. The split call's wait, or the moved wait, gives
+  /// its own code the same place.
+  ErrorFlow ErrorCode;
   /// Sink-wait: the nonblocking calls the wait completes.
   std::vector<const clang::CallExpr *> Starts;
   /// The wait goes before \c Before in \c Block, or at the end of \c Block
