@@ -36,6 +36,55 @@ struct PlacedRun {
   bool IsRoot = false;
 };
 
+/// A kept statement's read of what a reduction folded values into.
+struct StaleRead {
+  const Stmt *Site;
+  std::string Name;
+};
+
+/// The first read, by a statement the rewrite keeps (\p Kept), of an
+/// accumulator or a received value that the hand-written reduction's
+/// combines wrote or read, once they have started, other than where the
+/// collective leaves its result or the rank's own contribution: without
+/// the combines it holds something else (`acc = mine;`, the combines, then
+/// `*out = acc;` kept while MPI_Reduce writes `*out`).
+template <typename KeptFn>
+std::optional<StaleRead> staleAccumulatorRead(const RankRun &Run,
+                                              const Observation &O,
+                                              int64_t Rank, KeptFn Kept) {
+  eval::ObjectId Result = O.Recv[Rank] ? O.Recv[Rank]->Obj : eval::NullObject;
+  eval::ObjectId Mine = O.Send[Rank] ? O.Send[Rank]->Obj : eval::NullObject;
+  llvm::DenseSet<eval::ObjectId> Stale;
+  uint32_t Start = 0;
+  for (size_t I = 0; I < Run.Ops.size(); ++I) {
+    const RankOp &Op = Run.Ops[I];
+    if (Op.K != RankOp::Kind::Combine)
+      continue;
+    if (Stale.empty())
+      Start = uint32_t(I);
+    if (Op.Object != Result)
+      Stale.insert(Op.Object);
+    if (Op.FromObject != Result && Op.FromObject != Mine)
+      Stale.insert(Op.FromObject);
+  }
+  Stale.erase(eval::NullObject);
+  if (Stale.empty())
+    return std::nullopt;
+  for (size_t I = Start; I < Run.Ops.size(); ++I) {
+    const RankOp &Op = Run.Ops[I];
+    const Stmt *Site = Op.Origin ? Op.Origin : Op.Site;
+    if (Op.K == RankOp::Kind::Local && Op.CopyOf &&
+        Stale.count(Op.FromObject) && Kept(Site))
+      return StaleRead{Site, Run.Objects[Op.FromObject].Name};
+  }
+  for (const RankRead &Read : Run.Reads) {
+    const Stmt *Site = Read.Origin ? Read.Origin : Read.Site;
+    if (Read.At > Start && Stale.count(Read.Object) && Kept(Site))
+      return StaleRead{Site, Run.Objects[Read.Object].Name};
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 bool Judge::place(RegionProof &Proof) {
@@ -188,6 +237,18 @@ bool Judge::place(RegionProof &Proof) {
         auto Kept = [&](const Stmt *Site) {
           return Site && !Edits.removedWith(Site, Ctx);
         };
+        if (O && isReduction(Proof.Kind))
+          if (std::optional<StaleRead> Stale =
+                  staleAccumulatorRead(Run, *O, Rank, Kept)) {
+            refuse(SafetyCheck::MessageIntegrity,
+                   "this statement stays and reads " + Stale->Name +
+                       ", which holds the combined value only in the "
+                       "hand-written code: the collective call leaves the "
+                       "result elsewhere, and " +
+                       Stale->Name + " would keep what it held before",
+                   Stale->Site->getBeginLoc());
+            return false;
+          }
         for (size_t I = 0; I < Run.Ops.size(); ++I) {
           const RankOp &Op = Run.Ops[I];
           bool Effect = Op.K == RankOp::Kind::Local || Op.SelfCopy;

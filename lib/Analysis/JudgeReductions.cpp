@@ -431,11 +431,14 @@ Judge::observeReduction(int64_t P, const std::vector<RankRun> &Runs,
   }
   // The combine statements the call replaces, and the type they combine;
   // also a copy of the rank's own value to where its result goes
-  // (`total = local;` at the root, `end = records;` first in a chain): the
+  // (`total = local;` at the root, `end = records;` first in a chain), and
+  // a copy of the accumulator there (`*total = acc;` after the loop): the
   // call writes the result there.
   for (auto [Rank, Op] : Global) {
-    bool IntoResult = Op->K == RankOp::Kind::Local && Op->CopyOf &&
-                      Red.Result[Rank] &&
+    bool Copy = (Op->K == RankOp::Kind::Local && Op->CopyOf) ||
+                (Op->K == RankOp::Kind::Recv && Op->SelfCopy && Op->Site &&
+                 R.contains(Op->Site, Ctx.getSourceManager()));
+    bool IntoResult = Copy && Red.Result[Rank] &&
                       addressOf(Op->Object, Op->Offset) == *Red.Result[Rank] &&
                       Op->Bytes == Red.Size;
     if (IntoResult && Op->Site && !llvm::is_contained(Combines, Op->Site))
