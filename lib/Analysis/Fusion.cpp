@@ -178,6 +178,13 @@ const Stmt *leavesCode(const Stmt *S) {
   });
 }
 
+bool isFailureCheckOf(const Stmt *S, const VarDecl *Code, ASTContext &Context) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  return If && !If->getElse() && !If->getInit() &&
+         !If->getConditionVariable() &&
+         isFailureTest(If->getCond(), Code, Context);
+}
+
 bool onlyMPISeesAddress(const VarDecl *V, const FunctionFacts &Facts) {
   if (!V->isLocalVarDeclOrParm() || V->getType()->isPointerType() ||
       V->getType()->isReferenceType())
@@ -589,8 +596,12 @@ void FusionFinder::judgeBetween(FusionSite &Site, unsigned FirstIndex,
   // be reached by a function the statements between call.
   const FunctionFacts &Facts = TU->factsOf(*Site.Function);
   bool Private = BaseVar && onlyMPISeesAddress(BaseVar, Facts);
+  const VarDecl *FirstCode =
+      errorVariableOf(Site.Block->body_begin()[FirstIndex]);
   for (unsigned K = FirstIndex + 1; K < SecondIndex; ++K) {
     const Stmt *S = Site.Block->body_begin()[K];
+    if (isFailureCheckOf(S, FirstCode, Context))
+      continue;
     if (const Stmt *Mpi = findFirst(S, [](const Stmt *X) {
           const auto *Call = dyn_cast<CallExpr>(X);
           return Call && mpiCallee(Call);

@@ -123,6 +123,15 @@ std::optional<std::string> orderDependence(llvm::StringRef Op,
 /// `break`, `continue`, `goto`, `throw`, a call of a `noreturn` function.
 const clang::Stmt *leavesCode(const clang::Stmt *S);
 
+/// `if (ierr != MPI_SUCCESS) return ierr;` (also `if (ierr)`, `if (0 !=
+/// ierr)`; any branch, no `else`): whether \p S does anything only when
+/// \p Code, the first call's error code, says that call failed. Between
+/// two calls that become one it may leave the code: with the default error
+/// handler it never runs, and it stays after the fused call, which assigns
+/// \p Code, testing that call's code.
+bool isFailureCheckOf(const clang::Stmt *S, const clang::VarDecl *Code,
+                      clang::ASTContext &Context);
+
 /// Whether \p V is a local array or scalar (or a parameter passed by
 /// value) whose address only MPI calls see, so that no function a
 /// statement calls, nor a pointer, can reach it.

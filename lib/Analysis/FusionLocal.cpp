@@ -324,8 +324,12 @@ void FusionFinder::judgeLocal(FusionSite &Site, unsigned FirstIndex,
     if (const Expr *Arg = mpiArgAsWritten(Second, R))
       variablesIn(Arg, SecondReads);
   std::string BaseName = Base->getNameAsString();
+  const VarDecl *BcastCode =
+      errorVariableOf(Site.Block->body_begin()[FirstIndex]);
   for (unsigned K = FirstIndex + 1; K < SecondIndex; ++K) {
     const Stmt *S = Site.Block->body_begin()[K];
+    if (isFailureCheckOf(S, BcastCode, Context))
+      continue;
     if (const Stmt *Leave = leavesCode(S)) {
       Refuse(SafetyCheck::SourceForm,
              "this statement can leave the code" + Between +

@@ -51,13 +51,42 @@ std::string pairCall(const FusionSite &Site, ASTContext &Context) {
       .str();
 }
 
-/// The second call of a pair goes with its statement; a declaration keeps
-/// its variable, now MPI_SUCCESS (\p Call is the call's range).
+/// The variable statement \p S gives its call's code to (`ierr = ...`,
+/// `int rc = ...`), null for others.
+const VarDecl *codeVariable(const Stmt *S) {
+  if (const auto *Decl = dyn_cast<DeclStmt>(S))
+    return Decl->isSingleDecl() ? dyn_cast<VarDecl>(Decl->getSingleDecl())
+                                : nullptr;
+  const auto *Op = dyn_cast<BinaryOperator>(S);
+  const auto *Ref = Op && Op->isAssignmentOp()
+                        ? dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens())
+                        : nullptr;
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+/// Whether the second call's statement \p Second may go whole: it keeps
+/// no code, or keeps it where the first call's statement \p First, now
+/// the fused call's, assigns it.
+bool codeKeptByFirst(const Stmt *First, const Stmt *Second) {
+  const auto *Op = dyn_cast<BinaryOperator>(Second);
+  if (!Op)
+    return true;
+  const auto *FirstOp = dyn_cast<BinaryOperator>(First);
+  bool FirstAssigns =
+      isa<DeclStmt>(First) || (FirstOp && FirstOp->getOpcode() == BO_Assign);
+  return codeVariable(First) == codeVariable(Second) && FirstAssigns;
+}
+
+/// The second call of a pair goes with its statement. A declaration keeps
+/// its variable, now MPI_SUCCESS (\p Call is the call's range), and so
+/// does a variable the first call's statement does not assign (`MPI_Reduce(
+/// ...); ierr = MPI_Bcast(...);` gives `ierr = MPI_SUCCESS;`).
 llvm::Error removeSecondCall(const FusionSite &Site, CharSourceRange Call,
                              tooling::AtomicChange &Change,
                              ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();
-  if (isa<DeclStmt>(Site.Stmts[1]))
+  if (isa<DeclStmt>(Site.Stmts[1]) ||
+      !codeKeptByFirst(Site.Stmts[0], Site.Stmts[1]))
     return Change.replace(SM, Call, "MPI_SUCCESS");
   return Change.replace(SM, wholeLines(*Site.Stmts[1], Context), "");
 }

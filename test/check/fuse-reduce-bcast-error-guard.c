@@ -3,6 +3,11 @@
 // sample and HPL's grid routines do): the pair is one MPI_Allreduce whose
 // code goes to the same variable. A guard on another variable, or on the
 // code after something between rewrote it, is not looked through.
+// A check of the first call's code between the calls (`if (ierr !=
+// MPI_SUCCESS) return ierr;`, `if (rc) MPI_Abort(...)`) stays after the
+// fused call and tests its code. A code only the second call kept (`MPI_Reduce
+// (...); ierr = MPI_Bcast(...);`) becomes `ierr = MPI_SUCCESS;`: removing
+// the statement left `ierr` unset, a false rewrite mpilift made before.
 // clang-format off
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
@@ -56,9 +61,53 @@ static int lows(const team_t *t, int *lo) {
   return ierr;
 }
 
+/// Every code checked right after its call.
+static int checked(const team_t *t, int counts[NSTAT]) {
+  int mine[NSTAT], ierr, k;
+  for (k = 0; k < NSTAT; k++)
+    mine[k] = (t->me + 3) * (k + 1) % 11;
+  ierr = MPI_Reduce(mine, counts, NSTAT, MPI_INT, MPI_MAX, 0, t->comm);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: MPI_Reduce followed by MPI_Bcast of its result from the same root; replace them with MPI_Allreduce [mpilift-fuse-collectives]
+  if (ierr != MPI_SUCCESS)
+    return ierr;
+  ierr = MPI_Bcast(counts, NSTAT, MPI_INT, 0, t->comm);
+  // CHECK-FIXES: ierr = MPI_Allreduce(mine, counts, NSTAT, MPI_INT, MPI_MAX, t->comm);
+  // CHECK-FIXES: if (ierr != MPI_SUCCESS)
+  // CHECK-FIXES-NEXT: return ierr;
+  // CHECK-FIXES-NOT: MPI_Bcast(counts
+  return ierr;
+}
+
+/// A declared code, checked by aborting.
+static int spread_of(const team_t *t, int *widest) {
+  int mine = 100 + t->me % 3;
+  int rc = MPI_Reduce(&mine, widest, 1, MPI_INT, MPI_MAX, 0, t->comm);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: MPI_Reduce followed by MPI_Bcast of its result from the same root; replace them with MPI_Allreduce [mpilift-fuse-collectives]
+  if (rc)
+    MPI_Abort(t->comm, rc);
+  rc = MPI_Bcast(widest, 1, MPI_INT, 0, t->comm);
+  // CHECK-FIXES: int rc = MPI_Allreduce(&mine, widest, 1, MPI_INT, MPI_MAX, t->comm);
+  // CHECK-FIXES: if (rc)
+  // CHECK-FIXES-NEXT: MPI_Abort(t->comm, rc);
+  // CHECK-FIXES-NOT: MPI_Bcast(widest
+  return rc;
+}
+
+/// Only the broadcast keeps its code.
+static int second_only(const team_t *t, int *lo) {
+  int mine = (t->me * 5 + 2) % 7, ierr;
+  MPI_Reduce(&mine, lo, 1, MPI_INT, MPI_MIN, 0, t->comm);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: MPI_Reduce followed by MPI_Bcast of its result from the same root; replace them with MPI_Allreduce [mpilift-fuse-collectives]
+  ierr = MPI_Bcast(lo, 1, MPI_INT, 0, t->comm);
+  // CHECK-FIXES: MPI_Allreduce(&mine, lo, 1, MPI_INT, MPI_MIN, t->comm);
+  // CHECK-FIXES: ierr = MPI_SUCCESS;
+  return ierr;
+}
+
 int main(int argc, char **argv) {
   team_t t;
-  int counts[NSTAT], hi = -1, lo = -1;
+  int counts[NSTAT], hi = -1, lo = -1, maxes[NSTAT], least = -1;
+  int widest = -1;
   MPI_Init(&argc, &argv);
   t.comm = MPI_COMM_WORLD;
   MPI_Comm_rank(t.comm, &t.me);
@@ -66,8 +115,13 @@ int main(int argc, char **argv) {
   int ierr = census(&t, counts);
   ierr |= extremes(&t, argc > 5, &hi);
   ierr |= lows(&t, &lo);
+  ierr |= checked(&t, maxes);
+  ierr |= spread_of(&t, &widest);
+  ierr |= second_only(&t, &least);
   printf("rank %d: %d %d %d %d hi %d lo %d (%d)\n", t.me, counts[0],
          counts[1], counts[2], counts[3], hi, lo, ierr);
+  printf("rank %d: max %d %d least %d widest %d\n", t.me, maxes[0],
+         maxes[NSTAT - 1], least, widest);
   MPI_Finalize();
   return 0;
 }

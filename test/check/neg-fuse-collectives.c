@@ -2,8 +2,9 @@
 // may not replace, each refused by the check that names why: a correction
 // the root alone makes between the two calls (message-integrity), a message
 // between them (message-order), a count changed between them
-// (matching-arguments), and an operation the program defines
-// (reduction-order).
+// (matching-arguments), an operation the program defines
+// (reduction-order), and a check between them that may leave on a
+// success too, as it reads more than the reduction's code (source-form).
 // RUN: %check-rewrite refuse %s %t | FileCheck %s --implicit-check-not=warning:
 #include <mpi.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@ static void pick_first(void *in, void *inout, int *len, MPI_Datatype *type) {
 }
 
 int main(int argc, char **argv) {
-  int rank, size, n = 1, token = 0;
+  int rank, size, n = 1, token = 0, ierr = MPI_SUCCESS;
   int local, total, counts[2], sums[2];
   MPI_Op first;
   MPI_Init(&argc, &argv);
@@ -54,7 +55,16 @@ int main(int argc, char **argv) {
   MPI_Bcast(&total, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Op_free(&first);
 
-  printf("rank %d: %d %d %d\n", rank, total, sums[0], token);
+  ierr = MPI_Reduce(&local, &total, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+  // CHECK: :[[@LINE-1]]:10: warning: {{.*}}; not rewritten: source-form refused [mpilift-fuse-collectives]
+  if (ierr != MPI_SUCCESS || total < 0)
+    goto done;
+  // CHECK: :[[@LINE-1]]:5: note: source-form: this statement can leave the code between MPI_Reduce and MPI_Bcast, where the ranks that leave would have taken part in the broadcast already once the two are one MPI_Allreduce
+  ierr = MPI_Bcast(&total, 1, MPI_INT, 0, MPI_COMM_WORLD);
+
+done:
+
+  printf("rank %d: %d %d %d (%d)\n", rank, total, sums[0], token, ierr);
   MPI_Finalize();
   return 0;
 }

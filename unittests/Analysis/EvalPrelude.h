@@ -51,6 +51,8 @@ extern struct type int_type, long_type, double_type, char_type;
 #define MPI_ANY_SOURCE (-2)
 #define MPI_PROC_NULL (-1)
 #define MPI_ANY_TAG (-1)
+#define MPI_SUCCESS 0
+int MPI_Abort(MPI_Comm, int);
 int MPI_Comm_rank(MPI_Comm, int *);
 int MPI_Comm_size(MPI_Comm, int *);
 int MPI_Send(const void *, int, MPI_Datatype, int, int, MPI_Comm);

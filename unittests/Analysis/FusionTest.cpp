@@ -120,10 +120,47 @@ TEST(FusionTest, LeavingBetweenIsRefused) {
 int f(int rank) {
   int mine = rank, total;
   int ierr = MPI_Reduce(&mine, &total, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
-  if (ierr)
+  if (ierr || rank > 3)
     return ierr;
   MPI_Bcast(&total, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return 0;
+}
+)"),
+            "source-form: this statement can leave the code between "
+            "MPI_Reduce and MPI_Bcast, where the ranks that leave would have "
+            "taken part in the broadcast already once the two are one "
+            "MPI_Allreduce");
+}
+
+// A check of the reduction's own code leaves only when the reduction
+// failed; it stays after the fused call, testing its code.
+TEST(FusionTest, ACheckOfTheFirstCodeBetweenIsNoExit) {
+  const char *Checks[] = {
+      "if (ierr)\n    return ierr;",
+      "if (ierr != MPI_SUCCESS)\n    return ierr;",
+      "if (0 != ierr)\n    MPI_Abort(MPI_COMM_WORLD, ierr);"};
+  for (const char *Check : Checks)
+    EXPECT_EQ(fusion((std::string(R"(
+int f(int rank) {
+  int mine = rank, total;
+  int ierr = MPI_Reduce(&mine, &total, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+  )") + Check + R"(
+  ierr = MPI_Bcast(&total, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ierr;
+}
+)")
+                         .c_str()),
+              "fuse from &mine")
+        << Check;
+  // A test of another variable is no such check.
+  EXPECT_EQ(fusion(R"(
+int f(int rank, int other) {
+  int mine = rank, total;
+  int ierr = MPI_Reduce(&mine, &total, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (other)
+    return other;
+  ierr = MPI_Bcast(&total, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ierr;
 }
 )"),
             "source-form: this statement can leave the code between "
