@@ -201,14 +201,19 @@ using namespace fusion;
 
 namespace {
 
-/// The variable the statement's call assigns its error code to (`ierr =
-/// MPI_X(...)`), null for a bare call; \p Declares is set for `int rc =
-/// MPI_X(...)`.
-const VarDecl *errorVariable(const Stmt *S, bool &Declares) {
+/// The variable the statement's call gives its error code to (`ierr =
+/// MPI_X(...)`, `ierr |= MPI_X(...)`, the operator in \p Op), null for a
+/// bare call; \p Declares is set for `int rc = MPI_X(...)`.
+const VarDecl *errorVariable(const Stmt *S, bool &Declares,
+                             BinaryOperatorKind &Op) {
   Declares = isa<DeclStmt>(S);
-  if (const auto *Op = dyn_cast<BinaryOperator>(S))
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens()))
+  Op = BO_Assign;
+  if (const auto *Assign = dyn_cast<BinaryOperator>(S)) {
+    Op = Assign->getOpcode();
+    if (const auto *Ref =
+            dyn_cast<DeclRefExpr>(Assign->getLHS()->IgnoreParens()))
       return dyn_cast<VarDecl>(Ref->getDecl());
+  }
   return nullptr;
 }
 
@@ -693,7 +698,8 @@ void FusionFinder::judgePacked(FusionSite &Site) {
   // Counts that are constants size the packed buffer; error codes go to
   // one variable, or nowhere.
   bool Declares = false;
-  const VarDecl *Error = errorVariable(Site.Stmts[0], Declares);
+  BinaryOperatorKind ErrorOp = BO_Assign;
+  const VarDecl *Error = errorVariable(Site.Stmts[0], Declares, ErrorOp);
   std::vector<std::string> Written;
   std::vector<const ValueDecl *> WrittenBases;
   // Two buffers may be one memory unless one is a local whose address only
@@ -721,7 +727,9 @@ void FusionFinder::judgePacked(FusionSite &Site) {
         Site, Call, "; the packed buffer is an array of a constant size",
         Context);
     bool ThisDeclares = false;
-    if (errorVariable(Site.Stmts[I], ThisDeclares) != Error || ThisDeclares)
+    BinaryOperatorKind ThisOp = BO_Assign;
+    if (errorVariable(Site.Stmts[I], ThisDeclares, ThisOp) != Error ||
+        ThisDeclares || ThisOp != ErrorOp)
       Refuse(SafetyCheck::SourceForm,
              "the calls keep their error codes in different places; one call "
              "has one",

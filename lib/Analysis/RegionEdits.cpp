@@ -742,7 +742,7 @@ const CallExpr *statementCall(const Stmt *S) {
                         : nullptr;
     E = V ? V->getInit() : nullptr;
   } else if (const auto *Op = dyn_cast<BinaryOperator>(S)) {
-    E = Op->getOpcode() == BO_Assign ? Op->getRHS() : nullptr;
+    E = keepsErrorCodes(Op->getOpcode()) ? Op->getRHS() : nullptr;
   } else {
     E = dyn_cast<Expr>(S);
   }

@@ -87,7 +87,8 @@ bool testsSuccess(const clang::IfStmt *If, const clang::VarDecl *Error,
                   clang::ASTContext &Context);
 
 /// The MPI call a statement of a block makes: `MPI_X(...);`, `ierr =
-/// MPI_X(...);` or `int ierr = MPI_X(...);`; null for any other statement.
+/// MPI_X(...);` (also `|=`, `+=`) or `int ierr = MPI_X(...);`; null for
+/// any other statement.
 const clang::CallExpr *statementCall(const clang::Stmt *S);
 
 /// Whether \p Cond is `ierr != MPI_SUCCESS` (or `ierr`, `0 != ierr`) of

@@ -66,7 +66,8 @@ const VarDecl *codeVariable(const Stmt *S) {
 
 /// Whether the second call's statement \p Second may go whole: it keeps
 /// no code, or keeps it where the first call's statement \p First, now
-/// the fused call's, assigns it.
+/// the fused call's, assigns it, or accumulates it the same way (`ierr |=`
+/// both).
 bool codeKeptByFirst(const Stmt *First, const Stmt *Second) {
   const auto *Op = dyn_cast<BinaryOperator>(Second);
   if (!Op)
@@ -74,7 +75,19 @@ bool codeKeptByFirst(const Stmt *First, const Stmt *Second) {
   const auto *FirstOp = dyn_cast<BinaryOperator>(First);
   bool FirstAssigns =
       isa<DeclStmt>(First) || (FirstOp && FirstOp->getOpcode() == BO_Assign);
-  return codeVariable(First) == codeVariable(Second) && FirstAssigns;
+  bool SameAccumulation = FirstOp && FirstOp->getOpcode() == Op->getOpcode();
+  return codeVariable(First) == codeVariable(Second) &&
+         (FirstAssigns || SameAccumulation);
+}
+
+/// `ierr = `, `ierr |= `: how statement \p S, a call keeping its code in
+/// a variable, gives it; empty for a bare call or a declaration.
+std::string keptCode(const Stmt *S, ASTContext &Context) {
+  const auto *Op = dyn_cast<BinaryOperator>(S);
+  if (!Op || !Op->isAssignmentOp())
+    return "";
+  return analysis::sourceText(Op->getLHS(), Context) + " " +
+         Op->getOpcodeStr().str() + " ";
 }
 
 /// The second call of a pair goes with its statement. A declaration keeps
@@ -208,10 +221,8 @@ llvm::Expected<tooling::AtomicChange> rewritePacked(const FusionSite &Site,
     Text += OnRoot + Copies(true, mpi::Role::InOutBuffer) + "}\n";
   else
     Text += Copies(true, mpi::Role::SendBuffer);
-  // `ierr = ` when the calls kept their error codes.
-  std::string Error;
-  if (const auto *Op = dyn_cast<BinaryOperator>(FirstStmt))
-    Error = analysis::sourceText(Op->getLHS(), Context) + " = ";
+  // `ierr = ` (`ierr |= `) when the calls kept their error codes.
+  std::string Error = keptCode(FirstStmt, Context);
   std::string Type = Arg(Head, mpi::Role::Datatype);
   std::string Comm = Arg(Head, mpi::Role::Comm);
   if (Bcast)
@@ -357,27 +368,32 @@ llvm::Expected<tooling::AtomicChange> rewriteLocal(const FusionSite &Site,
   bool NeedSize = Site.Kind != FusionKind::BcastScan;
   std::string Rank = NeedRank ? freshName("fold_rank", Code, &Taken) : "";
   std::string Size = NeedSize ? freshName("fold_size", Code, &Taken) : "";
-  // Where the error code goes: `ierr = `, `int rc = `, or nowhere.
-  std::string Error, Declared;
+  // Where the error code goes: `ierr = `, `int rc = `, or nowhere. A code
+  // accumulated (`ierr |= `) may hold an earlier failure: the queries'
+  // codes are accumulated too, and nothing is guarded by it.
+  std::string Error, Declared, Assign = " = ";
   if (const auto *Decl = dyn_cast<DeclStmt>(Holder)) {
     const auto *V = cast<VarDecl>(Decl->getSingleDecl());
     Error = V->getNameAsString();
     Declared = V->getType().getAsString(Context.getPrintingPolicy()) + " ";
-  } else if (const auto *Assign = dyn_cast<BinaryOperator>(Holder)) {
-    Error = analysis::sourceText(Assign->getLHS(), Context);
+  } else if (const auto *Op = dyn_cast<BinaryOperator>(Holder)) {
+    Error = analysis::sourceText(Op->getLHS(), Context);
+    Assign = " " + Op->getOpcodeStr().str() + " ";
   }
+  bool Accumulates = Assign != " = ";
   std::string Text = "int ";
   Text += NeedRank && NeedSize ? Rank + ", " + Size : NeedRank ? Rank : Size;
   Text += ";\n";
-  std::string Succeeded = Error.empty() ? "" : Error + " == MPI_SUCCESS";
+  std::string Succeeded =
+      Error.empty() || Accumulates ? "" : Error + " == MPI_SUCCESS";
   auto Ask = [&](StringRef Query, StringRef Into, bool First) {
     std::string Call =
         llvm::formatv("{0}({1}, &{2});\n", Query, Comm, Into).str();
     if (Error.empty())
       return Call;
-    if (First)
-      return Declared + Error + " = " + Call;
-    return "if (" + Succeeded + ")\n" + Error + " = " + Call;
+    if (First || Accumulates)
+      return Declared + Error + Assign + Call;
+    return "if (" + Succeeded + ")\n" + Error + Assign + Call;
   };
   if (NeedRank)
     Text += Ask("MPI_Comm_rank", Rank, true);
@@ -413,9 +429,7 @@ rewriteRotatingScatters(const FusionSite &Site, ASTContext &Context) {
     return llvm::createStringError("the loop is not plain source text");
   const CallExpr *Scatter = Site.Calls[0];
   auto Arg = [&](mpi::Role R) { return argText(Scatter, R, Context); };
-  std::string Error;
-  if (const auto *Assign = dyn_cast<BinaryOperator>(Site.LocalStmt))
-    Error = analysis::sourceText(Assign->getLHS(), Context) + " = ";
+  std::string Error = keptCode(Site.LocalStmt, Context);
   std::string Text =
       llvm::formatv("{0}MPI_Alltoall({1}, {2}, {3}, {4}, {5}, {6}, {7});",
                     Error, Arg(mpi::Role::SendBuffer),
@@ -552,8 +566,8 @@ llvm::Expected<tooling::AtomicChange> rewriteScanPair(const FusionSite &Site,
     Error = V->getNameAsString() + " = ";
     Text += V->getType().getAsString(Context.getPrintingPolicy()) + " " +
             V->getNameAsString() + ";\n";
-  } else if (const auto *Assign = dyn_cast<BinaryOperator>(FirstStmt)) {
-    Error = analysis::sourceText(Assign->getLHS(), Context) + " = ";
+  } else {
+    Error = keptCode(FirstStmt, Context);
   }
   std::string Comm = Arg(Last, mpi::Role::Comm);
   std::string Name = Last->getDirectCallee()->getName().str();

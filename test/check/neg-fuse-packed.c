@@ -2,7 +2,8 @@
 // buffer may not replace, each refused by the check that names why: a call
 // whose buffer address depends on what an earlier one computed, or two
 // calls that write one array (message-integrity); a count that is no
-// constant, a call in place, error codes kept in two variables, a derived
+// constant, a call in place, error codes kept in two variables or in one
+// variable assigned by one call and accumulated by the next, a derived
 // datatype (source-form); a floating-point sum (reduction-order). Calls
 // that differ in their root or operation are no sequence at all.
 // RUN: %check-rewrite refuse %s %t | FileCheck %s --implicit-check-not=warning:
@@ -54,6 +55,11 @@ int main(int argc, char **argv) {
   // CHECK: :[[@LINE-1]]:8: warning: 2 MPI_Reduce calls back to back with the same operation, datatype, root and communicator; not rewritten: source-form refused [mpilift-fuse-collectives]
   e2 = MPI_Reduce(&idx, &sums[1], 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
   // CHECK: :[[@LINE-1]]:8: note: source-form: the calls keep their error codes in different places; one call has one
+  // One variable, assigned by one call and accumulated by the next.
+  e1 = MPI_Reduce(&lo, &sums[0], 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+  // CHECK: :[[@LINE-1]]:8: warning: 2 MPI_Reduce calls back to back with the same operation, datatype, root and communicator; not rewritten: source-form refused [mpilift-fuse-collectives]
+  e1 |= MPI_Reduce(&idx, &sums[1], 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+  // CHECK: :[[@LINE-1]]:9: note: source-form: the calls keep their error codes in different places; one call has one
 
   // A floating-point sum.
   x = 0.1 * rank;
