@@ -20,6 +20,19 @@ namespace analysis {
 
 namespace {
 
+/// Whether \p E is the variable \p V.
+bool namesVariable(const Expr *E, const VarDecl *V) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  return Ref && Ref->getDecl() == V;
+}
+
+/// Whether \p E is an integer constant zero (`MPI_SUCCESS`, `0`).
+bool isZeroConstant(const Expr *E, const ASTContext &Ctx) {
+  std::optional<llvm::APSInt> V =
+      E->isValueDependent() ? std::nullopt : E->getIntegerConstantExpr(Ctx);
+  return V && V->isZero();
+}
+
 /// The point-to-point calls and waits the collective replaces.
 bool isPatternCall(const CallExpr *Call) {
   const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
@@ -77,7 +90,7 @@ private:
   bool isErrorVar(const Expr *E) const;
   bool onlyErrorCodes(const VarDecl *V) const;
   bool isErrorCheck(const IfStmt *If) const;
-  bool isErrorBranch(const Stmt *S, const VarDecl *Code, bool &ReadsCode) const;
+  bool isErrorBranch(const Stmt *S, const VarDecl *Code) const;
   bool unchangedInRegion(const VarDecl *V) const;
   const CallExpr *checkedCallOf(const IfStmt *If,
                                 const VarDecl **Assigned) const;
@@ -122,8 +135,7 @@ ErrorFlow Planner::findErrorFlow() const {
 }
 
 bool Planner::isErrorVar(const Expr *E) const {
-  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParens());
-  return Error && Ref && Ref->getDecl() == Error.Var;
+  return Error && namesVariable(E, Error.Var);
 }
 
 /// Whether \p V only ever holds MPI error codes: every write of it is
@@ -159,11 +171,10 @@ bool Planner::onlyErrorCodes(const VarDecl *V) const {
 
 /// Whether \p S, the branch of a check of an error code, can follow the
 /// collective call as written: it names no local variable but the code
-/// \p Code (noted in \p ReadsCode), a parameter or a variable declared
+/// \p Code, a parameter or a variable declared
 /// before the region that the region leaves as it is, writes nothing and
 /// does not leave a loop.
-bool Planner::isErrorBranch(const Stmt *S, const VarDecl *Code,
-                            bool &ReadsCode) const {
+bool Planner::isErrorBranch(const Stmt *S, const VarDecl *Code) const {
   return !findFirst(S, [&](const Stmt *X) {
     if (isa<BreakStmt>(X) || isa<ContinueStmt>(X) || isa<GotoStmt>(X) ||
         isa<LabelStmt>(X) || isa<DeclStmt>(X))
@@ -177,10 +188,8 @@ bool Planner::isErrorBranch(const Stmt *S, const VarDecl *Code,
     const auto *Ref = dyn_cast<DeclRefExpr>(X);
     if (!Ref)
       return false;
-    if (Code && Ref->getDecl() == Code) {
-      ReadsCode = true;
+    if (Code && Ref->getDecl() == Code)
       return false;
-    }
     const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
     return V && V->hasLocalStorage() && !unchangedInRegion(V);
   });
@@ -208,8 +217,7 @@ bool Planner::isErrorCheck(const IfStmt *If) const {
   if (!Error || If->getElse() || If->getInit() || If->getConditionVariable() ||
       !isFailureTest(If->getCond(), Error.Var, Ctx))
     return false;
-  bool ReadsVar = false;
-  return isErrorBranch(If->getThen(), Error.Var, ReadsVar);
+  return isErrorBranch(If->getThen(), Error.Var);
 }
 
 /// `if (MPI_Send(...) != MPI_SUCCESS)`, `if (MPI_SUCCESS != ...)`, `if
@@ -225,14 +233,9 @@ const CallExpr *Planner::checkedCallOf(const IfStmt *If,
   const Expr *Tested = If->getCond()->IgnoreParenImpCasts();
   if (const auto *Op = dyn_cast<BinaryOperator>(Tested);
       Op && Op->getOpcode() == BO_NE) {
-    auto IsZero = [&](const Expr *E) {
-      std::optional<llvm::APSInt> V =
-          E->isValueDependent() ? std::nullopt : E->getIntegerConstantExpr(Ctx);
-      return V && V->isZero();
-    };
-    Tested = IsZero(Op->getRHS())   ? Op->getLHS()
-             : IsZero(Op->getLHS()) ? Op->getRHS()
-                                    : nullptr;
+    Tested = isZeroConstant(Op->getRHS(), Ctx)   ? Op->getLHS()
+             : isZeroConstant(Op->getLHS(), Ctx) ? Op->getRHS()
+                                                 : nullptr;
     if (!Tested)
       return nullptr;
     Tested = Tested->IgnoreParenImpCasts();
@@ -267,13 +270,12 @@ void Planner::findCallChecks(RegionEdits &E) {
       const CallExpr *Call = If ? checkedCallOf(If, &Assigned) : nullptr;
       if (!Call)
         return false;
-      bool ReadsCode = false;
-      if (!isErrorBranch(If->getThen(), Assigned, ReadsCode)) {
+      if (!isErrorBranch(If->getThen(), Assigned)) {
         Refuse(If->getThen(), "this branch, taken when the call fails, "
                               "cannot follow the collective call as written");
         return false;
       }
-      if (Assigned && (Found.empty() ? Code != nullptr : Code != Assigned)) {
+      if (Assigned && !Found.empty() && Code != Assigned) {
         Refuse(If, "the checked calls keep their codes in different "
                    "variables");
         return false;
@@ -692,26 +694,12 @@ RegionEdits planEdits(const Region &R, TranslationUnitFacts &TU,
 /// (`ierr == MPI_SUCCESS`, `0 != ierr`).
 static bool comparesWithZero(const Expr *Cond, const VarDecl *Error,
                              BinaryOperatorKind Op, ASTContext &Context) {
-  auto IsError = [&](const Expr *E) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-    return Ref && Ref->getDecl() == Error;
-  };
-  auto IsZero = [&](const Expr *E) {
-    std::optional<llvm::APSInt> V = E->isValueDependent()
-                                        ? std::nullopt
-                                        : E->getIntegerConstantExpr(Context);
-    return V && V->isZero();
-  };
   const auto *Compare = dyn_cast<BinaryOperator>(Cond);
   return Compare && Compare->getOpcode() == Op &&
-         ((IsError(Compare->getLHS()) && IsZero(Compare->getRHS())) ||
-          (IsError(Compare->getRHS()) && IsZero(Compare->getLHS())));
-}
-
-/// Whether \p E is the variable \p V.
-static bool namesVariable(const Expr *E, const VarDecl *V) {
-  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-  return Ref && Ref->getDecl() == V;
+         ((namesVariable(Compare->getLHS(), Error) &&
+           isZeroConstant(Compare->getRHS(), Context)) ||
+          (namesVariable(Compare->getRHS(), Error) &&
+           isZeroConstant(Compare->getLHS(), Context)));
 }
 
 bool isSuccessTest(const Expr *Cond, const VarDecl *Error,
