@@ -63,11 +63,65 @@ bool sameObject(const Expr *Comm, const Expr *Address) {
   return *CommBase == *OutBase;
 }
 
+/// The field of the object \p Address names a part of (`s` in `&s->rank`)
+/// that the function of \p Call keeps the communicator \p Comm in, or a
+/// duplicate of it, which has the same ranks: `s->comm = comm;` or
+/// `MPI_Comm_dup(comm, &s->comm)`. Null unless exactly one field is so
+/// written and \p Comm is a variable the function never writes.
+const FieldDecl *fieldKeepingComm(const Expr *Comm, const Expr *Address,
+                                  const CallExpr *Call, ASTContext &Context) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(Comm->IgnoreParenImpCasts());
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  std::optional<const ValueDecl *> Object = memberBase(Address);
+  const FunctionDecl *F = enclosingFunction(*Call, Context);
+  if (!V || !V->hasLocalStorage() || !Object || !*Object || !F || !F->getBody())
+    return nullptr;
+  FunctionFacts Facts(Context, *F);
+  if (llvm::any_of(Facts.writesOf(V), [](const Write &W) {
+        return W.Kind != WriteKind::Init && W.Kind != WriteKind::Element;
+      }))
+    return nullptr;
+  auto NamesV = [&](const Expr *E) {
+    const auto *R =
+        E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
+    return R && R->getDecl() == V;
+  };
+  auto FieldOfObject = [&](const Expr *E) -> const FieldDecl * {
+    std::optional<const ValueDecl *> Base = memberBase(E);
+    if (!Base || *Base != *Object)
+      return nullptr;
+    const Expr *Inner = E->IgnoreParenCasts();
+    if (const auto *Op = dyn_cast<UnaryOperator>(Inner))
+      Inner = Op->getSubExpr()->IgnoreParenCasts();
+    return dyn_cast<FieldDecl>(cast<MemberExpr>(Inner)->getMemberDecl());
+  };
+  const FieldDecl *Found = nullptr;
+  bool Many = false;
+  findFirst(F->getBody(), [&](const Stmt *S) {
+    const FieldDecl *Kept = nullptr;
+    if (const auto *Assign = dyn_cast<BinaryOperator>(S)) {
+      if (Assign->getOpcode() == BO_Assign && NamesV(Assign->getRHS()))
+        Kept = FieldOfObject(Assign->getLHS());
+    } else if (const auto *Dup = dyn_cast<CallExpr>(S)) {
+      const mpi::FunctionInfo *Info = mpiCallee(Dup);
+      if (Info && Info->Id == mpi::FunctionId::Comm_dup &&
+          NamesV(mpiArg(Dup, mpi::Role::Comm)))
+        if (const Expr *Out = mpiArg(Dup, mpi::Role::NewComm))
+          Kept = FieldOfObject(Out);
+    }
+    if (Kept && Found && Kept != Found)
+      Many = true;
+    if (Kept)
+      Found = Kept;
+    return Many;
+  });
+  return Many ? nullptr : Found;
+}
+
 /// The query result \p Address (`&x`, `&this->f`) receives from the call
 /// it is an argument of, with the communicator.
-std::optional<QueryValue> queryWriting(const Expr *Address,
-                                       const CallExpr *Call,
-                                       const ASTContext &Context) {
+std::optional<QueryValue>
+queryWriting(const Expr *Address, const CallExpr *Call, ASTContext &Context) {
   std::optional<CommQuery> Q = queryOf(Call);
   if (!Q)
     return std::nullopt;
@@ -79,6 +133,14 @@ std::optional<QueryValue> queryWriting(const Expr *Address,
   CommKey Key = commKey(Comm, Context);
   if (!Key.valid() || !sameObject(Comm, Address))
     return std::nullopt;
+  // The result goes to a field: name the communicator by the field of the
+  // same object that keeps it, as every other function sees it.
+  if (memberBase(Address) && !memberBase(Comm))
+    if (const FieldDecl *Kept =
+            fieldKeepingComm(Comm, Address, Call, Context)) {
+      Key = CommKey();
+      Key.Decl = Kept;
+    }
   return QueryValue{*Q, Key};
 }
 
@@ -90,9 +152,8 @@ std::optional<QueryValue> agree(std::optional<QueryValue> A,
   return A;
 }
 
-std::optional<QueryValue> localQuery(const VarDecl *V,
-                                     const FunctionFacts &Facts,
-                                     const ASTContext &Context) {
+std::optional<QueryValue>
+localQuery(const VarDecl *V, const FunctionFacts &Facts, ASTContext &Context) {
   std::optional<QueryValue> Found;
   bool First = true;
   for (const Write &W : Facts.writesOf(V)) {
@@ -186,6 +247,28 @@ bool everyConstructorQueries(const FieldDecl *Field, TranslationUnitFacts &TU) {
   return true;
 }
 
+/// The query another unit's write \p W gives \p Field: the rank or size
+/// on the communicator in a field of the same structure.
+std::optional<QueryValue> queryInOtherUnit(const FieldDecl *Field,
+                                           const FieldValue &W) {
+  if (W.ValueKind != FieldValue::Kind::Rank &&
+      W.ValueKind != FieldValue::Kind::Size)
+    return std::nullopt;
+  const RecordDecl *Record = Field->getParent();
+  StringRef Prefix = W.Comm;
+  if (!Prefix.consume_front(recordKey(*Record)) || !Prefix.consume_front("::"))
+    return std::nullopt;
+  for (const FieldDecl *Comm : Record->fields())
+    if (Comm->getName() == Prefix) {
+      CommKey Key;
+      Key.Decl = Comm;
+      return QueryValue{W.ValueKind == FieldValue::Kind::Rank ? CommQuery::Rank
+                                                              : CommQuery::Size,
+                        Key};
+    }
+  return std::nullopt;
+}
+
 std::optional<QueryValue> fieldQuery(const FieldDecl *Field,
                                      TranslationUnitFacts &TU) {
   if (const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent()))
@@ -194,10 +277,17 @@ std::optional<QueryValue> fieldQuery(const FieldDecl *Field,
         return std::nullopt; // Another file may write it.
   if (Field->hasInClassInitializer() && !everyConstructorQueries(Field, TU))
     return std::nullopt;
-  if (TU.writtenElsewhere(Field))
+  if (TU.unknownWriters(Field))
     return std::nullopt;
   std::optional<QueryValue> Found;
   bool Any = false;
+  for (const FieldValue &W : TU.valuesElsewhere(Field)) {
+    std::optional<QueryValue> Query = queryInOtherUnit(Field, W);
+    Found = Any ? agree(Found, Query) : Query;
+    Any = true;
+    if (!Found)
+      return std::nullopt;
+  }
   for (const MemberExpr *Use : TU.usesOf(Field)) {
     std::optional<QueryValue> Query;
     switch (classifyFieldUse(Use, TU.context(), Query)) {
@@ -212,6 +302,10 @@ std::optional<QueryValue> fieldQuery(const FieldDecl *Field,
         return std::nullopt;
     }
   }
+  if (const auto *Comm =
+          Found ? dyn_cast_or_null<FieldDecl>(Found->Comm.Decl) : nullptr)
+    if (!queriedAfterCommWrites(Field, Comm, TU))
+      return std::nullopt;
   return Found;
 }
 
@@ -236,6 +330,66 @@ std::optional<QueryValue> globalQuery(const VarDecl *Global,
 }
 
 } // namespace
+
+bool queriedAfterCommWrites(const FieldDecl *Field, const FieldDecl *Comm,
+                            TranslationUnitFacts &TU) {
+  ASTContext &Context = TU.context();
+  const SourceManager &SM = Context.getSourceManager();
+  llvm::SmallVector<const MemberExpr *, 4> Queries;
+  for (const MemberExpr *Use : TU.usesOf(Field)) {
+    std::optional<QueryValue> Query;
+    if (classifyFieldUse(Use, Context, Query) == FieldUse::Query)
+      Queries.push_back(Use);
+  }
+  for (const MemberExpr *Write : TU.usesOf(Comm)) {
+    if (isOnlyLoaded(*Write, Context) || freesField(*Write, Context))
+      continue;
+    const FunctionDecl *In = enclosingFunction(*Write, Context);
+    if (In && In->isImplicit())
+      continue;
+    if (!In || llvm::none_of(Queries, [&](const MemberExpr *Query) {
+          return enclosingFunction(*Query, Context) == In &&
+                 SM.isBeforeInTranslationUnit(Write->getBeginLoc(),
+                                              Query->getBeginLoc());
+        }))
+      return false;
+  }
+  std::vector<FieldValue> QueriesElsewhere = TU.valuesElsewhere(Field);
+  auto Before = [](const SourcePlace &A, const SourcePlace &B) {
+    return A.File == B.File &&
+           std::tie(A.Line, A.Column) < std::tie(B.Line, B.Column);
+  };
+  for (const FieldValue &Write : TU.valuesElsewhere(Comm))
+    if (Write.ValueKind != FieldValue::Kind::Freed &&
+        (Write.Function.empty() ||
+         llvm::none_of(QueriesElsewhere, [&](const FieldValue &Query) {
+           return Query.ValueKind != FieldValue::Kind::Other &&
+                  Query.Function == Write.Function &&
+                  Before(Write.Where, Query.Where);
+         })))
+      return false;
+  return true;
+}
+
+bool freesField(const MemberExpr &Use, ASTContext &Context) {
+  const Stmt *Child = nullptr;
+  const auto *Op =
+      dyn_cast_or_null<UnaryOperator>(parentPastParens(Use, Context, &Child));
+  if (!Op || Op->getOpcode() != UO_AddrOf)
+    return false;
+  const auto *Call = dyn_cast_or_null<CallExpr>(parentPastParens(*Op, Context));
+  const Expr *Freed =
+      Call && mpiCallee(Call) ? mpiArg(Call, mpi::Role::FreedComm) : nullptr;
+  return Freed && Freed->IgnoreParenCasts() == Op;
+}
+
+std::optional<QueryValue> queryWritingField(const MemberExpr &Use,
+                                            ASTContext &Context) {
+  std::optional<QueryValue> Query;
+  if (classifyFieldUse(&Use, Context, Query) != FieldUse::Query)
+    return std::nullopt;
+  return Query;
+}
 
 const MemberExpr *getterField(const Expr *E) {
   const auto *Call =

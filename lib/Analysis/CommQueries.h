@@ -72,6 +72,25 @@ std::optional<QueryValue> queryValueOf(const clang::ValueDecl *D,
                                        TranslationUnitFacts &TU,
                                        unsigned Depth = 0);
 
+/// The query whose result the field use \p Use receives (`&s->rank` passed
+/// to `MPI_Comm_rank(s->comm, ...)`); nothing for any other use.
+std::optional<QueryValue> queryWritingField(const clang::MemberExpr &Use,
+                                            clang::ASTContext &Context);
+
+/// Whether each write of the communicator field \p Comm is followed, in
+/// its function, by a query that writes \p Field again: otherwise a later
+/// write (`MPI_Comm_split(t->comm, ..., &t->comm)` in a helper) leaves the
+/// field the rank or size in the communicator it replaced. Freeing it
+/// (MPI_Comm_free) leaves nothing to query; copies of whole objects
+/// (implicit member functions) copy both fields together.
+bool queriedAfterCommWrites(const clang::FieldDecl *Field,
+                            const clang::FieldDecl *Comm,
+                            TranslationUnitFacts &TU);
+
+/// Whether the field use \p Use is the communicator MPI_Comm_free releases
+/// (`MPI_Comm_free(&t->comm)`).
+bool freesField(const clang::MemberExpr &Use, clang::ASTContext &Context);
+
 /// The MPI_Comm_size call that statement \p S is (`MPI_Comm_size(c,
 /// &n);`, also as `ierr = MPI_Comm_size(c, &n);`) when it writes the size
 /// into a local variable, which \p Size receives; null otherwise.

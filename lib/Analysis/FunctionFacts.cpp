@@ -232,6 +232,7 @@ private:
 
 class CallCollector : public RecursiveASTVisitor<CallCollector> {
 public:
+  using Base = RecursiveASTVisitor<CallCollector>;
   CallCollector(
       ASTContext &Context,
       llvm::DenseMap<const FunctionDecl *, SmallVector<CallSite, 2>> &Callers,
@@ -344,16 +345,35 @@ public:
     }
   }
 
-  bool TraverseFunctionDecl(FunctionDecl *F) {
+  /// Runs \p Traverse with \p F as the function whose body it is in.
+  template <typename TraverseFn>
+  bool inFunction(FunctionDecl *F, TraverseFn Traverse) {
     const FunctionDecl *Saved = Current;
     if (F->doesThisDeclarationHaveABody()) {
       Current = F;
       Defined.push_back(F);
       DefinesMain |= F->isMain();
     }
-    bool Result = RecursiveASTVisitor::TraverseFunctionDecl(F);
+    bool Result = Traverse();
     Current = Saved;
     return Result;
+  }
+
+  // The visitor traverses each kind of function by its own method.
+  bool TraverseFunctionDecl(FunctionDecl *F) {
+    return inFunction(F, [&] { return Base::TraverseFunctionDecl(F); });
+  }
+  bool TraverseCXXMethodDecl(CXXMethodDecl *F) {
+    return inFunction(F, [&] { return Base::TraverseCXXMethodDecl(F); });
+  }
+  bool TraverseCXXConstructorDecl(CXXConstructorDecl *F) {
+    return inFunction(F, [&] { return Base::TraverseCXXConstructorDecl(F); });
+  }
+  bool TraverseCXXDestructorDecl(CXXDestructorDecl *F) {
+    return inFunction(F, [&] { return Base::TraverseCXXDestructorDecl(F); });
+  }
+  bool TraverseCXXConversionDecl(CXXConversionDecl *F) {
+    return inFunction(F, [&] { return Base::TraverseCXXConversionDecl(F); });
   }
 
   bool VisitCallExpr(CallExpr *Call) {
@@ -486,6 +506,62 @@ const Expr *TranslationUnitFacts::escapeOf(const RecordDecl *Record) const {
 
 std::optional<std::string>
 TranslationUnitFacts::writtenElsewhere(const FieldDecl *Field) const {
+  if (std::optional<std::string> Unknown = unknownWriters(Field))
+    return Unknown;
+  std::vector<FieldValue> Values = valuesElsewhere(Field);
+  if (Values.empty())
+    return std::nullopt;
+  return "'" + Field->getNameAsString() + "' is also written in " +
+         Values.front().Where.str() +
+         ", a unit whose writes this proof does not follow";
+}
+
+std::vector<FieldValue>
+TranslationUnitFacts::valuesElsewhere(const FieldDecl *Field) const {
+  std::string Key = recordKey(*Field->getParent());
+  if (!Project || Key.empty())
+    return {};
+  return Project->valuesElsewhere(
+      Key + "::" + Field->getNameAsString(), mainFile(),
+      [this](StringRef Path) { return readsFile(Path); });
+}
+
+const FunctionDecl *TranslationUnitFacts::functionNamed(StringRef Key) {
+  if (!ByKey) {
+    ByKey.emplace();
+    auto Note = [&](const FunctionDecl *F) {
+      std::string USR = functionKey(*F);
+      if (!USR.empty())
+        ByKey->try_emplace(USR, F->getCanonicalDecl());
+    };
+    for (const auto &[Callee, Sites] : Callers)
+      Note(Callee);
+    for (const FunctionDecl *F : Defined)
+      Note(F);
+  }
+  return Key.empty() ? nullptr : ByKey->lookup(Key);
+}
+
+bool TranslationUnitFacts::calledElsewhere(StringRef Key) const {
+  if (!Project || !programHasMain())
+    return true;
+  auto Nowhere = [](StringRef) { return false; };
+  return Project->callElsewhere(Key, mainFile(), Nowhere) ||
+         Project->addressTakenElsewhere(Key, mainFile());
+}
+
+const FieldDecl *TranslationUnitFacts::fieldNamed(StringRef Key) const {
+  const FieldDecl *Found = nullptr;
+  for (const auto &[Field, Uses] : FieldUses) {
+    std::string Record = recordKey(*Field->getParent());
+    if (!Record.empty() && Key == Record + "::" + Field->getNameAsString())
+      Found = Field;
+  }
+  return Found;
+}
+
+std::optional<std::string>
+TranslationUnitFacts::unknownWriters(const FieldDecl *Field) const {
   const RecordDecl *Record = Field->getParent();
   const SourceManager &SM = Context.getSourceManager();
   std::string Named = "'" + Field->getNameAsString() + "'";
@@ -498,7 +574,7 @@ TranslationUnitFacts::writtenElsewhere(const FieldDecl *Field) const {
     if (!SM.isInMainFile(SM.getExpansionLoc(Record->getLocation())))
       return "'" + Key +
              "' is declared in a header, so other files may write " + Named +
-             " (no project index: check with a compile database)";
+             " (" + WithoutIndex + ")";
     if (!DefinesMain)
       return "this file has no main: its functions may be called with a '" +
              Key + "' whose " + Named + " other files set";
@@ -508,13 +584,8 @@ TranslationUnitFacts::writtenElsewhere(const FieldDecl *Field) const {
     return "no unit of the project defines main: its functions may be "
            "called with a '" +
            Key + "' whose " + Named + " code outside the project sets";
-  std::string Unit = mainFile();
-  if (std::optional<SourcePlace> Where = Project->writeElsewhere(
-          Key + "::" + Field->getNameAsString(), Unit,
-          [this](StringRef Path) { return readsFile(Path); }))
-    return Named + " is also written in " + Where->str() +
-           ", a unit whose writes this proof does not follow";
-  if (std::optional<SourcePlace> Where = Project->escapeElsewhere(Key, Unit))
+  if (std::optional<SourcePlace> Where =
+          Project->escapeElsewhere(Key, mainFile()))
     return "the address of a '" + Key +
            "' goes to code outside the project at " + Where->str() +
            ", which may write " + Named;
@@ -541,8 +612,8 @@ TranslationUnitFacts::unseenCallers(const FunctionDecl *F) const {
   if (!F->isExternallyVisible() || F->isMain())
     return std::nullopt;
   if (!Project)
-    return Named + " has external linkage, so other files may call it (no "
-                   "project index: check with a compile database)";
+    return Named + " has external linkage, so other files may call it (" +
+           WithoutIndex + ")";
   if (!programHasMain())
     return "no unit of the project defines main: " + Named +
            " may be called from outside the project";

@@ -26,6 +26,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <memory>
 #include <optional>
@@ -137,6 +138,24 @@ public:
   /// objects built elsewhere. None when every write is in this unit.
   std::optional<std::string>
   writtenElsewhere(const clang::FieldDecl *Field) const;
+  /// Why code whose writes the project's facts do not describe may write
+  /// \p Field: writtenElsewhere but for the writes of other units of the
+  /// project, which valuesElsewhere describes.
+  std::optional<std::string>
+  unknownWriters(const clang::FieldDecl *Field) const;
+  /// Every write of \p Field other units of the project make, with what
+  /// their own code shows of the value (empty without the project's facts).
+  std::vector<FieldValue> valuesElsewhere(const clang::FieldDecl *Field) const;
+  /// The function of USR \p Key that this unit declares and calls or
+  /// defines; null when it has none.
+  const clang::FunctionDecl *functionNamed(llvm::StringRef Key);
+  /// Whether the function of USR \p Key, which this unit never calls,
+  /// may run at all: another unit calls it or takes its address, or no
+  /// unit defines `main` (code outside the project may call it).
+  bool calledElsewhere(llvm::StringRef Key) const;
+  /// The field "Record::field" \p Key names, among those this unit uses;
+  /// null when it uses none of that name.
+  const clang::FieldDecl *fieldNamed(llvm::StringRef Key) const;
   /// Whether this unit defines `main`.
   bool definesMain() const { return DefinesMain; }
   /// The facts of the other units of the program (null: only this unit
@@ -144,7 +163,7 @@ public:
   void setProject(const ProjectFacts *Facts) { Project = Facts; }
   const ProjectFacts *project() const { return Project; }
   /// What other units' proofs need from this one.
-  UnitSummary summarize() const;
+  UnitSummary summarize();
   /// Every function with a body here that names the global \p Global.
   llvm::ArrayRef<const clang::FunctionDecl *>
   functionsUsing(const clang::VarDecl *Global) const;
@@ -159,6 +178,10 @@ private:
   bool AllowReassociation = false;
   bool DefinesMain = false;
   const ProjectFacts *Project = nullptr;
+  /// USR -> function, built on first use by functionNamed.
+  std::optional<llvm::StringMap<const clang::FunctionDecl *>> ByKey;
+  /// What the notes say when there are no project's facts.
+  std::string WithoutIndex = "no project index: check with a compile database";
   /// Every function with a body in the unit's program code.
   llvm::SmallVector<const clang::FunctionDecl *, 16> Defined;
   llvm::DenseMap<const clang::FunctionDecl *, llvm::SmallVector<CallSite, 2>>

@@ -6,6 +6,7 @@
 
 #include "mpilift/Analysis/ProjectFacts.h"
 
+#include "FieldWriteValues.h"
 #include "FunctionFacts.h"
 #include "StatementTree.h"
 
@@ -14,6 +15,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Index/USRGeneration.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace clang;
 
@@ -51,7 +53,7 @@ SourcePlace placeOf(SourceLocation Loc, const SourceManager &SM) {
   return P;
 }
 
-/// Reads an object of place lists ("field_writes", "calls") into \p Out.
+/// Reads an object of place lists ("calls") into \p Out.
 bool placeListsFromJSON(const llvm::json::Object *Lists,
                         std::map<std::string, std::vector<SourcePlace>> &Out,
                         llvm::json::Path P) {
@@ -75,7 +77,46 @@ bool placeListsFromJSON(const llvm::json::Object *Lists,
   return true;
 }
 
+constexpr std::pair<FieldValue::Kind, llvm::StringLiteral> KindNames[] = {
+    {FieldValue::Kind::Other, "other"}, {FieldValue::Kind::Uniform, "uniform"},
+    {FieldValue::Kind::Rank, "rank"},   {FieldValue::Kind::Size, "size"},
+    {FieldValue::Kind::Freed, "freed"},
+};
+
 } // namespace
+
+llvm::json::Value toJSON(const FieldValue &V) {
+  llvm::StringRef Kind;
+  for (const auto &[K, Name] : KindNames)
+    if (K == V.ValueKind)
+      Kind = Name;
+  return llvm::json::Object{
+      {"kind", Kind},         {"where", placeToJSON(V.Where)},
+      {"comm", V.Comm},       {"function", V.Function},
+      {"assumes", V.Assumes}, {"reason", V.Reason}};
+}
+
+bool fromJSON(const llvm::json::Value &V, FieldValue &Out, llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  std::string Kind;
+  if (!O || !O.map("kind", Kind) || !O.map("comm", Out.Comm) ||
+      !O.map("function", Out.Function) ||
+      !O.mapOptional("assumes", Out.Assumes) || !O.map("reason", Out.Reason))
+    return false;
+  const auto *Known = llvm::find_if(
+      KindNames, [&](const auto &Entry) { return Entry.second == Kind; });
+  if (Known == std::end(KindNames)) {
+    P.field("kind").report("expected other, uniform, rank, size or freed");
+    return false;
+  }
+  Out.ValueKind = Known->first;
+  const llvm::json::Value *Where = V.getAsObject()->get("where");
+  if (!Where) {
+    P.field("where").report("expected a place");
+    return false;
+  }
+  return placeFromJSON(*Where, Out.Where, P.field("where"));
+}
 
 llvm::json::Value toJSON(const UnitSummary &S) {
   auto PlaceLists =
@@ -97,6 +138,13 @@ llvm::json::Value toJSON(const UnitSummary &S) {
                                          {"callee", E.Callee}});
     Escapes[Record] = std::move(Items);
   }
+  llvm::json::Object Values;
+  for (const auto &[Field, List] : S.FieldValues) {
+    llvm::json::Array Items;
+    for (const FieldValue &V : List)
+      Items.push_back(toJSON(V));
+    Values[Field] = std::move(Items);
+  }
   llvm::json::Array Defines;
   for (const std::string &F : S.Defines)
     Defines.push_back(F);
@@ -105,7 +153,7 @@ llvm::json::Value toJSON(const UnitSummary &S) {
     Taken[Function] = placeToJSON(Where);
   return llvm::json::Object{{"file", S.File},
                             {"defines_main", S.DefinesMain},
-                            {"field_writes", PlaceLists(S.FieldWrites)},
+                            {"field_values", std::move(Values)},
                             {"record_escapes", std::move(Escapes)},
                             {"defines", std::move(Defines)},
                             {"calls", PlaceLists(S.Calls)},
@@ -116,18 +164,15 @@ bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
   std::vector<std::string> Defines;
   if (!O || !O.map("file", S.File) || !O.map("defines_main", S.DefinesMain) ||
-      !O.map("defines", Defines))
+      !O.map("defines", Defines) || !O.map("field_values", S.FieldValues))
     return false;
   S.Defines.insert(Defines.begin(), Defines.end());
   const llvm::json::Object *Obj = V.getAsObject();
   // A path holds its parent by reference: each level is a variable.
-  llvm::json::Path WritesAt = P.field("field_writes"),
-                   CallsAt = P.field("calls"),
+  llvm::json::Path CallsAt = P.field("calls"),
                    TakenAt = P.field("address_taken"),
                    EscapesAt = P.field("record_escapes");
-  if (!placeListsFromJSON(Obj->getObject("field_writes"), S.FieldWrites,
-                          WritesAt) ||
-      !placeListsFromJSON(Obj->getObject("calls"), S.Calls, CallsAt))
+  if (!placeListsFromJSON(Obj->getObject("calls"), S.Calls, CallsAt))
     return false;
   const llvm::json::Object *Taken = Obj->getObject("address_taken");
   const llvm::json::Object *Escapes = Obj->getObject("record_escapes");
@@ -178,7 +223,7 @@ std::string functionKey(const FunctionDecl &F) {
   return USR.str().str();
 }
 
-UnitSummary TranslationUnitFacts::summarize() const {
+UnitSummary TranslationUnitFacts::summarize() {
   const SourceManager &SM = Context.getSourceManager();
   UnitSummary S;
   S.File = mainFile();
@@ -191,16 +236,37 @@ UnitSummary TranslationUnitFacts::summarize() const {
             Places, [&](const SourcePlace &P) { return P.File == Where.File; }))
       Places.push_back(std::move(Where));
   };
-  auto NoteWrite = [&](const FieldDecl *Field, SourceLocation Loc) {
+  auto ValuesOf = [&](const FieldDecl *Field) -> std::vector<FieldValue> * {
     std::string Key = recordKey(*Field->getParent());
-    if (!Key.empty())
-      NoteFirstInFile(S.FieldWrites[Key + "::" + Field->getNameAsString()],
-                      Loc);
+    if (Key.empty())
+      return nullptr;
+    return &S.FieldValues[Key + "::" + Field->getNameAsString()];
   };
+  auto NoteUnjudged = [&](const FieldDecl *Field, SourceLocation Loc,
+                          const char *Why) {
+    if (std::vector<FieldValue> *Values = ValuesOf(Field)) {
+      FieldValue V;
+      V.Where = placeOf(Loc, SM);
+      V.Reason = Why;
+      Values->push_back(std::move(V));
+    }
+  };
+  // The writes are judged without the other units, as the summary is
+  // kept for any project the unit may be part of.
+  const ProjectFacts *Saved = Project;
+  Project = nullptr;
+  WithoutIndex = "the index judges each unit's writes alone";
+  auto Restore = llvm::make_scope_exit([&] {
+    Project = Saved;
+    WithoutIndex = "no project index: check with a compile database";
+  });
+  RankUniformity Uniformity(*this);
   for (const auto &[Field, Uses] : FieldUses)
     for (const MemberExpr *Use : Uses)
       if (!isOnlyLoaded(*Use, Context))
-        NoteWrite(Field, Use->getBeginLoc());
+        if (std::vector<FieldValue> *Values = ValuesOf(Field))
+          Values->push_back(writtenValue(*Use, placeOf(Use->getBeginLoc(), SM),
+                                         *this, Uniformity));
   for (const auto &[Decl, Uses] : Records) {
     const auto *Record = cast<RecordDecl>(Decl)->getDefinition();
     if (!Record)
@@ -208,7 +274,9 @@ UnitSummary TranslationUnitFacts::summarize() const {
     for (const InitListExpr *Init : Uses.InitLists)
       for (const FieldDecl *Field : Record->fields())
         if (Field->getFieldIndex() < Init->getNumInits())
-          NoteWrite(Field, Init->getBeginLoc());
+          NoteUnjudged(Field, Init->getBeginLoc(),
+                       "an initializer list's values are not followed "
+                       "across units");
     std::string Key = recordKey(*Record);
     for (const auto &[Arg, Callee] : Uses.Escapes)
       if (!Key.empty())
@@ -220,9 +288,12 @@ UnitSummary TranslationUnitFacts::summarize() const {
     if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(F))
       for (const CXXCtorInitializer *Init : Ctor->inits())
         if (const FieldDecl *Field = Init->getMember())
-          NoteWrite(Field, Init->getSourceLocation().isValid()
-                               ? Init->getSourceLocation()
-                               : Ctor->getLocation());
+          NoteUnjudged(Field,
+                       Init->getSourceLocation().isValid()
+                           ? Init->getSourceLocation()
+                           : Ctor->getLocation(),
+                       "a constructor's values are not followed across "
+                       "units");
     std::string Key = functionKey(*F);
     if (!Key.empty())
       S.Defines.insert(std::move(Key));
@@ -283,11 +354,21 @@ firstElsewhere(const std::vector<UnitSummary> &Units,
 
 } // namespace
 
-std::optional<SourcePlace> ProjectFacts::writeElsewhere(
+std::vector<FieldValue> ProjectFacts::valuesElsewhere(
     StringRef Field, StringRef Unit,
     llvm::function_ref<bool(StringRef)> SeenByUnit) const {
-  return firstElsewhere(Units, &UnitSummary::FieldWrites, Field, Unit,
-                        SeenByUnit);
+  std::vector<FieldValue> Values;
+  for (const UnitSummary &U : Units) {
+    if (U.File == Unit)
+      continue;
+    auto It = U.FieldValues.find(Field.str());
+    if (It == U.FieldValues.end())
+      continue;
+    for (const FieldValue &V : It->second)
+      if (!SeenByUnit(V.Where.File))
+        Values.push_back(V);
+  }
+  return Values;
 }
 
 std::optional<SourcePlace> ProjectFacts::callElsewhere(

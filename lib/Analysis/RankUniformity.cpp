@@ -9,6 +9,8 @@
 
 #include "StatementTree.h"
 
+#include "mpilift/Analysis/ErrorFlow.h"
+
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -235,19 +237,21 @@ std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
     return std::nullopt;
   }
   if (const auto *Member = dyn_cast<MemberExpr>(E)) {
-    // A field only MPI_Comm_size writes: a communicator's size is the same
-    // on each of its processes.
-    if (std::optional<QueryValue> Q =
-            queryValueOf(Member->getMemberDecl(), Where, TU))
-      if (Q->Query == CommQuery::Size)
-        return std::nullopt;
     if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl())) {
-      std::optional<Divergence> Why = fieldDivergence(Field, Depth + 1);
+      if (Assumed) {
+        Assumed->push_back(Field);
+        return std::nullopt;
+      }
+      std::optional<Divergence> Why = memberDivergence(Field, Where, Depth);
       if (!Why)
         return std::nullopt;
       return Fail("cannot prove that " + spelled(E, Context) +
                   " is the same on every rank: " + Why->Reason);
     }
+    if (std::optional<QueryValue> Q =
+            queryValueOf(Member->getMemberDecl(), Where, TU))
+      if (Q->Query == CommQuery::Size)
+        return std::nullopt;
     return Fail("cannot prove that " + spelled(E, Context) +
                 " is the same on every rank");
   }
@@ -433,22 +437,6 @@ bool keepsSize(const Expr *Use, ASTContext &Context, unsigned Depth) {
       }
   }
   return false;
-}
-
-/// The function whose body holds \p S.
-const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Context) {
-  DynTypedNodeList Parents = Context.getParents(S);
-  while (!Parents.empty()) {
-    if (const auto *F = Parents[0].get<FunctionDecl>())
-      return F;
-    if (const auto *Parent = Parents[0].get<Stmt>())
-      Parents = Context.getParents(*Parent);
-    else if (const auto *D = Parents[0].get<Decl>())
-      Parents = Context.getParents(*D);
-    else
-      break;
-  }
-  return nullptr;
 }
 
 } // namespace
@@ -721,11 +709,16 @@ RankUniformity::fieldDivergence(const FieldDecl *Field, unsigned Depth) {
     return Divergence{"the address of a '" + Record->getNameAsString() +
                           "' goes here to code that may write " + named(Field),
                       Escape->getBeginLoc()};
-  if (std::optional<std::string> Elsewhere = TU.writtenElsewhere(Field))
-    return Divergence{*Elsewhere, Field->getLocation()};
+  if (std::optional<std::string> Unknown = TU.unknownWriters(Field))
+    return Divergence{*Unknown, Field->getLocation()};
+  for (const FieldValue &W : TU.valuesElsewhere(Field))
+    if (auto Why = writeInOtherUnit(Field, W, Depth))
+      return Why;
   for (const MemberExpr *Use : TU.usesOf(Field)) {
     if (isOnlyLoaded(*Use, Context))
       continue;
+    if (std::optional<QueryValue> Query = queryWritingField(*Use, Context))
+      return queryDivergence(Field, *Query, Use);
     const Stmt *Child = nullptr;
     const auto *Assign = dyn_cast_or_null<BinaryOperator>(
         parentPastParens(*Use, Context, &Child));
@@ -768,6 +761,174 @@ std::optional<Divergence> RankUniformity::fieldWrite(const FieldDecl *Field,
                           "between ranks: " +
                           Why->Reason,
                       At->getBeginLoc()};
+  return std::nullopt;
+}
+
+namespace {
+
+/// What \p Cond tests for zero: `x` in `x`, `!x`, `x != 0`, `MPI_SUCCESS
+/// == x`; null for other conditions.
+const Expr *zeroTested(const Expr *Cond, ASTContext &Context) {
+  Cond = Cond->IgnoreParenImpCasts();
+  if (const auto *Not = dyn_cast<UnaryOperator>(Cond))
+    return Not->getOpcode() == UO_LNot ? zeroTested(Not->getSubExpr(), Context)
+                                       : nullptr;
+  auto IsZero = [&](const Expr *E) {
+    std::optional<llvm::APSInt> V = E->getIntegerConstantExpr(Context);
+    return V && *V == 0;
+  };
+  if (const auto *Compare = dyn_cast<BinaryOperator>(Cond)) {
+    if (!Compare->isEqualityOp())
+      return nullptr;
+    if (IsZero(Compare->getRHS()))
+      return Compare->getLHS()->IgnoreParenImpCasts();
+    if (IsZero(Compare->getLHS()))
+      return Compare->getRHS()->IgnoreParenImpCasts();
+    return nullptr;
+  }
+  return Cond;
+}
+
+bool isMPICall(const Expr *E) {
+  const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
+  return Call && mpiCallee(Call);
+}
+
+} // namespace
+
+bool RankUniformity::testsMPISuccess(const Expr *Cond,
+                                     const FunctionDecl &Where) {
+  ASTContext &Context = TU.context();
+  const Expr *Tested = zeroTested(Cond, Context);
+  if (!Tested)
+    return false;
+  if (const auto *Assign = dyn_cast<BinaryOperator>(Tested))
+    if (Assign->getOpcode() == BO_Assign)
+      Tested = Assign->getRHS()->IgnoreParenImpCasts();
+  if (isMPICall(Tested))
+    return true;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Tested);
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
+    return false;
+  llvm::ArrayRef<Write> Writes = TU.factsOf(Where).writesOf(V);
+  return !Writes.empty() && llvm::all_of(Writes, [&](const Write &W) {
+    if (!W.Value)
+      return false;
+    const Expr *Value = W.Value->IgnoreParenImpCasts();
+    std::optional<llvm::APSInt> Constant =
+        Value->getIntegerConstantExpr(Context);
+    switch (W.Kind) {
+    case WriteKind::Init:
+    case WriteKind::Assign:
+      return isMPICall(Value) || (Constant && *Constant == 0);
+    case WriteKind::Compound: {
+      const auto *Op = dyn_cast<CompoundAssignOperator>(W.Where);
+      return Op && keepsErrorCodes(Op->getOpcode()) && isMPICall(Value);
+    }
+    default:
+      return false;
+    }
+  });
+}
+
+std::optional<Divergence>
+RankUniformity::memberDivergence(const FieldDecl *Field,
+                                 const FunctionDecl &Where, unsigned Depth) {
+  // A field only MPI_Comm_size writes: a communicator's size is the same
+  // on each of its processes.
+  if (std::optional<QueryValue> Q = queryValueOf(Field, Where, TU))
+    if (Q->Query == CommQuery::Size)
+      return std::nullopt;
+  return fieldDivergence(Field, Depth + 1);
+}
+
+Divergence RankUniformity::queryDivergence(const FieldDecl *Field,
+                                           const QueryValue &Query,
+                                           const MemberExpr *Use) {
+  const auto *Comm = dyn_cast_or_null<FieldDecl>(Query.Comm.Decl);
+  if (Query.Query == CommQuery::Rank &&
+      (!Comm || queriedAfterCommWrites(Field, Comm, TU)))
+    return Divergence{named(Field) + " receives the rank here",
+                      Use->getBeginLoc()};
+  if (Comm && !queriedAfterCommWrites(Field, Comm, TU))
+    return Divergence{named(Field) + " receives a query on " + named(Comm) +
+                          " here, but " + named(Comm) +
+                          " is written again where no new query follows, so "
+                          "it may hold another communicator",
+                      Use->getBeginLoc()};
+  return Divergence{named(Field) + " receives a communicator's size here, "
+                                   "and not every write of it is that query",
+                    Use->getBeginLoc()};
+}
+
+std::optional<Divergence>
+RankUniformity::writeInFunction(const Stmt *At, const Expr *Value,
+                                const FunctionDecl &F) {
+  return inAnotherFunction([&] {
+    std::optional<Divergence> Why = valueOf(Value, F, 0);
+    if (!Why)
+      Why = controlOf(At, F, 0);
+    return Why;
+  });
+}
+
+std::optional<Divergence>
+RankUniformity::writeInOtherUnit(const FieldDecl *Field, const FieldValue &W,
+                                 unsigned Depth) {
+  std::string Written = named(Field) + " is given a value in " + W.Where.str();
+  switch (W.ValueKind) {
+  case FieldValue::Kind::Rank: {
+    const FieldDecl *Comm = TU.fieldNamed(W.Comm);
+    if (Comm && !queriedAfterCommWrites(Field, Comm, TU))
+      return Divergence{named(Field) + " receives a query on " + named(Comm) +
+                            " in " + W.Where.str() + ", but " + named(Comm) +
+                            " is written again where no new query follows, "
+                            "so it may hold another communicator",
+                        Field->getLocation()};
+    return Divergence{Written + ", the rank, which differs between ranks",
+                      Field->getLocation()};
+  }
+  case FieldValue::Kind::Size:
+    return Divergence{Written + ", a communicator's size, which this proof "
+                                "does not follow into other units",
+                      Field->getLocation()};
+  case FieldValue::Kind::Other:
+    return Divergence{Written + " that may differ between ranks: " + W.Reason,
+                      Field->getLocation()};
+  case FieldValue::Kind::Freed:
+    return Divergence{named(Field) + " is freed as a communicator in " +
+                          W.Where.str() + ", which this proof does not follow",
+                      Field->getLocation()};
+  case FieldValue::Kind::Uniform:
+    break;
+  }
+  // The same on every rank where every rank runs the function: whether
+  // they all do is for the callers this unit shows to say.
+  const FunctionDecl *F = TU.functionNamed(W.Function);
+  if (!F && !TU.calledElsewhere(W.Function))
+    return std::nullopt; // No code of the program calls it.
+  if (!F)
+    return Divergence{Written + " by a function other units call, so which "
+                                "ranks run it is not known here",
+                      Field->getLocation()};
+  if (auto Why = callersOf(*F, Depth + 1))
+    return Divergence{
+        Written + " by " + named(F) +
+            ", which some ranks may run and others not: " + Why->Reason,
+        Why->Loc};
+  // The fields the value reads, which its unit left to this one.
+  for (const std::string &Key : W.Assumes) {
+    const FieldDecl *Read = TU.fieldNamed(Key);
+    if (!Read)
+      return Divergence{Written + " from '" + Key +
+                            "', a field this unit does not use",
+                        Field->getLocation()};
+    if (auto Why = memberDivergence(Read, *F, Depth + 1))
+      return Divergence{Written + " from " + named(Read) +
+                            ", which may differ between ranks: " + Why->Reason,
+                        Why->Loc};
+  }
   return std::nullopt;
 }
 
@@ -844,7 +1005,7 @@ std::optional<Divergence> RankUniformity::controlOf(const Stmt *S,
                               Jump->getBeginLoc()};
       }
     }
-    if (Cond)
+    if (Cond && !testsMPISuccess(Cond, Where))
       if (auto Why = Condition(Cond))
         return Why;
     if (Parent == Where.getBody())

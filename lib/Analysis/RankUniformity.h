@@ -31,6 +31,7 @@
 #ifndef MPILIFT_LIB_ANALYSIS_RANKUNIFORMITY_H
 #define MPILIFT_LIB_ANALYSIS_RANKUNIFORMITY_H
 
+#include "CommQueries.h"
 #include "FunctionFacts.h"
 
 #include "clang/AST/DeclCXX.h"
@@ -81,6 +82,20 @@ public:
   /// code outside the project (TranslationUnitFacts::writtenElsewhere).
   std::optional<Divergence> fieldDivergence(const clang::FieldDecl *Field,
                                             unsigned Depth = 0);
+
+  /// Nothing when the write at \p At in \p F gives the same value \p Value
+  /// on every rank whenever every rank runs \p F: the value and the
+  /// conditions around the write in \p F are judged, \p F's callers not
+  /// (a unit's summary leaves them to the unit that reads the field).
+  std::optional<Divergence> writeInFunction(const clang::Stmt *At,
+                                            const clang::Expr *Value,
+                                            const clang::FunctionDecl &F);
+  /// From now on, a field a value reads is taken as the same on every rank
+  /// and added to \p Out (null: judged as usual): a unit's summary leaves
+  /// fields to the unit that reads it, which sees every unit's writes.
+  void assumeFields(std::vector<const clang::FieldDecl *> *Out) {
+    Assumed = Out;
+  }
 
   /// Nothing when \p E has the same value in every iteration of \p Loop
   /// (a statement of \p Where): it reads no variable written inside the
@@ -166,13 +181,37 @@ private:
                                        const clang::Expr *At,
                                        const clang::Expr *Value,
                                        unsigned Depth);
+  /// Why \p Field, which \p Use hands to the query \p Query, is no value
+  /// every rank shares, or is not the query's result everywhere.
+  Divergence queryDivergence(const clang::FieldDecl *Field,
+                             const QueryValue &Query,
+                             const clang::MemberExpr *Use);
+  /// Why the write \p W of \p Field that another unit makes may give it a
+  /// value that differs between ranks.
+  std::optional<Divergence> writeInOtherUnit(const clang::FieldDecl *Field,
+                                             const FieldValue &W,
+                                             unsigned Depth);
+  /// Whether \p Cond only tests whether MPI calls succeeded (`ierr !=
+  /// MPI_SUCCESS` where every value \p Where gives `ierr` is an MPI call's
+  /// result or zero, or `MPI_X(...) != MPI_SUCCESS` itself). A proof speaks
+  /// of runs without MPI errors (after one, MPI's state is undefined), in
+  /// which such a condition has one value on every rank.
+  bool testsMPISuccess(const clang::Expr *Cond,
+                       const clang::FunctionDecl &Where);
   /// Why the statements around \p S may let some ranks run it and others
   /// not (a condition that may differ between ranks).
   std::optional<Divergence> controlOf(const clang::Stmt *S,
                                       const clang::FunctionDecl &Where,
                                       unsigned Depth);
 
+  /// Whether \p Field holds the same value on every rank wherever \p Where
+  /// reads it: a communicator's size, or fieldDivergence.
+  std::optional<Divergence> memberDivergence(const clang::FieldDecl *Field,
+                                             const clang::FunctionDecl &Where,
+                                             unsigned Depth);
+
   TranslationUnitFacts &TU;
+  std::vector<const clang::FieldDecl *> *Assumed = nullptr;
   /// Variables under proof (a cycle through a loop counter is no reason).
   llvm::SmallPtrSet<const clang::VarDecl *, 16> InProgress;
   llvm::SmallPtrSet<const clang::FieldDecl *, 4> FieldsInProgress;

@@ -75,6 +75,23 @@ parentPastParens(const clang::Stmt &S, clang::ASTContext &Context,
   return Parent;
 }
 
+/// The function whose body holds \p S; null at file scope.
+inline const clang::FunctionDecl *
+enclosingFunction(const clang::Stmt &S, clang::ASTContext &Context) {
+  clang::DynTypedNodeList Parents = Context.getParents(S);
+  while (!Parents.empty()) {
+    if (const auto *F = Parents[0].get<clang::FunctionDecl>())
+      return F;
+    if (const auto *Parent = Parents[0].get<clang::Stmt>())
+      Parents = Context.getParents(*Parent);
+    else if (const auto *D = Parents[0].get<clang::Decl>())
+      Parents = Context.getParents(*D);
+    else
+      break;
+  }
+  return nullptr;
+}
+
 /// Whether the lvalue \p E is only read: its value is loaded (an
 /// lvalue-to-rvalue conversion, parentheses aside), not written, nor its
 /// address taken.

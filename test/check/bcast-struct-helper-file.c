@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
 // clang-format off
 // RANK: check-rewrite: unchanged
 // WRITES: prog.c:[[#@LINE-36]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
-// WRITES: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: 'root' is also written in {{.*}}util.c:16:5, a unit whose writes this proof does not follow
+// WRITES: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: 'root' is given a value in {{.*}}util.c:16:5 that may differ between ranks: the condition 'x->root >= x->size' may differ between ranks (cannot prove that 'x->root' is the same on every rank: 'exchange' is declared in a header, so other files may write 'root' (the index judges each unit's writes alone))
 // ESCAPE: prog.c:[[#@LINE-38]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
 // ESCAPE: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:31:16, which may write 'rank'
 // CAST: prog.c:[[#@LINE-40]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]

@@ -55,11 +55,21 @@ struct panel *first(void) { return lookup(0); }
   ASSERT_TRUE(P.AST);
   UnitSummary S = P.TU->summarize();
   EXPECT_FALSE(S.DefinesMain);
-  EXPECT_EQ(S.FieldWrites.count("panel::root"), 1u);
-  EXPECT_EQ(S.FieldWrites.count("panel::tag"), 1u);
-  EXPECT_EQ(S.FieldWrites.count("grid_t::rows"), 1u);
+  // A constant where every caller of setup() gets: the same on every rank
+  // if every rank runs setup(), which the unit reading it judges.
+  ASSERT_EQ(S.FieldValues["panel::root"].size(), 1u);
+  EXPECT_EQ(S.FieldValues["panel::root"][0].ValueKind,
+            FieldValue::Kind::Uniform);
+  EXPECT_EQ(S.FieldValues["panel::root"][0].Function, "c:@F@setup");
+  ASSERT_EQ(S.FieldValues["panel::tag"].size(), 1u);
+  EXPECT_EQ(S.FieldValues["panel::tag"][0].ValueKind, FieldValue::Kind::Other);
+  EXPECT_EQ(S.FieldValues["panel::tag"][0].Reason,
+            "it is changed in a way that cannot be followed");
+  ASSERT_EQ(S.FieldValues["grid_t::rows"].size(), 1u);
+  EXPECT_EQ(S.FieldValues["grid_t::rows"][0].ValueKind,
+            FieldValue::Kind::Uniform);
   // Only read: not a write.
-  EXPECT_EQ(S.FieldWrites.count("panel::len"), 0u);
+  EXPECT_EQ(S.FieldValues.count("panel::len"), 0u);
   // fill(p) gives the address to code without a body here, lookup returns
   // an object built there.
   ASSERT_EQ(S.RecordEscapes.count("panel"), 1u);
@@ -116,18 +126,39 @@ TEST(ProjectFactsTest, JSONRoundTrip) {
   llvm::json::Path::Root Root;
   ASSERT_TRUE(fromJSON(V, Back, Root));
   EXPECT_EQ(toJSON(Back), V);
-  EXPECT_EQ(Back.FieldWrites["panel::root"].front().Line,
-            S.FieldWrites["panel::root"].front().Line);
+  EXPECT_EQ(Back.FieldValues["panel::root"].front().Where.Line,
+            S.FieldValues["panel::root"].front().Where.Line);
+  EXPECT_EQ(Back.FieldValues["panel::root"].front().Function, "c:@F@setup");
 
   llvm::json::Value Broken = llvm::json::Object{
       {"file", "x.c"},
       {"defines_main", true},
       {"defines", {}},
-      {"field_writes", llvm::json::Object{{"panel::root", 3}}},
+      {"field_values", llvm::json::Object{{"panel::root", 3}}},
       {"record_escapes", llvm::json::Object{}}};
   UnitSummary Bad;
   llvm::json::Path::Root BadRoot;
   EXPECT_FALSE(fromJSON(Broken, Bad, BadRoot));
+
+  FieldValue Unknown;
+  llvm::json::Path::Root KindRoot;
+  llvm::json::Value Where =
+      llvm::json::Object{{"file", "x.c"}, {"line", 1}, {"column", 1}};
+  EXPECT_FALSE(fromJSON(llvm::json::Object{{"kind", "constant"},
+                                           {"where", Where},
+                                           {"comm", ""},
+                                           {"function", ""},
+                                           {"reason", ""}},
+                        Unknown, KindRoot));
+  llvm::json::Path::Root RankRoot;
+  ASSERT_TRUE(fromJSON(llvm::json::Object{{"kind", "rank"},
+                                          {"where", Where},
+                                          {"comm", "grid::row_comm"},
+                                          {"function", ""},
+                                          {"reason", ""}},
+                       Unknown, RankRoot));
+  EXPECT_EQ(Unknown.ValueKind, FieldValue::Kind::Rank);
+  EXPECT_EQ(Unknown.Comm, "grid::row_comm");
 }
 
 UnitSummary otherUnit(std::string File) {
@@ -139,8 +170,14 @@ UnitSummary otherUnit(std::string File) {
 TEST(ProjectFactsTest, WritesAndEscapesOfOtherUnits) {
   ProjectFacts Project;
   UnitSummary A = otherUnit("/p/a.c"), B = otherUnit("/p/b.c");
-  A.FieldWrites["panel::root"] = {{"/p/a.c", 3, 5}};
-  B.FieldWrites["panel::root"] = {{"/p/panel.h", 9, 1}, {"/p/b.c", 12, 3}};
+  auto Written = [](SourcePlace Where) {
+    FieldValue V;
+    V.Where = std::move(Where);
+    return V;
+  };
+  A.FieldValues["panel::root"] = {Written({"/p/a.c", 3, 5})};
+  B.FieldValues["panel::root"] = {Written({"/p/panel.h", 9, 1}),
+                                  Written({"/p/b.c", 12, 3})};
   B.RecordEscapes["panel"] = {{{"/p/b.c", 20, 7}, "c:@F@copy"},
                               {{"/p/b.c", 21, 7}, "c:@F@fread"}};
   A.Defines.insert("c:@F@copy");
@@ -149,15 +186,16 @@ TEST(ProjectFactsTest, WritesAndEscapesOfOtherUnits) {
   auto None = [](llvm::StringRef) { return false; };
   auto Header = [](llvm::StringRef F) { return F == "/p/panel.h"; };
   // A unit's own writes are its check's to follow.
-  std::optional<SourcePlace> W =
-      Project.writeElsewhere("panel::root", "/p/a.c", None);
-  ASSERT_TRUE(W);
-  EXPECT_EQ(W->str(), "/p/panel.h:9:1");
+  std::vector<FieldValue> W =
+      Project.valuesElsewhere("panel::root", "/p/a.c", None);
+  ASSERT_EQ(W.size(), 2u);
+  EXPECT_EQ(W[0].Where.str(), "/p/panel.h:9:1");
+  EXPECT_EQ(W[1].Where.str(), "/p/b.c:12:3");
   // A header the unit reads itself is followed there; b.c's own is not.
-  W = Project.writeElsewhere("panel::root", "/p/a.c", Header);
-  ASSERT_TRUE(W);
-  EXPECT_EQ(W->str(), "/p/b.c:12:3");
-  EXPECT_FALSE(Project.writeElsewhere("panel::len", "/p/a.c", None));
+  W = Project.valuesElsewhere("panel::root", "/p/a.c", Header);
+  ASSERT_EQ(W.size(), 1u);
+  EXPECT_EQ(W[0].Where.str(), "/p/b.c:12:3");
+  EXPECT_TRUE(Project.valuesElsewhere("panel::len", "/p/a.c", None).empty());
   // copy() is the project's; fread is not.
   std::optional<SourcePlace> E = Project.escapeElsewhere("panel", "/p/a.c");
   ASSERT_TRUE(E);
@@ -196,21 +234,149 @@ TEST(ProjectFactsTest, FieldProofReadsTheProject) {
   ProjectFacts Reads;
   UnitSummary H = otherUnit("/p/helper.c");
   H.Defines.insert("c:@F@helper");
-  H.FieldWrites["panel::len"] = {{"/p/helper.c", 4, 3}};
+  FieldValue Len;
+  Len.Where = {"/p/helper.c", 4, 3};
+  H.FieldValues["panel::len"] = {Len};
   Reads.add(H);
   P.TU->setProject(&Reads);
   EXPECT_FALSE(RankUniformity(*P.TU).fieldDivergence(Root));
 
-  // It writes the root: refused, naming where.
-  ProjectFacts Writes;
-  H.FieldWrites["panel::root"] = {{"/p/helper.c", 7, 3}};
-  Writes.add(H);
-  P.TU->setProject(&Writes);
-  Why = RankUniformity(*P.TU).fieldDivergence(Root);
+  // It writes the root with a value its unit could not judge: refused,
+  // naming where and why.
+  auto WithRoot = [&](FieldValue V) {
+    UnitSummary U = H;
+    U.FieldValues["panel::root"] = {std::move(V)};
+    auto Project = std::make_unique<ProjectFacts>();
+    Project->add(std::move(U));
+    return Project;
+  };
+  auto Reason = [&](const ProjectFacts &Project) {
+    P.TU->setProject(&Project);
+    std::optional<Divergence> Why = RankUniformity(*P.TU).fieldDivergence(Root);
+    P.TU->setProject(nullptr);
+    return Why ? Why->Reason : std::string();
+  };
+  FieldValue Other;
+  Other.Where = {"/p/helper.c", 7, 3};
+  Other.Reason = "the rank of the calling process";
+  EXPECT_EQ(Reason(*WithRoot(Other)),
+            "'root' is given a value in /p/helper.c:7:3 that may differ "
+            "between ranks: the rank of the calling process");
+
+  // The same value on every rank in helper(), which main calls on every
+  // rank: proven across the units.
+  FieldValue Uniform = Other;
+  Uniform.ValueKind = FieldValue::Kind::Uniform;
+  Uniform.Function = "c:@F@helper";
+  EXPECT_EQ(Reason(*WithRoot(Uniform)), "");
+  // In a function no unit calls, the write never runs.
+  Uniform.Function = "c:@F@elsewhere";
+  EXPECT_EQ(Reason(*WithRoot(Uniform)), "");
+  // One another unit calls: this unit cannot say which ranks run it.
+  std::unique_ptr<ProjectFacts> Called = WithRoot(Uniform);
+  UnitSummary Caller = otherUnit("/p/caller.c");
+  Caller.Calls["c:@F@elsewhere"] = {{"/p/caller.c", 3, 3}};
+  Called->add(Caller);
+  EXPECT_NE(Reason(*Called).find("by a function other units call"),
+            std::string::npos);
+  // A value read from another field: judged here, with every unit's
+  // writes; helper.c writes 'len' with a value it could not judge.
+  Uniform.Function = "c:@F@helper";
+  Uniform.Assumes = {"panel::len"};
+  EXPECT_NE(Reason(*WithRoot(Uniform)).find("from 'len', which may differ"),
+            std::string::npos)
+      << Reason(*WithRoot(Uniform));
+  // The rank is no value the ranks share.
+  FieldValue Rank = Other;
+  Rank.ValueKind = FieldValue::Kind::Rank;
+  Rank.Comm = "panel::comm";
+  EXPECT_NE(Reason(*WithRoot(Rank)).find("the rank, which differs"),
+            std::string::npos);
+}
+
+TEST(ProjectFactsTest, UniformWritesNeedEveryRankToCallTheirFunction) {
+  Parsed P(R"(
+struct panel { double *buf; int len, root, tag; };
+void helper(struct panel *p);
+static void bcast(struct panel *p) {
+  MPI_Bcast(p->buf, p->len, MPI_DOUBLE, p->root, MPI_COMM_WORLD);
+}
+int main(void) {
+  struct panel p = {0, 4, 0, 1};
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    helper(&p);
+  bcast(&p);
+  return 0;
+}
+)");
+  ASSERT_TRUE(P.AST);
+  UnitSummary H = otherUnit("/p/helper.c");
+  H.Defines.insert("c:@F@helper");
+  FieldValue Uniform;
+  Uniform.ValueKind = FieldValue::Kind::Uniform;
+  Uniform.Where = {"/p/helper.c", 7, 3};
+  Uniform.Function = "c:@F@helper";
+  H.FieldValues["panel::root"] = {Uniform};
+  ProjectFacts Project;
+  Project.add(H);
+  P.TU->setProject(&Project);
+  std::optional<Divergence> Why =
+      RankUniformity(*P.TU).fieldDivergence(rootField(P));
   ASSERT_TRUE(Why);
-  EXPECT_NE(Why->Reason.find("'root' is also written in /p/helper.c:7:3"),
+  EXPECT_NE(Why->Reason.find("by 'helper', which some ranks may run and "
+                             "others not"),
             std::string::npos)
       << Why->Reason;
+}
+
+TEST(ProjectFactsTest, SummaryJudgesTheWritesOfItsUnit) {
+  Parsed P(R"(
+struct team { MPI_Comm comm; int rank, size, root, step; };
+void team_init(struct team *t, MPI_Comm parent, int first) {
+  int ierr = MPI_Comm_dup(parent, &t->comm);
+  if (ierr != MPI_SUCCESS)
+    return;
+  MPI_Comm_rank(t->comm, &t->rank);
+  MPI_Comm_size(t->comm, &t->size);
+  t->root = 0;
+  t->step = first;
+}
+void team_other(struct team *t, MPI_Comm parent) {
+  MPI_Comm_rank(parent, &t->size);
+  if (t->rank == 0)
+    t->root = 1;
+}
+)");
+  ASSERT_TRUE(P.AST);
+  UnitSummary S = P.TU->summarize();
+  const std::vector<FieldValue> &Rank = S.FieldValues["team::rank"];
+  ASSERT_EQ(Rank.size(), 1u);
+  EXPECT_EQ(Rank[0].ValueKind, FieldValue::Kind::Rank);
+  EXPECT_EQ(Rank[0].Comm, "team::comm");
+  const std::vector<FieldValue> &Size = S.FieldValues["team::size"];
+  ASSERT_EQ(Size.size(), 2u);
+  EXPECT_EQ(Size[0].ValueKind, FieldValue::Kind::Size);
+  // The rank, into the size, on a communicator the structure does not keep.
+  EXPECT_EQ(Size[1].ValueKind, FieldValue::Kind::Other);
+  const std::vector<FieldValue> &Root = S.FieldValues["team::root"];
+  ASSERT_EQ(Root.size(), 2u);
+  EXPECT_EQ(Root[0].ValueKind, FieldValue::Kind::Uniform) << Root[0].Reason;
+  EXPECT_EQ(Root[0].Function, "c:@F@team_init");
+  EXPECT_TRUE(Root[0].Assumes.empty());
+  // Written where 't->rank == 0': the unit that reads the root judges the
+  // rank, with every unit's writes of it.
+  EXPECT_EQ(Root[1].ValueKind, FieldValue::Kind::Uniform);
+  EXPECT_EQ(Root[1].Assumes, std::vector<std::string>{"team::rank"});
+  // A parameter: its callers are in other units, which this one does not
+  // follow.
+  const std::vector<FieldValue> &Step = S.FieldValues["team::step"];
+  ASSERT_EQ(Step.size(), 1u);
+  EXPECT_EQ(Step[0].ValueKind, FieldValue::Kind::Other);
+  EXPECT_NE(Step[0].Reason.find("the index judges each unit's writes alone"),
+            std::string::npos)
+      << Step[0].Reason;
 }
 
 TEST(ProjectFactsTest, WithoutMainFieldsMayComeFromOutside) {

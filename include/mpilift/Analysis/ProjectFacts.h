@@ -57,15 +57,46 @@ struct RecordEscape {
   std::string Callee;
 };
 
+/// What one write of a structure field gives it, as the unit that makes
+/// the write judges it with its own code alone.
+struct FieldValue {
+  enum class Kind {
+    /// A value the unit could not show to be the same on every rank.
+    Other,
+    /// The same on every rank whenever every rank runs the function the
+    /// write is in (the callers are for the unit that reads it to judge).
+    Uniform,
+    /// The result of MPI_Comm_rank or MPI_Comm_size on the communicator in
+    /// a field of the same object (`MPI_Comm_rank(g->comm, &g->rank)`).
+    Rank,
+    Size,
+    /// The communicator the field holds, freed (MPI_Comm_free): nothing
+    /// may use it afterwards, nor a rank or size queried on it.
+    Freed,
+  };
+  Kind ValueKind = Kind::Other;
+  SourcePlace Where;
+  /// Rank, Size: the communicator's field, "Record::field".
+  std::string Comm;
+  /// The USR of the function the write is in (empty: none).
+  std::string Function;
+  /// Uniform: the fields ("Record::field") the value reads, which the
+  /// writing unit leaves to the reading unit to judge with every unit's
+  /// writes.
+  std::vector<std::string> Assumes;
+  /// Other: why the writing unit could not judge it, for the notes.
+  std::string Reason;
+};
+
 /// What one translation unit does that others' proofs need.
 struct UnitSummary {
   /// The unit's main file (real path).
   std::string File;
   bool DefinesMain = false;
-  /// "Record::field" -> the first place in each file where the unit
-  /// writes that field (an assignment, an increment, its address passed or
-  /// stored, an initializer list or a constructor's member initializer).
-  std::map<std::string, std::vector<SourcePlace>> FieldWrites;
+  /// "Record::field" -> every place the unit writes that field (an
+  /// assignment, an increment, its address passed or stored, an initializer
+  /// list or a constructor's member initializer), with what it gives it.
+  std::map<std::string, std::vector<FieldValue>> FieldValues;
   /// "Record" -> every place the address of one goes to a function
   /// without a body in the unit (the first per callee).
   std::map<std::string, std::vector<RecordEscape>> RecordEscapes;
@@ -79,6 +110,8 @@ struct UnitSummary {
   std::map<std::string, SourcePlace> AddressTaken;
 };
 
+llvm::json::Value toJSON(const FieldValue &V);
+bool fromJSON(const llvm::json::Value &V, FieldValue &Out, llvm::json::Path P);
 llvm::json::Value toJSON(const UnitSummary &S);
 bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P);
 
@@ -102,12 +135,12 @@ public:
   bool definesMain() const;
   /// Whether some unit defines the function of USR \p Key.
   bool defines(llvm::StringRef Key) const;
-  /// The first write of \p Field ("Record::field") by a unit whose main
-  /// file is not \p Unit, outside the files \p SeenByUnit says \p Unit
-  /// reads itself.
-  std::optional<SourcePlace>
-  writeElsewhere(llvm::StringRef Field, llvm::StringRef Unit,
-                 llvm::function_ref<bool(llvm::StringRef)> SeenByUnit) const;
+  /// Every write of \p Field ("Record::field") by a unit whose main file
+  /// is not \p Unit, outside the files \p SeenByUnit says \p Unit reads
+  /// itself, in the order of the units and their writes.
+  std::vector<FieldValue>
+  valuesElsewhere(llvm::StringRef Field, llvm::StringRef Unit,
+                  llvm::function_ref<bool(llvm::StringRef)> SeenByUnit) const;
   /// The first call of the function of USR \p Function by a unit whose
   /// main file is not \p Unit, outside the files \p SeenByUnit says
   /// \p Unit reads itself.

@@ -1,0 +1,33 @@
+//===- FieldWriteValues.h - What a unit's field writes give ------*- C++
+//-*-===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A unit's summary says, for every write of a structure field, what the
+/// unit's own code shows of the value: the rank or size on the same
+/// object's communicator, a value the same on every rank whenever every rank
+/// runs the writing function, or neither (and why). Another unit that reads
+/// the field judges the rest: the callers it shows.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MPILIFT_LIB_ANALYSIS_FIELDWRITEVALUES_H
+#define MPILIFT_LIB_ANALYSIS_FIELDWRITEVALUES_H
+
+#include "RankUniformity.h"
+
+namespace mpilift {
+namespace analysis {
+
+/// What the write \p Use of a field (a use that is more than a load) gives
+/// it, judged with \p TU's code alone; \p Where is where a note names it.
+FieldValue writtenValue(const clang::MemberExpr &Use, SourcePlace Where,
+                        TranslationUnitFacts &TU, RankUniformity &Uniformity);
+
+} // namespace analysis
+} // namespace mpilift
+
+#endif // MPILIFT_LIB_ANALYSIS_FIELDWRITEVALUES_H
