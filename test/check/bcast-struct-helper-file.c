@@ -2,11 +2,15 @@
 // header declares and that helpers in another file of the program receive
 // (as HPL hands its panel to HPL_copyL in another file). Only the project
 // index over the compile database can show that no other unit writes the
-// root: here none does, and the loop is rewritten.
+// root: here none does, and the loop is rewritten. A helper there that
+// clamps the root to 0 where it is out of range is rewritten too: the
+// index says the write gives a value every rank shares where every rank
+// runs the helper, main calls it on every rank, and the root and size its
+// condition reads are proven here.
 //
 // Must not be rewritten: a helper in the other file that sets the root
 // from the rank (the ranks then disagree on the root; a single-unit view
-// would have rewritten this); one that writes the root with a value the
+// would have rewritten this); one that changes the root in a way the
 // proof does not follow there (the trace shows the broadcast; the refusal
 // names the other file); and one that lets the structure's address go to
 // the C library (fread), which may write any field, also when the address
@@ -16,7 +20,8 @@
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
 // RUN: %check-rewrite refuse %s %t.rank --cflags=-DHELPER_ROOT_FROM_RANK | FileCheck %s --check-prefix=RANK --implicit-check-not=warning:
-// RUN: %check-rewrite refuse %s %t.writes --trace --cflags=-DHELPER_CLAMPS_ROOT | FileCheck %s --check-prefix=WRITES --implicit-check-not=warning:
+// RUN: %check-rewrite rewrite %s %t.clamps --cflags=-DHELPER_CLAMPS_ROOT | FileCheck %s --check-prefix=CLAMPS --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.writes --trace --cflags=-DHELPER_WRAPS_ROOT | FileCheck %s --check-prefix=WRITES --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.escape --trace --cflags=-DHELPER_READS_FILE | FileCheck %s --check-prefix=ESCAPE --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.cast --trace --cflags=-DHELPER_READS_FILE_CAST | FileCheck %s --check-prefix=CAST --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.bytes --trace --cflags=-DHELPER_CLEARS_BYTES | FileCheck %s --check-prefix=BYTES --implicit-check-not=warning:
@@ -34,6 +39,7 @@
 static int exchange_bcast(struct exchange *x) {
   int i, ierr = MPI_SUCCESS;
   if (x->rank == x->root) {
+    // CLAMPS: prog.c:[[#@LINE+2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
     // CHECK-MESSAGES: prog.c:[[#@LINE+1]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
     for (i = 0; i < x->size; ++i) {
       if (i == x->root)
@@ -75,15 +81,15 @@ int main(int argc, char **argv) {
 // clang-format off
 // RANK: check-rewrite: unchanged
 // WRITES: prog.c:[[#@LINE-36]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
-// WRITES: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: 'root' is given a value in {{.*}}util.c:16:5 that may differ between ranks: the condition 'x->root >= x->size' may differ between ranks (cannot prove that 'x->root' is the same on every rank: 'exchange' is declared in a header, so other files may write 'root' (the index judges each unit's writes alone))
+// WRITES: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: 'root' is given a value in {{.*}}util.c:20:5 that may differ between ranks: it is changed in a way that cannot be followed
 // ESCAPE: prog.c:[[#@LINE-38]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
-// ESCAPE: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:31:16, which may write 'rank'
+// ESCAPE: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:35:16, which may write 'rank'
 // CAST: prog.c:[[#@LINE-40]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
-// CAST: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:36:16, which may write 'rank'
+// CAST: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:40:16, which may write 'rank'
 // BYTES: prog.c:[[#@LINE-42]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
-// BYTES: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:41:10, which may write 'rank'
+// BYTES: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:45:10, which may write 'rank'
 // TABLE: prog.c:[[#@LINE-44]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
-// TABLE: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:47:16, which may write 'rank'
+// TABLE: note: input-independence: the condition 'x->rank == x->root' cannot be evaluated: the address of a 'exchange' goes to code outside the project at {{.*}}util.c:51:16, which may write 'rank'
 // clang-format on
 
 //--- exchange.h
@@ -116,6 +122,10 @@ int exchange_validate(struct exchange *x) {
 #ifdef HELPER_CLAMPS_ROOT
   if (x->root >= x->size)
     x->root = 0;
+#endif
+#ifdef HELPER_WRAPS_ROOT
+  if (x->root >= x->size)
+    x->root -= x->size;
 #endif
   return 0;
 }
