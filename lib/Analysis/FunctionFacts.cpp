@@ -504,18 +504,6 @@ const Expr *TranslationUnitFacts::escapeOf(const RecordDecl *Record) const {
   return nullptr;
 }
 
-std::optional<std::string>
-TranslationUnitFacts::writtenElsewhere(const FieldDecl *Field) const {
-  if (std::optional<std::string> Unknown = unknownWriters(Field))
-    return Unknown;
-  std::vector<FieldValue> Values = valuesElsewhere(Field);
-  if (Values.empty())
-    return std::nullopt;
-  return "'" + Field->getNameAsString() + "' is also written in " +
-         Values.front().Where.str() +
-         ", a unit whose writes this proof does not follow";
-}
-
 std::vector<FieldValue>
 TranslationUnitFacts::valuesElsewhere(const FieldDecl *Field) const {
   std::string Key = recordKey(*Field->getParent());

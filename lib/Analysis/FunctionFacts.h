@@ -131,16 +131,13 @@ public:
   /// project's facts, a function another unit defines is no such code: its
   /// writes are that unit's (writtenElsewhere).
   const clang::Expr *escapeOf(const clang::RecordDecl *Record) const;
-  /// Why code this unit does not show may write \p Field: another unit
-  /// writes it, lets an object's address go to unknown code, or (without
-  /// the project's facts) may, since the structure is declared in a header
-  /// or the unit has no `main` and its functions may be called with
-  /// objects built elsewhere. None when every write is in this unit.
-  std::optional<std::string>
-  writtenElsewhere(const clang::FieldDecl *Field) const;
-  /// Why code whose writes the project's facts do not describe may write
-  /// \p Field: writtenElsewhere but for the writes of other units of the
-  /// project, which valuesElsewhere describes.
+  /// Why code whose writes neither this unit nor the project's facts
+  /// describe may write \p Field: the structure is a library's, another
+  /// unit lets an object's address go to code outside the project, no unit
+  /// defines `main`, or (without the project's facts) the structure is
+  /// declared in a header or the unit has no `main`, so its functions may
+  /// be called with objects built elsewhere. None when every write is in
+  /// this unit or described by valuesElsewhere.
   std::optional<std::string>
   unknownWriters(const clang::FieldDecl *Field) const;
   /// Every write of \p Field other units of the project make, with what

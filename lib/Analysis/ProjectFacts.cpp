@@ -331,25 +331,30 @@ bool ProjectFacts::defines(StringRef Key) const {
 
 namespace {
 
-using PlaceLists = std::map<std::string, std::vector<SourcePlace>>;
+const SourcePlace &placeOfItem(const SourcePlace &P) { return P; }
+const SourcePlace &placeOfItem(const FieldValue &V) { return V.Where; }
 
-/// The first place of \p Key in the lists \p Member of a unit other than
-/// \p Unit, outside the files \p Unit reads itself.
-std::optional<SourcePlace>
-firstElsewhere(const std::vector<UnitSummary> &Units,
-               PlaceLists UnitSummary::*Member, StringRef Key, StringRef Unit,
+/// The items of \p Key in the lists \p Member of the units other than
+/// \p Unit, outside the files \p Unit reads itself, in the order of the
+/// units and their items.
+template <typename Item>
+std::vector<Item>
+itemsElsewhere(const std::vector<UnitSummary> &Units,
+               std::map<std::string, std::vector<Item>> UnitSummary::*Member,
+               StringRef Key, StringRef Unit,
                llvm::function_ref<bool(StringRef)> SeenByUnit) {
+  std::vector<Item> Items;
   for (const UnitSummary &U : Units) {
     if (U.File == Unit)
       continue;
     auto It = (U.*Member).find(Key.str());
     if (It == (U.*Member).end())
       continue;
-    for (const SourcePlace &Where : It->second)
-      if (!SeenByUnit(Where.File))
-        return Where;
+    for (const Item &I : It->second)
+      if (!SeenByUnit(placeOfItem(I).File))
+        Items.push_back(I);
   }
-  return std::nullopt;
+  return Items;
 }
 
 } // namespace
@@ -357,24 +362,18 @@ firstElsewhere(const std::vector<UnitSummary> &Units,
 std::vector<FieldValue> ProjectFacts::valuesElsewhere(
     StringRef Field, StringRef Unit,
     llvm::function_ref<bool(StringRef)> SeenByUnit) const {
-  std::vector<FieldValue> Values;
-  for (const UnitSummary &U : Units) {
-    if (U.File == Unit)
-      continue;
-    auto It = U.FieldValues.find(Field.str());
-    if (It == U.FieldValues.end())
-      continue;
-    for (const FieldValue &V : It->second)
-      if (!SeenByUnit(V.Where.File))
-        Values.push_back(V);
-  }
-  return Values;
+  return itemsElsewhere(Units, &UnitSummary::FieldValues, Field, Unit,
+                        SeenByUnit);
 }
 
 std::optional<SourcePlace> ProjectFacts::callElsewhere(
     StringRef Function, StringRef Unit,
     llvm::function_ref<bool(StringRef)> SeenByUnit) const {
-  return firstElsewhere(Units, &UnitSummary::Calls, Function, Unit, SeenByUnit);
+  std::vector<SourcePlace> Calls =
+      itemsElsewhere(Units, &UnitSummary::Calls, Function, Unit, SeenByUnit);
+  if (Calls.empty())
+    return std::nullopt;
+  return Calls.front();
 }
 
 std::optional<SourcePlace>

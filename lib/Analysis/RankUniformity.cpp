@@ -843,19 +843,28 @@ RankUniformity::memberDivergence(const FieldDecl *Field,
   return fieldDivergence(Field, Depth + 1);
 }
 
+std::optional<Divergence> RankUniformity::replacedComm(const FieldDecl *Field,
+                                                       const FieldDecl *Comm,
+                                                       StringRef Where,
+                                                       SourceLocation Loc) {
+  if (!Comm || queriedAfterCommWrites(Field, Comm, TU))
+    return std::nullopt;
+  return Divergence{named(Field) + " receives a query on " + named(Comm) + " " +
+                        Where.str() + ", but " + named(Comm) +
+                        " is written again where no new query follows, so "
+                        "it may hold another communicator",
+                    Loc};
+}
+
 Divergence RankUniformity::queryDivergence(const FieldDecl *Field,
                                            const QueryValue &Query,
                                            const MemberExpr *Use) {
-  const auto *Comm = dyn_cast_or_null<FieldDecl>(Query.Comm.Decl);
-  if (Query.Query == CommQuery::Rank &&
-      (!Comm || queriedAfterCommWrites(Field, Comm, TU)))
+  if (auto Why =
+          replacedComm(Field, dyn_cast_or_null<FieldDecl>(Query.Comm.Decl),
+                       "here", Use->getBeginLoc()))
+    return *Why;
+  if (Query.Query == CommQuery::Rank)
     return Divergence{named(Field) + " receives the rank here",
-                      Use->getBeginLoc()};
-  if (Comm && !queriedAfterCommWrites(Field, Comm, TU))
-    return Divergence{named(Field) + " receives a query on " + named(Comm) +
-                          " here, but " + named(Comm) +
-                          " is written again where no new query follows, so "
-                          "it may hold another communicator",
                       Use->getBeginLoc()};
   return Divergence{named(Field) + " receives a communicator's size here, "
                                    "and not every write of it is that query",
@@ -878,17 +887,12 @@ RankUniformity::writeInOtherUnit(const FieldDecl *Field, const FieldValue &W,
                                  unsigned Depth) {
   std::string Written = named(Field) + " is given a value in " + W.Where.str();
   switch (W.ValueKind) {
-  case FieldValue::Kind::Rank: {
-    const FieldDecl *Comm = TU.fieldNamed(W.Comm);
-    if (Comm && !queriedAfterCommWrites(Field, Comm, TU))
-      return Divergence{named(Field) + " receives a query on " + named(Comm) +
-                            " in " + W.Where.str() + ", but " + named(Comm) +
-                            " is written again where no new query follows, "
-                            "so it may hold another communicator",
-                        Field->getLocation()};
+  case FieldValue::Kind::Rank:
+    if (auto Why = replacedComm(Field, TU.fieldNamed(W.Comm),
+                                "in " + W.Where.str(), Field->getLocation()))
+      return Why;
     return Divergence{Written + ", the rank, which differs between ranks",
                       Field->getLocation()};
-  }
   case FieldValue::Kind::Size:
     return Divergence{Written + ", a communicator's size, which this proof "
                                 "does not follow into other units",

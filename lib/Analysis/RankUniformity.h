@@ -78,8 +78,9 @@ public:
   /// rank in every object of its structure: every write of it in the unit
   /// (assignments, initializer lists) gives it such a value where every
   /// rank runs it, and no object's address goes to code the unit cannot
-  /// see; no other unit of the program writes it or lets an object go to
-  /// code outside the project (TranslationUnitFacts::writtenElsewhere).
+  /// see; every write another unit of the program makes is one the
+  /// project's facts show to be such a value (writeInOtherUnit), and no
+  /// other code may write it (TranslationUnitFacts::unknownWriters).
   std::optional<Divergence> fieldDivergence(const clang::FieldDecl *Field,
                                             unsigned Depth = 0);
 
@@ -186,6 +187,13 @@ private:
   Divergence queryDivergence(const clang::FieldDecl *Field,
                              const QueryValue &Query,
                              const clang::MemberExpr *Use);
+  /// Why \p Field, which receives a query on the communicator field
+  /// \p Comm at \p Where, may not be that query's result: nothing when
+  /// every write of \p Comm is followed by the query again.
+  std::optional<Divergence> replacedComm(const clang::FieldDecl *Field,
+                                         const clang::FieldDecl *Comm,
+                                         llvm::StringRef Where,
+                                         clang::SourceLocation Loc);
   /// Why the write \p W of \p Field that another unit makes may give it a
   /// value that differs between ranks.
   std::optional<Divergence> writeInOtherUnit(const clang::FieldDecl *Field,
