@@ -871,8 +871,11 @@ Verdict Judge::run() {
   AsRecv.assign(N, false);
   AsCounts.assign(N, false);
   AsOwnCount.assign(N, false);
+  AsRank.assign(N, false);
+  FirstResult.assign(N, std::nullopt);
+  FirstSeen.assign(N, false);
   for (size_t I = 0; I < N; ++I) {
-    AsRoot[I] = AsCount[I] = AsOwnCount[I] = Candidates[I].Int;
+    AsRoot[I] = AsCount[I] = AsOwnCount[I] = AsRank[I] = Candidates[I].Int;
     AsBuffer[I] = AsSend[I] = AsRecv[I] = Candidates[I].Pointer;
     AsCounts[I] = Candidates[I].IntArray;
     for (size_t J = 0; J < N; ++J)
@@ -953,6 +956,13 @@ Verdict Judge::run() {
         lookElsewhere(P);
         return std::move(V);
       }
+      // One process moves nothing, but the rewrite still sets rank 0's
+      // result after MPI_Exscan: it must be what this size left there too.
+      if (!O && P == 1 && Reference == ManualKind::Exscan)
+        for (size_t I = 0; I < Candidates.size(); ++I)
+          if (AsRecv[I] && FirstSeen[I])
+            noteFirstResult(I, RankRuns[0],
+                            valuesBeforeMessages(RankRuns[0], I), FirstBlock);
       if (!O)
         continue;
       filterCandidates(*O, RankRuns);
@@ -960,7 +970,7 @@ Verdict Judge::run() {
       std::vector<bool> Live(Candidates.size());
       for (size_t I = 0; I < Candidates.size(); ++I)
         Live[I] = AsRoot[I] || AsCount[I] || AsBuffer[I] || AsSend[I] ||
-                  AsRecv[I] || AsCounts[I] || AsOwnCount[I];
+                  AsRecv[I] || AsCounts[I] || AsOwnCount[I] || AsRank[I];
       for (auto [Base, Displs] : BaseDispls)
         Live[Base] = Live[Displs] = true;
       Eval.setLiveProbes(std::move(Live));

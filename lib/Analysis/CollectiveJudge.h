@@ -80,6 +80,11 @@ struct RegionProof {
   std::string Op;
   std::vector<const clang::Stmt *> Combines;
   bool Reassociates = false;
+  /// Exclusive scans: an expression whose value is the calling rank, and
+  /// the value rank 0's result holds after the region (MPI_Exscan leaves
+  /// it undefined; the rewrite sets it there again).
+  const clang::Expr *Rank = nullptr;
+  std::optional<int64_t> FirstResult;
   /// Where the calls go: every rank reaches exactly one of them.
   std::vector<Placement> Placements;
   /// How many sizes the proof ran at, how many runs, and the large sizes
@@ -93,7 +98,7 @@ struct RegionProof {
   std::vector<const clang::Expr *> arguments() const {
     std::vector<const clang::Expr *> Out;
     for (const clang::Expr *E : {Root, Count, Datatype, Comm, Buffer,
-                                 SendBuffer, RecvBuffer, Counts, Displs})
+                                 SendBuffer, RecvBuffer, Counts, Displs, Rank})
       if (E)
         Out.push_back(E);
     return Out;

@@ -153,6 +153,9 @@ std::optional<CombineForm> combinedInto(const Expr *Into, const Expr *Value,
   Form.Into = Into;
   const Expr *A = nullptr, *B = nullptr;
   if (const auto *Op = dyn_cast<BinaryOperator>(Value)) {
+    // `y = (a += b)` changes a too: no combine into y alone.
+    if (Op->isAssignmentOp())
+      return std::nullopt;
     A = Op->getLHS();
     B = Op->getRHS();
     std::optional<ReduceOp> K = binaryOp(Op->getOpcode());
@@ -264,7 +267,8 @@ std::optional<CombineForm> guardedCombine(const IfStmt *If,
 /// \p Form with its places as the lvalues they are (no conversions).
 std::optional<CombineForm> asPlaces(std::optional<CombineForm> Form) {
   if (Form) {
-    Form->Into = Form->Into->IgnoreParenImpCasts();
+    if (Form->Into)
+      Form->Into = Form->Into->IgnoreParenImpCasts();
     Form->From = Form->From->IgnoreParenImpCasts();
     if (Form->Base)
       Form->Base = Form->Base->IgnoreParenImpCasts();
@@ -311,6 +315,18 @@ std::optional<CombineForm> spelledCombine(const Stmt *S,
 std::optional<CombineForm> combineForm(const Stmt *S,
                                        const ASTContext &Context) {
   return asPlaces(spelledCombine(S, Context));
+}
+
+std::optional<CombineForm> declaredCombine(const VarDecl &V,
+                                           const ASTContext &Context) {
+  const Expr *Init = V.getInit();
+  if (!Init || V.getType()->isReferenceType() || !V.getType()->isScalarType())
+    return std::nullopt;
+  std::optional<CombineForm> Form =
+      asPlaces(combinedInto(nullptr, bareExpr(Init), Context));
+  if (Form)
+    Form->Declared = &V;
+  return Form;
 }
 
 bool exactInAnyOrder(ReduceOp Op, QualType Type) {

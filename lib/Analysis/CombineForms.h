@@ -37,9 +37,11 @@ namespace mpilift {
 namespace analysis {
 
 /// A combine step: Into becomes Op of itself and From; with Base, Op of
-/// Base and From (`end = before + records;`).
+/// Base and From (`end = before + records;`). A declaration's combine
+/// (`long next = before + records;`) has Declared instead of Into.
 struct CombineForm {
   const clang::Expr *Into = nullptr;
+  const clang::VarDecl *Declared = nullptr;
   const clang::Expr *From = nullptr;
   const clang::Expr *Base = nullptr;
   commgraph::ReduceOp Op = commgraph::ReduceOp::Other;
@@ -49,6 +51,11 @@ struct CombineForm {
 /// an `if` whose only statement assigns the compared value), if any.
 std::optional<CombineForm> combineForm(const clang::Stmt *S,
                                        const clang::ASTContext &Context);
+
+/// The combine \p V's initializer makes of two places into \p V
+/// (`long next = before + records;`), if any; Base and From are set.
+std::optional<CombineForm> declaredCombine(const clang::VarDecl &V,
+                                           const clang::ASTContext &Context);
 
 /// Whether \p Op gives the same result in any order of combination on
 /// values of \p Type: integer and logical operations, minimum and maximum

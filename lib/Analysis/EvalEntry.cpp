@@ -60,16 +60,24 @@ void valuesReadIn(const Stmt *S, ASTContext &Ctx,
   });
 }
 
-/// Whether \p Base, a pointer (or a decayed array), is indexed and the
-/// element read as an integer value (`counts[p]` as a count): the values
-/// stored in it then matter, not only where it points.
+/// Whether \p Base, a pointer (or a decayed array), is indexed or
+/// dereferenced and the element read as an integer value (`counts[p]` as
+/// a count, `*offset` passed on): the values stored in it then matter,
+/// not only where it points.
 bool integerElementRead(const Expr *Base, ASTContext &Ctx) {
   const Stmt *Parent = parentStmt(*Base, Ctx);
   const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Parent);
-  if (!Sub || Sub->getBase() != Base ||
-      !Sub->getType()->isIntegralOrEnumerationType())
+  const auto *Deref = dyn_cast_or_null<UnaryOperator>(Parent);
+  // `p[i]`, or `*p` (the first element).
+  const Expr *Element = nullptr;
+  if (Sub && Sub->getBase() == Base)
+    Element = Sub;
+  else if (Deref && Deref->getOpcode() == UO_Deref)
+    Element = Deref;
+  if (!Element || !Element->getType()->isIntegralOrEnumerationType())
     return false;
-  const auto *Read = dyn_cast_or_null<ImplicitCastExpr>(parentStmt(*Sub, Ctx));
+  const auto *Read =
+      dyn_cast_or_null<ImplicitCastExpr>(parentStmt(*Element, Ctx));
   return Read && Read->getCastKind() == CK_LValueToRValue;
 }
 

@@ -244,6 +244,15 @@ Value RankEvaluator::Impl::evalCast(const CastExpr *Cast) {
   }
 }
 
+/// \p V as the result of an operation: not loaded from anywhere, so a
+/// store of it is no copy (`next = header + mine;` with `mine` unknown is
+/// not `mine`).
+static Value computed(Value V) {
+  V.FromObj = eval::NullObject;
+  V.FromOff = 0;
+  return V;
+}
+
 Value RankEvaluator::Impl::evalUnary(const UnaryOperator *Op) {
   const Expr *Sub = Op->getSubExpr();
   switch (Op->getOpcode()) {
@@ -283,7 +292,7 @@ Value RankEvaluator::Impl::evalUnary(const UnaryOperator *Op) {
     if (V.isPointer() && Op->getOpcode() == UO_LNot)
       return Value::integer(V.Obj == eval::NullObject, 32, true);
     if (!V.isInt())
-      return V;
+      return computed(V);
     int64_t R = Op->getOpcode() == UO_Minus
                     ? static_cast<int64_t>(0 - static_cast<uint64_t>(V.I))
                 : Op->getOpcode() == UO_Not ? ~V.I
@@ -300,6 +309,49 @@ Value RankEvaluator::Impl::evalUnary(const UnaryOperator *Op) {
     return unknown("the operator in " + spelled(Op) + " is not followed",
                    Op->getBeginLoc());
   }
+}
+
+/// `0 + x`, `x - 0`, `1 * x`, `x | 0`, `x << 0` of an integer x of the
+/// result's type whose value is not known: x as it was loaded, so that a
+/// store of it is a copy of x (the first link of a chain that passes
+/// `before + mine` on, where rank 0's `before` is 0, sends rank 0's own
+/// value).
+static const Value *unchangedOperand(const BinaryOperator *Op, const Value &L,
+                                     const Value &Rhs) {
+  QualType T = Op->getType();
+  if (!T->isIntegerType())
+    return nullptr;
+  auto Identity = [&](const Value &V, bool OnTheLeft) {
+    if (!V.isInt())
+      return false;
+    switch (Op->getOpcode()) {
+    case BO_Add:
+    case BO_Or:
+    case BO_Xor:
+      return V.I == 0;
+    case BO_Mul:
+      return V.I == 1;
+    case BO_Sub:
+    case BO_Shl:
+    case BO_Shr:
+      return !OnTheLeft && V.I == 0;
+    default:
+      return false;
+    }
+  };
+  auto Loaded = [&](const Value &V, const Expr *E) {
+    return !V.isKnown() && V.FromObj != eval::NullObject &&
+           T.getCanonicalType().getUnqualifiedType() ==
+               E->IgnoreParenImpCasts()
+                   ->getType()
+                   .getCanonicalType()
+                   .getUnqualifiedType();
+  };
+  if (Identity(L, true) && Loaded(Rhs, Op->getRHS()))
+    return &Rhs;
+  if (Identity(Rhs, false) && Loaded(L, Op->getLHS()))
+    return &L;
+  return nullptr;
 }
 
 Value RankEvaluator::Impl::evalBinary(const BinaryOperator *Op) {
@@ -350,6 +402,8 @@ Value RankEvaluator::Impl::evalBinary(const BinaryOperator *Op) {
   }
   Value L = eval(Op->getLHS());
   Value Rhs = eval(Op->getRHS());
+  if (const Value *Same = unchangedOperand(Op, L, Rhs))
+    return *Same;
   return arithmetic(K, L, Rhs, Op->getType(), Op->getLHS()->getType(), Op);
 }
 
@@ -358,9 +412,9 @@ Value RankEvaluator::Impl::arithmetic(BinaryOperatorKind K, const Value &L,
                                       QualType Operand, const Expr *Where) {
   uint32_t Taint = L.Taint | Rhs.Taint;
   if (!L.isKnown())
-    return L;
+    return computed(L);
   if (!Rhs.isKnown())
-    return Rhs;
+    return computed(Rhs);
   auto Int = [&](int64_t V, QualType T) {
     Value R = Value::integer(V, Ctx.getIntWidth(T),
                              T->isSignedIntegerOrEnumerationType());

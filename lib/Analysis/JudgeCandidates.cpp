@@ -211,6 +211,36 @@ valuesBeforeMessages(const RankRun &Run, size_t I) {
   return Vals;
 }
 
+void Judge::noteFirstResult(size_t I, const RankRun &Run,
+                            ArrayRef<const eval::Value *> Vals,
+                            uint64_t Block) {
+  // What rank 0 holds where the candidate points, after the region: one
+  // element, the same constant wherever the candidate may point.
+  std::optional<int64_t> Held;
+  bool Constant = true;
+  for (const eval::Value *V : Vals) {
+    if (!V->isPointer() || V->Obj >= Run.Objects.size()) {
+      Constant = false;
+      break;
+    }
+    const eval::Object &O = Run.Objects[V->Obj];
+    const auto *Cell = O.Cells.find(V->I);
+    if (Cell == O.Cells.end() || Cell->second.Bytes != Block ||
+        !Cell->second.V.isInt() || (Held && *Held != Cell->second.V.I)) {
+      Constant = false;
+      break;
+    }
+    Held = Cell->second.V.I;
+  }
+  if (!Held)
+    Constant = false;
+  if (FirstSeen[I] && FirstResult[I] != Held)
+    Constant = false;
+  FirstSeen[I] = true;
+  FirstResult[I] = Constant ? Held : std::nullopt;
+  FirstBlock = Block;
+}
+
 void Judge::filterCandidates(const Observation &O,
                              const std::vector<RankRun> &Runs) {
   int64_t P = static_cast<int64_t>(Runs.size());
@@ -238,6 +268,12 @@ void Judge::filterCandidates(const Observation &O,
             return Val.isInt() && Val.I == O.Root;
           }))
         AsRoot[I] = false;
+      if (AsRank[I] && !Any([&](const eval::Value &Val) {
+            return Val.isInt() && Val.I == Rank;
+          }))
+        AsRank[I] = false;
+      if (O.Kind == ManualKind::Exscan && Rank == 0 && AsRecv[I])
+        noteFirstResult(I, Run, Vals, O.Block);
       if (AsCount[I] && !Any([&](const eval::Value &Val) {
             return Val.isInt() && TypeSize &&
                    static_cast<uint64_t>(Val.I) * *TypeSize == O.Block;
@@ -267,14 +303,33 @@ void Judge::choose(RegionProof &Proof) {
   // a reduction's; the other collectives take the expressions their calls
   // spell.
   bool Respell = isReduction(Proof.Kind);
+  // A reduction's buffers: what points to the values it combines (`&c->local`
+  // over `c`, which points there too).
+  auto OfElements = [&](const Candidate &C) {
+    if (Element.isNull() || C.Spelling == BufferSpelling::VectorData)
+      return true;
+    QualType T = C.E->IgnoreParenImpCasts()->getType();
+    if (C.Spelling == BufferSpelling::AsWritten) {
+      if (T->isPointerType())
+        T = T->getPointeeType();
+      else if (const ArrayType *A = Ctx.getAsArrayType(T))
+        T = A->getElementType();
+    }
+    return Ctx.hasSameUnqualifiedType(T, Element);
+  };
   auto FirstCandidate = [&](const std::vector<bool> &Alive,
                             auto Prefer) -> const Candidate * {
     const Candidate *Best = nullptr;
-    for (size_t I = 0; I < Candidates.size(); ++I)
-      if (Alive[I] &&
-          (Respell || Candidates[I].Spelling == BufferSpelling::AsWritten) &&
-          (!Best || Prefer(Candidates[I].E, Best->E)))
+    for (size_t I = 0; I < Candidates.size(); ++I) {
+      if (!Alive[I] ||
+          (!Respell && Candidates[I].Spelling != BufferSpelling::AsWritten))
+        continue;
+      if (!Best || (Respell && OfElements(Candidates[I]) && !OfElements(*Best)))
         Best = &Candidates[I];
+      else if (OfElements(Candidates[I]) == OfElements(*Best) &&
+               Prefer(Candidates[I].E, Best->E))
+        Best = &Candidates[I];
+    }
     return Best;
   };
   auto First = [&](const std::vector<bool> &Alive,
@@ -340,6 +395,11 @@ void Judge::choose(RegionProof &Proof) {
     const Candidate *Recv = FirstCandidate(AsRecv, Simpler);
     Proof.SendBuffer = Send ? Send->E : nullptr;
     Proof.RecvBuffer = Recv ? Recv->E : nullptr;
+    if (Proof.Kind == ManualKind::Exscan) {
+      Proof.Rank = First(AsRank, Simpler);
+      if (Recv)
+        Proof.FirstResult = FirstResult[Recv - Candidates.data()];
+    }
     if (Send)
       Proof.SendSpelling = Send->Spelling;
     if (Recv)

@@ -331,6 +331,12 @@ private:
   void lookElsewhere(int64_t Failed);
   std::vector<std::vector<int64_t>> settingsAt(int64_t P);
   void choose(RegionProof &Proof);
+  /// Exclusive scans: records in FirstResult what rank 0 holds, after
+  /// \p Run, where candidate \p I points (its values \p Vals), for one
+  /// element of \p Block bytes.
+  void noteFirstResult(size_t I, const RankRun &Run,
+                       llvm::ArrayRef<const eval::Value *> Vals,
+                       uint64_t Block);
   bool place(RegionProof &Proof);
 
   TranslationUnitFacts &TU;
@@ -341,6 +347,15 @@ private:
   std::vector<Candidate> Candidates;
   /// Per candidate: still right as root, count, buffer, send, receive.
   std::vector<bool> AsRoot, AsCount, AsBuffer, AsSend, AsRecv;
+  /// Per candidate: still the calling rank's value on every rank.
+  std::vector<bool> AsRank;
+  /// Exclusive scans, per candidate: the constant rank 0's result holds
+  /// there after the region in every run so far (nullopt once it is not
+  /// one); FirstSeen says whether a run has said anything yet.
+  std::vector<std::optional<int64_t>> FirstResult;
+  std::vector<bool> FirstSeen;
+  /// The bytes of the exclusive scan's result (one element).
+  uint64_t FirstBlock = 0;
   /// V forms: per candidate, still right as the counts array, as each
   /// other rank's own count; the (base, displacements) pairs still right.
   std::vector<bool> AsCounts, AsOwnCount;

@@ -458,6 +458,11 @@ Judge::observeReduction(int64_t P, const std::vector<RankRun> &Runs,
   }
   if (!sameAsReference(P, O.Kind, "the region forms"))
     return std::nullopt;
+  // An exclusive scan of two processes only copies: larger sizes say how
+  // it combines.
+  bool CombinesNothing = O.Kind == ManualKind::Exscan && P == 2;
+  if (CombinesNothing && ReductionOp)
+    O.Op = *ReductionOp;
   if (ReductionOp && *ReductionOp != O.Op) {
     refuse(SafetyCheck::ScaleIndependence,
            "at " + processes(P) + " the region combines with " +
@@ -528,11 +533,17 @@ bool Judge::chooseReduction(RegionProof &Proof) {
     }
     Proof.Reassociates = true;
   }
-  if (Proof.Kind == ManualKind::Exscan) {
+  if (Proof.Kind == ManualKind::Exscan && !Proof.FirstResult &&
+      Proof.RecvBuffer) {
     refuse(SafetyCheck::MatchingArguments,
            "MPI_Exscan leaves the result of rank 0 undefined, where this "
-           "region leaves it as it was; exclusive scans are not rewritten",
+           "region leaves it holding a value that is not one constant of "
+           "one element; the rewrite can set only such a value there again",
            regionLoc());
+    return false;
+  }
+  if (Proof.Kind == ManualKind::Exscan && !Proof.Rank) {
+    refuseMissing("calling rank");
     return false;
   }
   if (Proof.Kind == ManualKind::Reduce) {

@@ -429,63 +429,89 @@ void RankEvaluator::Impl::markCarried(Place P, int64_t Bytes) {
 bool RankEvaluator::Impl::combine(const Stmt *S) {
   if (M != Mode::Region || Probing || Tolerant)
     return false;
-  auto [It, New] = CombineForms.try_emplace(S);
-  if (New) {
-    It->second = combineForm(S, Ctx);
-    // `v[i]` of a std::vector is a call, and no side effect.
-    if (It->second && (It->second->Into->HasSideEffects(
-                           Ctx, /*IncludePossibleEffects=*/false) ||
-                       It->second->From->HasSideEffects(Ctx, false)))
-      It->second.reset();
-  }
-  if (!It->second)
+  const std::optional<CombineForm> &Form =
+      combineFormOf(S, [&] { return combineForm(S, Ctx); });
+  if (!Form)
     return false;
-  const CombineForm &Form = *It->second;
-  QualType T = Form.Into->getType();
-  int64_t Bytes = sizeOf(T);
-  // Where the two are, as a probe: what cannot be followed here is left
-  // to the statement's plain evaluation, which says why.
+  // Where the accumulator is, as a probe: what cannot be followed here is
+  // left to the statement's plain evaluation, which says why.
   bool WasProbing = std::exchange(Probing, true);
   ProbeFailed = false;
-  std::optional<Place> Into = place(Form.Into);
-  std::optional<Place> From = Into ? place(Form.From) : std::nullopt;
+  std::optional<Place> Into = place(Form->Into);
+  bool Failed = std::exchange(ProbeFailed, false);
+  Probing = WasProbing;
+  if (!Into || Failed || stopped())
+    return false;
+  return combineInto(*Form, *Into, Form->Into->getType(), spelled(Form->Into),
+                     S);
+}
+
+bool RankEvaluator::Impl::combineDeclared(const VarDecl &V, Place At) {
+  if (M != Mode::Region || Probing || Tolerant || !V.getInit())
+    return false;
+  const std::optional<CombineForm> &Form =
+      combineFormOf(V.getInit(), [&] { return declaredCombine(V, Ctx); });
+  return Form &&
+         combineInto(*Form, At, V.getType(), eval::quoted(V), V.getInit());
+}
+
+const std::optional<CombineForm> &RankEvaluator::Impl::combineFormOf(
+    const Stmt *S, llvm::function_ref<std::optional<CombineForm>()> Spelled) {
+  auto [It, New] = CombineForms.try_emplace(S);
+  if (New) {
+    It->second = Spelled();
+    // `v[i]` of a std::vector is a call, and no side effect.
+    auto Effects = [&](const Expr *E) {
+      return E && E->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false);
+    };
+    if (It->second && (Effects(It->second->Into) || Effects(It->second->From) ||
+                       Effects(It->second->Base)))
+      It->second.reset();
+  }
+  return It->second;
+}
+
+bool RankEvaluator::Impl::combineInto(const CombineForm &Form, Place Into,
+                                      QualType T, const std::string &Name,
+                                      const Stmt *S) {
+  int64_t Bytes = sizeOf(T);
+  bool WasProbing = std::exchange(Probing, true);
+  ProbeFailed = false;
+  std::optional<Place> From = place(Form.From);
   std::optional<Place> Base =
       From && Form.Base ? place(Form.Base) : std::nullopt;
   bool Failed = std::exchange(ProbeFailed, false);
   Probing = WasProbing;
-  if (!Into || !From || (Form.Base && !Base) || Failed || stopped() ||
-      Bytes <= 0)
+  if (!From || (Form.Base && !Base) || Failed || stopped() || Bytes <= 0)
     return false;
-  if (!carried(Base ? *Base : *Into, Bytes) && !carried(*From, Bytes))
+  bool SameType = Ctx.hasSameUnqualifiedType(T, Form.From->getType());
+  if (Form.Base && !Ctx.hasSameUnqualifiedType(T, Form.Base->getType()))
+    return false;
+  if (!carried(Base ? *Base : Into, Bytes) && !carried(*From, Bytes))
     return false;
   // `end = before + records`: the first operand copied, the second
   // combined into it.
-  if (Base) {
-    if (!Ctx.hasSameUnqualifiedType(T, Form.Base->getType()))
-      return false;
-    copyLocally(*Base, *Into, static_cast<uint64_t>(Bytes), S);
-  }
+  if (Base)
+    copyLocally(*Base, Into, static_cast<uint64_t>(Bytes), S);
   RankOp Op;
   Op.K = RankOp::Kind::Combine;
-  Op.Object = Into->Obj;
-  Op.Offset = Into->Off;
+  Op.Object = Into.Obj;
+  Op.Offset = Into.Off;
   Op.Bytes = static_cast<uint64_t>(Bytes);
   Op.FromObject = From->Obj;
   Op.FromOffset = From->Off;
   // Values of another size (an int added to a double) are converted
   // first: no MPI operation does that.
-  bool SameType = Ctx.hasSameUnqualifiedType(T, Form.From->getType());
   Op.CombineOp = SameType ? Form.Op : commgraph::ReduceOp::Other;
   Op.Element = T;
   Op.FromCarried = carried(*From, Bytes);
   Op.Site = S;
   addOp(std::move(Op), /*Blocking=*/true);
-  store(*Into, T,
-        unknown("the value of " + spelled(Form.Into) +
-                    " combines data from messages",
+  store(Into, T,
+        unknown("the value of " + Name + " combines data from messages",
                 S->getBeginLoc()),
         nullptr);
-  markCarried(*Into, Bytes);
+  markCarried(Into, Bytes);
   return true;
 }
 
@@ -805,7 +831,8 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::execDecl(const VarDecl *V) {
   ObjectId Id =
       newObject(eval::quoted(*V), V, M == Mode::Region, sizeOf(V->getType()));
   Top.Vars[V] = Id;
-  initialize(Place{Id, 0}, V->getType(), V->getInit());
+  if (!combineDeclared(*V, Place{Id, 0}))
+    initialize(Place{Id, 0}, V->getType(), V->getInit());
   return stopped() ? Flow::Stop : Flow::Normal;
 }
 

@@ -240,6 +240,17 @@ private:
   /// and either side holds data from a message; records the combine and
   /// returns true. The accumulator's new content is not followed.
   bool combine(const clang::Stmt *S);
+  /// The same for a declaration's initializer (`long next = before +
+  /// mine;`), \p V's object at \p At.
+  bool combineDeclared(const clang::VarDecl &V, Place At);
+  /// The combine step of \p S, spelled by \p Spelled the first time.
+  const std::optional<CombineForm> &
+  combineFormOf(const clang::Stmt *S,
+                llvm::function_ref<std::optional<CombineForm>()> Spelled);
+  /// Records \p Form's combine into \p Into (of type \p T, called
+  /// \p Name in messages) if either side holds data from a message.
+  bool combineInto(const CombineForm &Form, Place Into, clang::QualType T,
+                   const std::string &Name, const clang::Stmt *S);
   void completeRequest(const Value &Request, const clang::Expr *Where);
   std::optional<Value> datatypeOf(const clang::Expr *Type);
   /// The datatype a predefined handle's value stands for, if it is one.

@@ -563,6 +563,8 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
   PR.RecvSpelling = P.RecvSpelling;
   PR.Op = P.Op;
   PR.Reassociates = P.Reassociates;
+  PR.Rank = P.Rank;
+  PR.FirstResult = P.FirstResult;
   PR.ErrorCode = Edits.ErrorCode;
   if (Edits.ErrorCheck && Edits.deleted(Edits.ErrorCheck))
     PR.ErrorCheck = Edits.ErrorCheck;

@@ -122,10 +122,8 @@ std::string patternPhrase(const analysis::ManualCollective &C) {
   }
   if (C.Polling)
     Shape = "polling " + Shape;
-  StringRef Noun = analysis::collectiveNoun(C.Kind);
-  return Shape +
-         (Noun.starts_with("a") ? " implements an " : " implements a ") +
-         Noun.str();
+  return Shape + " implements " +
+         analysis::withArticle(analysis::collectiveNoun(C.Kind));
 }
 
 class CheckConsumer : public ASTConsumer {

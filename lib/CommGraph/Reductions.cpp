@@ -75,6 +75,7 @@ private:
   bool classify(Reduction &R);
   bool noOtherTransfers(Reduction &R);
   bool firstScanResult(Reduction &R);
+  bool twoProcessExscan(Reduction &R);
 
   const std::vector<Combination> &Combined;
   const std::vector<Transfer> &Transfers;
@@ -213,8 +214,41 @@ bool ReductionFinder::firstScanResult(Reduction &R) {
               "goes, as MPI_Scan would");
 }
 
+/// An exclusive scan over two processes combines nothing: process 1
+/// receives process 0's data as it is. Only what larger sizes showed
+/// tells it from a broadcast.
+bool ReductionFinder::twoProcessExscan(Reduction &R) {
+  const Transfer *Only = nullptr;
+  for (const Transfer &T : Transfers) {
+    if (T.Src == T.Dst)
+      continue;
+    if (Only || T.Src != 0 || T.Dst != 1)
+      return fail(process(T.Dst) + " receives " + std::to_string(T.Size) +
+                  " bytes of " + process(T.Src) +
+                  "'s data, where an exclusive scan of two processes moves "
+                  "process 0's data to process 1 only");
+    Only = &T;
+  }
+  if (!Only)
+    return fail("process 1 does not receive process 0's data, as the first "
+                "result of an exclusive scan would");
+  R.Kind = ReductionKind::Exscan;
+  R.Size = Only->Size;
+  R.Contribution.assign(P, std::nullopt);
+  R.Result.assign(P, std::nullopt);
+  R.Contribution[0] = Only->SrcAddr;
+  R.Result[1] = Only->DstAddr;
+  return true;
+}
+
 ReductionDetection ReductionFinder::run() {
   if (Combined.empty()) {
+    Reduction R;
+    if (Expected == ReductionKind::Exscan && P == 2) {
+      if (twoProcessExscan(R))
+        D.Found = std::move(R);
+      return D;
+    }
     fail("no data of several processes is combined");
     return D;
   }

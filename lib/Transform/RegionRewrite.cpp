@@ -155,6 +155,36 @@ llvm::Expected<std::string> callAt(const ManualCollective &C, const Texts &T,
       analysis::collectiveNoun(C.Kind).str() + " would have to differ");
 }
 
+/// The first element of the result buffer \p R's call writes, as an
+/// lvalue: `total` for `&total`, `v[0]` for `v.data()`, `*p` for `p`.
+std::string firstResultElement(const ProvenRegion &R, ASTContext &Context) {
+  const Expr *E = R.RecvBuffer->IgnoreParenImpCasts();
+  std::string Text = sourceText(R.RecvBuffer, Context);
+  switch (R.RecvSpelling) {
+  case analysis::BufferSpelling::AddressOf:
+    return isa<DeclRefExpr>(E) ? Text : "(" + Text + ")";
+  case analysis::BufferSpelling::VectorData:
+    return Text + "[0]";
+  case analysis::BufferSpelling::AsWritten:
+    break;
+  }
+  if (const auto *Address = dyn_cast<UnaryOperator>(E);
+      Address && Address->getOpcode() == UO_AddrOf)
+    return sourceText(Address->getSubExpr(), Context);
+  return isa<DeclRefExpr>(E) ? "*" + Text : "*(" + Text + ")";
+}
+
+/// After MPI_Exscan, which leaves rank 0's result undefined: the value the
+/// region left there, set again.
+std::string firstResultAgain(const ManualCollective &C, const Texts &T,
+                             ASTContext &Context) {
+  const ProvenRegion &R = *C.Region;
+  if (C.Kind != ManualKind::Exscan || !R.FirstResult || !R.Rank)
+    return "";
+  return "\nif (" + sourceText(R.Rank, Context) + " == 0)\n  " +
+         firstResultElement(R, Context) + " = " +
+         std::to_string(*R.FirstResult) + ";";
+}
 
 /// The check of the error code that followed the removed calls, on a
 /// line of its own.
@@ -329,6 +359,7 @@ rewriteProvenRegion(const ManualCollective &C, ASTContext &Context,
         R.CallCheck
             ? analysis::checkWithCall(R.CallCheck, R.CheckedCall, Code, Context)
             : errorCodeTo(R.ErrorCode) + Code + ";" + errorCheck(R, Context);
+    Text += firstResultAgain(C, T, Context);
     if (Options.Nonblocking && P.WaitAtOnce)
       Text += "\nMPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);";
     if (P.Replace) {

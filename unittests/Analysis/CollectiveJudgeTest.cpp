@@ -446,6 +446,64 @@ void f(void) {
             "reduction root=0 count=1 send=&local recv=&total op=MPI_SUM");
 }
 
+TEST(CollectiveJudgeTest, RootValueComputedFromItsOwnIsNoCopyOfIt) {
+  // `total = local + 1000` is not `local`, though neither value is known
+  // (an earlier version took it for a copy, sent &local from the root too
+  // and lost the 1000). Inside the region it is a write of the result
+  // between the messages; test/check/reduce-root-offset.c has the loop
+  // after it, reduced in place.
+  EXPECT_EQ(judge(R"(
+long f(long local) {
+  int rank, size, src;
+  long total = 0, tmp;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank != 0) {
+    MPI_Send(&local, 1, MPI_LONG, 0, 0, MPI_COMM_WORLD);
+  } else {
+    total = local + 1000;
+    for (src = 1; src < size; src++) {
+      MPI_Recv(&tmp, 1, MPI_LONG, src, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      total += tmp;
+    }
+  }
+  return total;
+}
+)"),
+            "message-integrity: this statement writes the message buffer "
+            "'total' between the pattern's messages, which would then not "
+            "all carry the same data as one collective's");
+}
+
+TEST(CollectiveJudgeTest, ChainPassingThePrefixBeforeItsOwnIsAnExscan) {
+  // Rank 0 holds 0 and passes `0 + mine`, its own value unchanged; the
+  // rewrite sets rank 0's result to 0 again after MPI_Exscan.
+  const char *Code = R"(
+void f(long mine, long *start) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  *start = START;
+  if (rank > 0)
+    MPI_Recv(start, 1, MPI_LONG, rank - 1, 4, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+  if (rank < size - 1) {
+    long next = *start + mine;
+    MPI_Send(&next, 1, MPI_LONG, rank + 1, 4, MPI_COMM_WORLD);
+  }
+}
+)";
+  std::string Zero = std::string("#define START 0\n") + Code;
+  EXPECT_EQ(judge(Zero.c_str()),
+            "exclusive scan count=1 send=&mine recv=start op=MPI_SUM");
+  // Rank 0 passes 64 + mine: no rank's own value, no MPI_Exscan.
+  std::string Header = std::string("#define START 64\n") + Code;
+  EXPECT_EQ(judge(Header.c_str()),
+            "matching-arguments: no expression in scope at the pattern's "
+            "start has the value of the buffer each rank contributes on "
+            "every rank at every size");
+}
+
 TEST(CollectiveJudgeTest, ChainPassingARunningValueIsAScan) {
   EXPECT_EQ(judge(R"(
 void f(int mine) {

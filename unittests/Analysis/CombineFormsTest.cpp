@@ -95,6 +95,43 @@ TEST(CombineFormsTest, IntoAThirdPlace) {
   EXPECT_EQ(form("acc = x + 1;"), "none");
 }
 
+/// The combine the initializer of f's last declaration spells, as form()
+/// prints it with `into=` the variable's name.
+std::string declared(const std::string &Body) {
+  Parsed P("void f(long acc, long x, long y) {\n" + Body + "\n}\n");
+  const clang::FunctionDecl *F = P.function("f");
+  if (!F)
+    return "no function";
+  const auto *Block = llvm::cast<clang::CompoundStmt>(F->getBody());
+  const auto *Decl = llvm::dyn_cast<clang::DeclStmt>(Block->body_back());
+  if (!Decl || !Decl->isSingleDecl())
+    return "no declaration";
+  const auto *V = llvm::cast<clang::VarDecl>(Decl->getSingleDecl());
+  const clang::ASTContext &Ctx = P.AST->getASTContext();
+  std::optional<CombineForm> Form = declaredCombine(*V, Ctx);
+  if (!Form)
+    return "none";
+  EXPECT_EQ(Form->Declared, V);
+  EXPECT_EQ(Form->Into, nullptr);
+  return std::string(Form->Op == ReduceOp::Other
+                         ? "other"
+                         : mpilift::commgraph::name(Form->Op)) +
+         " into=" + V->getName().str() + " base=" + text(Form->Base, Ctx) +
+         " from=" + text(Form->From, Ctx);
+}
+
+TEST(CombineFormsTest, DeclarationsCombineIntoTheirVariable) {
+  EXPECT_EQ(declared("long next = x + y;"), "MPI_SUM into=next base=x from=y");
+  EXPECT_EQ(declared("long low = x < y ? x : y;"),
+            "MPI_MIN into=low base=x from=y");
+  EXPECT_EQ(declared("long d = x - y;"), "other into=d base=x from=y");
+  EXPECT_EQ(declared("long c = x;"), "none");
+  EXPECT_EQ(declared("long c = x + 1;"), "none");
+  // `(acc += x)` changes acc as well: no combine into the new variable.
+  EXPECT_EQ(declared("long c = (acc += x);"), "none");
+  EXPECT_EQ(form("y = (acc += x);"), "none");
+}
+
 TEST(CombineFormsTest, OperationsOfTheProgramsOwn) {
   EXPECT_EQ(form("acc = acc * 31 + x;"), "other into=acc from=x");
   EXPECT_EQ(form("acc -= x;"), "other into=acc from=x");

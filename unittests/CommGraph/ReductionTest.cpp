@@ -367,6 +367,17 @@ TEST(ReductionTest, ChainPassingThePrefixBeforeTheOwnValueIsAnExscan) {
     for (Rank R = 1; R < P; ++R)
       EXPECT_EQ(A.D.Found->Result[R], Total);
   }
+  // Two processes combine nothing: process 0's value reaches process 1
+  // unchanged. An exclusive scan only where larger sizes said so.
+  std::vector<std::pair<Rank, Address>> Scratch = {{0, Passing}, {1, Passing}};
+  Outcome Plain = analyze(chainScan(2, true), std::nullopt, Scratch);
+  EXPECT_FALSE(Plain.D.Found);
+  Outcome Two = analyze(chainScan(2, true), ReductionKind::Exscan, Scratch);
+  ASSERT_TRUE(Two.D.Found) << Two.D.Why;
+  EXPECT_EQ(Two.D.Found->Kind, ReductionKind::Exscan);
+  EXPECT_EQ(Two.D.Found->Contribution[0], Mine);
+  EXPECT_FALSE(Two.D.Found->Result[0]);
+  EXPECT_EQ(Two.D.Found->Result[1], Total);
 }
 
 TEST(ReductionTest, WhatIsNoReductionIsNamed) {

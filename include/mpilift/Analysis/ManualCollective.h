@@ -218,6 +218,11 @@ struct ProvenRegion {
   /// The collective combines in another order than the region and may
   /// round differently (allowed by --allow-reassociation).
   bool Reassociates = false;
+  /// Exclusive scans: the calling rank's expression and the value rank 0's
+  /// result holds after the region, which the rewrite sets again after
+  /// MPI_Exscan (that leaves it undefined).
+  const clang::Expr *Rank = nullptr;
+  std::optional<int64_t> FirstResult;
   /// Whether the call is a v form.
   bool isVector() const { return Counts != nullptr; }
   /// Where the removed calls' error codes went (`ierr = MPI_Send(...)`,

@@ -362,6 +362,7 @@ const char *name(ReductionKind K);
 /// A reduction over all processes, found in the combined data.
 struct Reduction {
   ReductionKind Kind = ReductionKind::Reduce;
+  /// Other for an exclusive scan of two processes, which combines nothing.
   ReduceOp Op = ReduceOp::Other;
   uint32_t Element = 1;
   uint64_t Size = 0;
@@ -389,8 +390,9 @@ struct ReductionDetection {
 /// process's data is combined exactly once into the result of a reduce
 /// (one process), an allreduce (every process), a scan (process i
 /// combines 0..i) or an exscan (process i combines 0..i-1). Two processes
-/// cannot tell a scan from a reduce to process 1: \p Expected (what larger
-/// sizes showed) decides.
+/// cannot tell a scan from a reduce to process 1, nor an exscan (which
+/// combines nothing there) from a message: \p Expected (what larger sizes
+/// showed) decides.
 ReductionDetection
 detectReductions(const std::vector<Combination> &Combined,
                  const std::vector<Transfer> &Transfers, Rank NumProcs,
