@@ -233,5 +233,20 @@ CostEstimate estimateScanPair(const MachineProfile &Profile, uint64_t Elements,
   return E;
 }
 
+CostEstimate estimateBcastScanLocal(const MachineProfile &Profile,
+                                    uint64_t Elements, uint64_t ElementBytes,
+                                    bool LastIsScan, bool SameOperation) {
+  double M = static_cast<double>(Elements);
+  double Word = double(ElementBytes) * Profile.SecondsPerByte;
+  double Op = Profile.SecondsPerOperation;
+  double Before = LastIsScan ? 4 : 3;
+  double After = LastIsScan ? (SameOperation ? 8 : 5) : (SameOperation ? 4 : 3);
+  CostEstimate E;
+  E.Origin = Profile.Origin;
+  E.BeforeSeconds = 3 * Profile.StartupSeconds + M * (3 * Word + Before * Op);
+  E.AfterSeconds = Profile.StartupSeconds + M * (Word + After * Op);
+  return E;
+}
+
 } // namespace analysis
 } // namespace mpilift

@@ -53,6 +53,12 @@ std::string FusionSite::description() const {
   case FusionKind::ScanScan:
     return "MPI_Scan (" + Operations[0] + ") followed by " +
            fusion::nameOf(Calls[1]) + " (" + Operations[1] + ") of its result";
+  case FusionKind::BcastScanReduce:
+  case FusionKind::BcastScanAllreduce:
+  case FusionKind::BcastScanScan:
+    return "MPI_Bcast, MPI_Scan (" + Operations[0] +
+           ") of the broadcast buffer, then " + fusion::nameOf(Calls[2]) +
+           " (" + Operations[1] + ") of the scan's result";
   }
   llvm_unreachable("unknown fusion");
 }
@@ -82,6 +88,22 @@ std::string FusionSite::replacement() const {
     return "replace them with one " + fusion::nameOf(Calls[1]) +
            " on pairs with an operation of their own (" +
            (Kind == FusionKind::ScanScan ? "SS2-Scan" : "SR2-Reduction") + ")";
+  case FusionKind::BcastScanReduce:
+  case FusionKind::BcastScanAllreduce:
+  case FusionKind::BcastScanScan: {
+    bool Same = Operations[0] == Operations[1];
+    std::string Who = Kind == FusionKind::BcastScanReduce ? "the root computes"
+                      : Kind == FusionKind::BcastScanAllreduce
+                          ? "each rank computes"
+                          : "rank k computes";
+    std::string Upto = Kind == FusionKind::BcastScanScan ? "k + 1" : "p";
+    std::string Rule = Kind == FusionKind::BcastScanScan
+                           ? (Same ? "BSS-Comcast" : "BSS2-Comcast")
+                           : (Same ? "BSR-Local" : "BSR2-Local");
+    return Who + " the result from the broadcast value itself (the " +
+           "combination of its first " + Upto + " powers), without the scan (" +
+           Rule + ")";
+  }
   }
   llvm_unreachable("unknown fusion");
 }
@@ -315,6 +337,10 @@ FusionFinder::nextCollective(const CompoundStmt &Block, unsigned First,
                              const FunctionDecl &F) {
   const Stmt *FirstStmt = Block.body_begin()[First];
   const VarDecl *Error = errorVariableOf(FirstStmt);
+  // `if (ierr == MPI_SUCCESS) ierr = MPI_Scan(...);`: the scan's code.
+  if (const auto *If = dyn_cast<IfStmt>(FirstStmt); If && !Error)
+    if (const Stmt *Sole = soleStatement(If->getThen()))
+      Error = errorVariableOf(Sole);
   for (unsigned J = First + 1; J < Block.size(); ++J) {
     const Stmt *NextStmt = Block.body_begin()[J];
     const Stmt *Holder = NextStmt;
@@ -388,6 +414,14 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
     }
     const CallExpr *Call = statementCall(Block.body_begin()[I]);
     if (calls(Call, mpi::FunctionId::Bcast)) {
+      std::optional<Triple> Three = bcastScanTriple(F, Block, I);
+      if (Three && Three->Site.isSafe() &&
+          (!Three->Site.Cost || Three->Site.Cost->pays())) {
+        Taken.insert(Three->Indices[1]);
+        Taken.insert(Three->Indices[2]);
+        Out.push_back(std::move(Three->Site));
+        continue;
+      }
       if (std::optional<NextCollective> Second =
               combinationOfResult(Block, I, F, mpi::Role::InOutBuffer)) {
         FusionKind Kind = calls(Second->Call, mpi::FunctionId::Reduce)
@@ -399,6 +433,10 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
         S.Stmts.push_back(Block.body_begin()[Second->Index]);
         S.Calls.push_back(Second->Call);
         S.LocalStmt = Second->Holder;
+        if (Three) {
+          S.Declined = Three->Site.Refusals;
+          S.DeclinedCall = Three->Site.Calls[2];
+        }
         judgeLocal(S, I, Second->Index);
         Pair(std::move(S), I, Second->Index);
         continue;
@@ -447,6 +485,34 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
       I += Run - 1;
     }
   }
+}
+
+std::optional<FusionFinder::Triple>
+FusionFinder::bcastScanTriple(const FunctionDecl &F, const CompoundStmt &Block,
+                              unsigned I) {
+  std::optional<NextCollective> Scan =
+      combinationOfResult(Block, I, F, mpi::Role::InOutBuffer);
+  if (!Scan || !calls(Scan->Call, mpi::FunctionId::Scan))
+    return std::nullopt;
+  std::optional<NextCollective> Last = combinationOfResult(
+      Block, Scan->Index, F, mpi::Role::RecvBuffer, Scan->Call);
+  if (!Last)
+    return std::nullopt;
+  Triple T;
+  T.Site.Kind = calls(Last->Call, mpi::FunctionId::Reduce)
+                    ? FusionKind::BcastScanReduce
+                : calls(Last->Call, mpi::FunctionId::Allreduce)
+                    ? FusionKind::BcastScanAllreduce
+                    : FusionKind::BcastScanScan;
+  T.Site.Function = &F;
+  T.Site.Block = &Block;
+  T.Site.Stmts = {Block.body_begin()[I], Block.body_begin()[Scan->Index],
+                  Block.body_begin()[Last->Index]};
+  T.Site.Calls = {statementCall(Block.body_begin()[I]), Scan->Call, Last->Call};
+  T.Site.LocalStmt = Last->Holder;
+  T.Indices = {I, Scan->Index, Last->Index};
+  judgeBcastScanTriple(T.Site, I, Scan->Index, Last->Index);
+  return T;
 }
 
 void FusionFinder::checkOrder(FusionSite &Site, const Expr *Op,

@@ -137,6 +137,20 @@ bool isFailureCheckOf(const clang::Stmt *S, const clang::VarDecl *Code,
 /// statement calls, nor a pointer, can reach it.
 bool onlyMPISeesAddress(const clang::VarDecl *V, const FunctionFacts &Facts);
 
+/// What the algebra of two operations allows.
+enum class Algebra {
+  Exact,     ///< (x) distributes over (+), exactly.
+  Rounds,    ///< It does on real numbers; floating point rounds otherwise.
+  Overflows, ///< It does, but a computation on pairs may add what the
+             ///< program never adds, which may overflow where its sums do
+             ///< not.
+  None,      ///< It does not.
+};
+
+/// Whether \p Times distributes over \p Plus (MPI's names), on
+/// floating-point elements when \p Floating.
+Algebra distributes(llvm::StringRef Times, llvm::StringRef Plus, bool Floating);
+
 } // namespace fusion
 } // namespace analysis
 } // namespace mpilift

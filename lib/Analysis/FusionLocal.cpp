@@ -256,8 +256,12 @@ void checkCOperation(FusionSite &Site, const Expr *OpArg,
 
 std::optional<FusionFinder::NextCollective>
 FusionFinder::combinationOfResult(const CompoundStmt &Block, unsigned First,
-                                  const FunctionDecl &F, mpi::Role Result) {
-  const CallExpr *Call = statementCall(Block.body_begin()[First]);
+                                  const FunctionDecl &F, mpi::Role Result,
+                                  const CallExpr *Call) {
+  if (!Call)
+    Call = statementCall(Block.body_begin()[First]);
+  if (!Call)
+    return std::nullopt;
   std::optional<NextCollective> Next = nextCollective(Block, First, F);
   if (!Next ||
       !(calls(Next->Call, mpi::FunctionId::Reduce) ||
@@ -272,7 +276,8 @@ FusionFinder::combinationOfResult(const CompoundStmt &Block, unsigned First,
 }
 
 void FusionFinder::judgeLocal(FusionSite &Site, unsigned FirstIndex,
-                              unsigned SecondIndex) {
+                              unsigned SecondIndex,
+                              std::optional<unsigned> Skip) {
   const CallExpr *Bcast = Site.Calls[0], *Second = Site.Calls[1];
   std::string Name = nameOf(Second);
   auto Refuse = [&](SafetyCheck Check, std::string Why, SourceLocation Loc) {
@@ -328,7 +333,7 @@ void FusionFinder::judgeLocal(FusionSite &Site, unsigned FirstIndex,
       errorVariableOf(Site.Block->body_begin()[FirstIndex]);
   for (unsigned K = FirstIndex + 1; K < SecondIndex; ++K) {
     const Stmt *S = Site.Block->body_begin()[K];
-    if (isFailureCheckOf(S, BcastCode, Context))
+    if (K == Skip || isFailureCheckOf(S, BcastCode, Context))
       continue;
     if (const Stmt *Leave = leavesCode(S)) {
       Refuse(SafetyCheck::SourceForm,

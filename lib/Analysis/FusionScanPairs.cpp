@@ -52,19 +52,10 @@ bool isScanPair(FusionKind Kind) {
          Kind == FusionKind::ScanScan;
 }
 
-namespace {
-
-/// What the algebra of two operations allows.
-enum class Algebra {
-  Exact,     ///< (x) distributes over (+), exactly.
-  Rounds,    ///< It does on real numbers; floating point rounds otherwise.
-  Overflows, ///< It does, but the fused operation adds what the program
-             ///< never adds, which may overflow where its sums do not.
-  None,      ///< It does not.
-};
+namespace fusion {
 
 /// Operations for which a (+) a = a.
-bool idempotent(StringRef Op) {
+static bool idempotent(StringRef Op) {
   return Op == "MPI_MIN" || Op == "MPI_MAX" || Op == "MPI_BAND" ||
          Op == "MPI_BOR" || Op == "MPI_LAND" || Op == "MPI_LOR";
 }
@@ -90,6 +81,10 @@ Algebra distributes(StringRef Times, StringRef Plus, bool Floating) {
     return Floating ? Algebra::Rounds : Algebra::Overflows;
   return Algebra::None;
 }
+
+} // namespace fusion
+
+namespace {
 
 /// The first mention of \p V in \p Body outside \p Allowed.
 const DeclRefExpr *otherMention(const Stmt *Body, const VarDecl *V,

@@ -514,9 +514,22 @@ private:
                ? "the broadcast of the gathered buffer"
            : analysis::isScanPair(S.Kind)
                ? "the combination of the scan's result"
+           : analysis::isBcastScanTriple(S.Kind) && I == 1
+               ? "the scan of the broadcast value"
+           : analysis::isBcastScanTriple(S.Kind)
+               ? "the combination of the scan's result"
                : "the combination of the broadcast value"});
     if (S.Cost)
       F.Notes.push_back({placeOf(SM, Loc), S.Cost->describe()});
+    // The broadcast and scan fuse, but not with what combines the scan's
+    // result: why not.
+    for (const analysis::Refusal &R : S.Declined)
+      F.Notes.push_back(
+          {placeOf(SM, SM.getExpansionLoc(R.Loc)),
+           "not fused with the " +
+               S.DeclinedCall->getDirectCallee()->getName().str() +
+               " of the scan's result: " + analysis::checkName(R.Check).str() +
+               ": " + R.Reason});
     std::optional<tooling::AtomicChange> Change;
     if (S.isSafe()) {
       llvm::Expected<tooling::AtomicChange> Made =

@@ -285,30 +285,56 @@ std::string elementOf(const Expr *Buffer, StringRef Index, bool One,
       .str();
 }
 
-/// The statements giving each element of the second call's result the
-/// combination of \p Copies copies of the broadcast element: the element
-/// itself for an idempotent operation (minimum, maximum, bitwise and, or),
-/// a product for a sum, the element or zero for an exclusive or, otherwise seed
-/// 001's `repeat`, the binary method (about log2 of the copies combinations).
-std::string localCombination(const FusionSite &Site, StringRef Copies,
-                             StringRef Code, ASTContext &Context,
-                             llvm::StringSet<> &Taken) {
-  const CallExpr *Second = Site.Calls[1];
-  const std::string &T = Site.ElementType;
+/// The elements \p Second's result and the broadcast buffer \p Source
+/// hold, as C lvalues, and the loop over them (empty for one element).
+struct LocalElements {
+  std::string X, Result, Index;
+  bool One = false;
+};
+
+LocalElements localElements(const FusionSite &Site, const CallExpr *Second,
+                            const Expr *Source, StringRef Code,
+                            ASTContext &Context, llvm::StringSet<> &Taken) {
   const analysis::PredefinedDatatype *DT = analysis::predefinedDatatype(
       argText(Second, mpi::Role::Datatype, Context));
   assert(DT && "judged to be predefined");
   QualType Element = Context.*(DT->Type);
   const Expr *Count = analysis::mpiArg(Second, mpi::Role::Count);
   std::optional<llvm::APSInt> N = Count->getIntegerConstantExpr(Context);
-  bool One = N && *N == 1;
-  std::string I = One ? "0" : freshName("fold_i", Code, &Taken);
-  std::string X =
-      elementOf(analysis::mpiArgAsWritten(Second, mpi::Role::SendBuffer), I,
-                One, Element, T, true, Context);
-  std::string Result =
-      elementOf(analysis::mpiArgAsWritten(Second, mpi::Role::RecvBuffer), I,
-                One, Element, T, false, Context);
+  LocalElements L;
+  L.One = N && *N == 1;
+  L.Index = L.One ? "0" : freshName("fold_i", Code, &Taken);
+  L.X = elementOf(Source, L.Index, L.One, Element, Site.ElementType, true,
+                  Context);
+  L.Result =
+      elementOf(analysis::mpiArgAsWritten(Second, mpi::Role::RecvBuffer),
+                L.Index, L.One, Element, Site.ElementType, false, Context);
+  return L;
+}
+
+/// \p Body for each element of \p Second's result.
+std::string overElements(const LocalElements &L, const CallExpr *Second,
+                         const std::string &Body, ASTContext &Context) {
+  if (L.One)
+    return Body;
+  return llvm::formatv("for (int {0} = 0; {0} < ({1}); ++{0}) {{\n{2}}\n",
+                       L.Index, argText(Second, mpi::Role::Count, Context),
+                       Body);
+}
+
+/// The statements giving each element of \p Second's result the
+/// combination of \p Copies copies of the broadcast element (in
+/// \p Source), counted in a \p Counter: the element itself for an
+/// idempotent operation (minimum, maximum, bitwise and, or), a product for
+/// a sum, the element or zero for an exclusive or, otherwise seed 001's
+/// `repeat`, the binary method (about log2 of the copies combinations).
+std::string localCombination(const FusionSite &Site, const CallExpr *Second,
+                             const Expr *Source, StringRef Copies,
+                             StringRef Counter, StringRef Code,
+                             ASTContext &Context, llvm::StringSet<> &Taken) {
+  const std::string &T = Site.ElementType;
+  LocalElements L = localElements(Site, Second, Source, Code, Context, Taken);
+  const std::string &X = L.X, &Result = L.Result;
   std::string Op = argText(Second, mpi::Role::Op, Context);
   std::string Body;
   if (Op == "MPI_MIN" || Op == "MPI_MAX" || Op == "MPI_BAND" ||
@@ -332,7 +358,7 @@ std::string localCombination(const FusionSite &Site, StringRef Copies,
       return "(" + *E + ")";
     };
     Body = llvm::formatv("{0} {1} = {2}, {3};\n"
-                         "int {4} = {5};\n"
+                         "{9} {4} = {5};\n"
                          "while (!({4} & 1)) {{\n{1} = {6};\n{4} >>= 1;\n}\n"
                          "{3} = {1};\n"
                          "for ({4} >>= 1; {4} > 0; {4} >>= 1) {{\n"
@@ -341,18 +367,59 @@ std::string localCombination(const FusionSite &Site, StringRef Copies,
                          "}\n"
                          "{8} = {3};\n",
                          T, Base, X, Acc, K, Copies, Combine(Base, Base),
-                         Combine(Acc, Base), Result);
+                         Combine(Acc, Base), Result, Counter);
   }
-  if (One)
-    return Body;
-  return llvm::formatv("for (int {0} = 0; {0} < ({1}); ++{0}) {{\n{2}}\n", I,
-                       argText(Second, mpi::Role::Count, Context), Body);
+  return overElements(L, Second, Body, Context);
 }
 
-/// A broadcast, then a reduction or scan of its buffer: the second call's
-/// statement becomes the ranks' own combination of the broadcast value,
-/// with the communicator's rank and size it needs asked of MPI (the error
-/// code going where the call's went).
+/// The statements giving each element of the last call's result S_n = b
+/// (+) b^2 (+) ... (+) b^n of the broadcast element b, powers by the
+/// scan's operation (x) and the sum by the last call's (+): the binary
+/// method on n from its top bit, S_2m = S_m (+) (b^m (x) S_m), b^2m = b^m
+/// (x) b^m, and for a one bit b^(2m+1) = b^2m (x) b, S_2m+1 = S_2m (+)
+/// b^(2m+1).
+std::string powerSums(const FusionSite &Site, StringRef N, StringRef Code,
+                      ASTContext &Context, llvm::StringSet<> &Taken) {
+  const CallExpr *Bcast = Site.Calls[0], *Last = Site.Calls[2];
+  LocalElements L = localElements(
+      Site, Last, analysis::mpiArgAsWritten(Bcast, mpi::Role::InOutBuffer),
+      Code, Context, Taken);
+  std::string Times = argText(Site.Calls[1], mpi::Role::Op, Context);
+  std::string Plus = argText(Last, mpi::Role::Op, Context);
+  auto Combine = [&](StringRef Op, StringRef A, StringRef B) {
+    std::optional<std::string> E = analysis::combinedInC(Op, A, B);
+    assert(E && "judged to have a C operator");
+    return "(" + *E + ")";
+  };
+  std::string Base = freshName("fold_base", Code, &Taken);
+  std::string Sum = freshName("fold_sum", Code, &Taken);
+  std::string Power = freshName("fold_power", Code, &Taken);
+  std::string Bit = freshName("fold_bit", Code, &Taken);
+  std::string Body =
+      llvm::formatv("{0} {1} = {2}, {3} = {1}, {4} = {1};\n"
+                    "long long {5} = 1;\n"
+                    "while ({5} * 2 <= ({6}))\n{5} *= 2;\n"
+                    "for ({5} >>= 1; {5} > 0; {5} >>= 1) {{\n"
+                    "{3} = {7};\n"
+                    "{4} = {8};\n"
+                    "if (({6}) & {5}) {{\n"
+                    "{4} = {9};\n"
+                    "{3} = {10};\n"
+                    "}\n"
+                    "}\n"
+                    "{11} = {3};\n",
+                    Site.ElementType, Base, L.X, Sum, Power, Bit, N,
+                    Combine(Plus, Sum, Combine(Times, Power, Sum)),
+                    Combine(Times, Power, Power), Combine(Times, Power, Base),
+                    Combine(Plus, Sum, Power), L.Result);
+  return overElements(L, Last, Body, Context);
+}
+
+/// A broadcast, then a reduction or scan of its buffer (or, for a triple,
+/// of the scan of its buffer): the last call's statement becomes the
+/// ranks' own combination of the broadcast value, with the communicator's
+/// rank and size it needs asked of MPI (the error code going where the
+/// call's went); a triple's scan goes.
 llvm::Expected<tooling::AtomicChange> rewriteLocal(const FusionSite &Site,
                                                    ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();
@@ -362,10 +429,16 @@ llvm::Expected<tooling::AtomicChange> rewriteLocal(const FusionSite &Site,
     return llvm::createStringError("the call is not plain source text");
   StringRef Code = SM.getBufferData(SM.getFileID(Range.getBegin()));
   llvm::StringSet<> Taken;
-  const CallExpr *Second = Site.Calls[1];
+  const CallExpr *Second = Site.Calls.back();
+  bool Triple = analysis::isBcastScanTriple(Site.Kind);
+  bool ToRoot = Site.Kind == FusionKind::BcastReduce ||
+                Site.Kind == FusionKind::BcastScanReduce;
+  bool Everywhere = Site.Kind == FusionKind::BcastAllreduce ||
+                    Site.Kind == FusionKind::BcastScanAllreduce;
+  bool Prefix = !ToRoot && !Everywhere;
   std::string Comm = argText(Second, mpi::Role::Comm, Context);
-  bool NeedRank = Site.Kind != FusionKind::BcastAllreduce;
-  bool NeedSize = Site.Kind != FusionKind::BcastScan;
+  bool NeedRank = !Everywhere;
+  bool NeedSize = !Prefix;
   std::string Rank = NeedRank ? freshName("fold_rank", Code, &Taken) : "";
   std::string Size = NeedSize ? freshName("fold_size", Code, &Taken) : "";
   // Where the error code goes: `ierr = `, `int rc = `, or nowhere. A code
@@ -399,13 +472,24 @@ llvm::Expected<tooling::AtomicChange> rewriteLocal(const FusionSite &Site,
     Text += Ask("MPI_Comm_rank", Rank, true);
   if (NeedSize)
     Text += Ask("MPI_Comm_size", Size, !NeedRank);
-  std::string Copies =
-      Site.Kind == FusionKind::BcastScan ? Rank + " + 1" : Size;
+  std::string N = Prefix ? Rank + " + 1" : Size;
   std::string Condition = Succeeded;
-  if (Site.Kind == FusionKind::BcastReduce)
+  if (ToRoot)
     Condition += (Condition.empty() ? "" : " && ") + Rank + " == (" +
                  argText(Second, mpi::Role::Root, Context) + ")";
-  std::string Loop = localCombination(Site, Copies, Code, Context, Taken);
+  const Expr *Source =
+      analysis::mpiArgAsWritten(Site.Calls[0], mpi::Role::InOutBuffer);
+  std::string Loop;
+  if (!Triple)
+    Loop =
+        localCombination(Site, Second, Source, N, "int", Code, Context, Taken);
+  else if (Site.Operations[0] == Site.Operations[1])
+    // n (n + 1) / 2 copies: b^1 to b^n, each of as many copies.
+    Loop = localCombination(Site, Second, Source,
+                            "(long long)(" + N + ") * ((" + N + ") + 1) / 2",
+                            "long long", Code, Context, Taken);
+  else
+    Loop = powerSums(Site, N, Code, Context, Taken);
   Text +=
       Condition.empty() ? Loop : "if (" + Condition + ") {\n" + Loop + "}\n";
   // A declaration's variable stays in scope; anything else is one block.
@@ -416,6 +500,16 @@ llvm::Expected<tooling::AtomicChange> rewriteLocal(const FusionSite &Site,
   tooling::AtomicChange Change(SM, Range.getBegin());
   if (llvm::Error E = Change.replace(SM, Range, Text))
     return E;
+  if (Triple) {
+    CharSourceRange Scan =
+        SM.getExpansionRange(Site.Calls[1]->getSourceRange());
+    if (llvm::Error E = removeSecondCall(Site, Scan, Change, Context))
+      return E;
+    if (Site.UnusedDecl)
+      if (llvm::Error E =
+              Change.replace(SM, wholeLines(*Site.UnusedDecl, Context), ""))
+        return E;
+  }
   return Change;
 }
 
@@ -622,7 +716,8 @@ llvm::Expected<tooling::AtomicChange> rewriteFusion(const FusionSite &Site,
   assert(Site.isSafe() && "fusing an unsafe sequence");
   if (Site.Kind == FusionKind::Packed)
     return rewritePacked(Site, Context);
-  if (analysis::isLocalFusion(Site.Kind))
+  if (analysis::isLocalFusion(Site.Kind) ||
+      analysis::isBcastScanTriple(Site.Kind))
     return rewriteLocal(Site, Context);
   if (Site.Kind == FusionKind::RotatingScatters)
     return rewriteRotatingScatters(Site, Context);

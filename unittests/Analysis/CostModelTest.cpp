@@ -156,6 +156,25 @@ TEST(CostModelTest, ScanPairsPayWhileTheStartupOutweighsTheCopies) {
   EXPECT_NEAR(One.AfterSeconds, 1e-6 + 16e-9 + 6e-9 + 3e-9, 1e-15);
 }
 
+TEST(CostModelTest, BroadcastScanRulesFollowTableOneWithTheBroadcastKept) {
+  MachineProfile P;
+  P.StartupSeconds = 1e-6; // 1000 operations.
+  P.SecondsPerByte = 0;    // t_w = 0: only the start-ups decide.
+  P.SecondsPerOperation = 1e-9;
+  // BSS-Comcast: t_w + t_s / m > 2, m < 500.
+  EXPECT_TRUE(estimateBcastScanLocal(P, 499, 8, true, true).pays());
+  EXPECT_FALSE(estimateBcastScanLocal(P, 501, 8, true, true).pays());
+  // BSS2-Comcast: t_w + t_s / m > 1/2, m < 2000.
+  EXPECT_TRUE(estimateBcastScanLocal(P, 1999, 8, true, false).pays());
+  EXPECT_FALSE(estimateBcastScanLocal(P, 2001, 8, true, false).pays());
+  // BSR-Local alike; BSR2-Local: 2 t_s + 2 m t_w > 0, always.
+  EXPECT_FALSE(estimateBcastScanLocal(P, 2001, 8, false, true).pays());
+  EXPECT_TRUE(estimateBcastScanLocal(P, 1 << 30, 8, false, false).pays());
+  CostEstimate One = estimateBcastScanLocal(P, 1, 8, true, false);
+  EXPECT_NEAR(One.BeforeSeconds, 3e-6 + 4e-9, 1e-15);
+  EXPECT_NEAR(One.AfterSeconds, 1e-6 + 5e-9, 1e-15);
+}
+
 TEST(CostModelTest, TheDefaultProfileSaysWhereItIsFrom) {
   MachineProfile P = defaultMachineProfile();
   EXPECT_EQ(P.Origin, "the default machine profile");

@@ -33,8 +33,16 @@ std::string fusion(const char *Code, bool AllowReassociation = false,
   if (isScanPair(S.Kind))
     return "pairs " + S.ElementType + " " + std::to_string(S.Counts[0]) +
            (S.UnusedDecl ? ", declaration goes" : "");
-  if (isLocalFusion(S.Kind))
-    return "local " + S.ElementType;
+  if (isLocalFusion(S.Kind)) {
+    std::string Out = "local " + S.ElementType;
+    for (const Refusal &R : S.Declined)
+      Out +=
+          "; not with the third: " + checkName(R.Check).str() + ": " + R.Reason;
+    return Out;
+  }
+  if (isBcastScanTriple(S.Kind))
+    return "triple " + S.Operations[0] + " " + S.Operations[1] +
+           (S.UnusedDecl ? ", declaration goes" : "");
   if (S.Kind == FusionKind::Packed) {
     std::string Out = "pack " + S.ElementType;
     for (int64_t N : S.Counts)
@@ -326,6 +334,36 @@ void f(int rank, long *out) {
             "message-integrity: this statement changes 'v' between MPI_Bcast "
             "and MPI_Scan, so that the ranks may no longer hold the broadcast "
             "value");
+}
+
+TEST(FusionTest, BroadcastScanAndReductionOfPowersAreLocal) {
+  auto With = [&](const char *Times, const char *Plus, const char *Use) {
+    std::string Code = std::string(R"(
+void f(long b, long *total) {
+  long power;
+  int ierr = MPI_Bcast(&b, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  ierr = MPI_Scan(&b, &power, 1, MPI_LONG, )") +
+                       Times + R"(, MPI_COMM_WORLD);
+  ierr = MPI_Reduce(&power, total, 1, MPI_LONG, )" +
+                       Plus + ", 0, MPI_COMM_WORLD);\n" + Use + "\n}\n";
+    return fusion(Code.c_str());
+  };
+  EXPECT_EQ(With("MPI_PROD", "MPI_SUM", ""),
+            "triple MPI_PROD MPI_SUM, declaration goes");
+  // A sum under a maximum: every value computed is one the calls compute.
+  EXPECT_EQ(With("MPI_SUM", "MPI_MAX", ""),
+            "triple MPI_SUM MPI_MAX, declaration goes");
+  // The scan's result read afterwards, or a maximum under a sum: the
+  // broadcast and the scan only, saying why not the third call.
+  EXPECT_EQ(With("MPI_PROD", "MPI_SUM", "total[1] = power;"),
+            "local long; not with the third: message-integrity: 'power', "
+            "the scan's result, is used here: the fused call does not "
+            "compute it");
+  EXPECT_EQ(With("MPI_MAX", "MPI_SUM", ""),
+            "local long; not with the third: reduction-order: 'MPI_MAX' "
+            "does not distribute over 'MPI_SUM' (a MPI_MAX (b MPI_SUM c) is "
+            "not (a MPI_MAX b) MPI_SUM (a MPI_MAX c)), which computing the "
+            "result from the broadcast value needs");
 }
 
 TEST(FusionTest, ReductionOfAnotherBufferIsNoLocalFusion) {

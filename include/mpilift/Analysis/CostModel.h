@@ -111,6 +111,17 @@ CostEstimate estimatePacking(const MachineProfile &Profile, unsigned Calls,
 CostEstimate estimateScanPair(const MachineProfile &Profile, uint64_t Elements,
                               uint64_t ElementBytes, bool SecondIsScan);
 
+/// Rules BSR-, BSR2-Local and BSS-, BSS2-Comcast (Table 1): a broadcast, a
+/// scan and a reduction (\p LastIsScan false) or a second scan of
+/// \p Elements elements of \p ElementBytes bytes, 3 t_s + m (3 t_w + 3) or
+/// 3 t_s + m (3 t_w + 4), against the broadcast, which mpilift keeps, and
+/// the local computation: t_s + m (t_w + 3) for BSR2 (the seed's 3m plus
+/// the broadcast), t_s + m (t_w + 4) for BSR, t_s + m (t_w + 5) for BSS2
+/// and t_s + m (t_w + 8) for BSS (\p SameOperation: the R and S forms).
+CostEstimate estimateBcastScanLocal(const MachineProfile &Profile,
+                                    uint64_t Elements, uint64_t ElementBytes,
+                                    bool LastIsScan, bool SameOperation);
+
 } // namespace analysis
 } // namespace mpilift
 

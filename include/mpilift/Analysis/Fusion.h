@@ -52,6 +52,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,6 +76,12 @@ enum class FusionKind {
   ScanReduce,       ///< MPI_Scan, MPI_Reduce of its result: on pairs.
   ScanAllreduce,    ///< MPI_Scan, MPI_Allreduce of its result: on pairs.
   ScanScan,         ///< MPI_Scan, MPI_Scan of its result: on pairs.
+  /// MPI_Bcast, MPI_Scan of the broadcast buffer, then MPI_Reduce,
+  /// MPI_Allreduce or MPI_Scan of the scan's result: computed where the
+  /// last call stood (BSR-, BSR2-Local, BSS-, BSS2-Comcast).
+  BcastScanReduce,
+  BcastScanAllreduce,
+  BcastScanScan,
 };
 
 /// Whether \p Kind keeps the broadcast and computes locally what the
@@ -85,6 +92,11 @@ bool isLocalFusion(FusionKind Kind);
 /// result, which one collective on pairs replaces (rules SR2-Reduction
 /// and SS2-Scan).
 bool isScanPair(FusionKind Kind);
+
+/// Whether \p Kind is a broadcast, a scan of its buffer and a combination
+/// of the scan's result, which each rank that needs the last result
+/// computes from the broadcast value.
+bool isBcastScanTriple(FusionKind Kind);
 
 /// The C expression combining \p A and \p B (already parenthesised) by
 /// the predefined operation \p Op ("MPI_SUM"), or nothing for an operation
@@ -121,6 +133,12 @@ struct FusionSite {
   const clang::Stmt *LocalStmt = nullptr;
   /// Why not to fuse; empty when the fusion is safe.
   std::vector<Refusal> Refusals;
+  /// A broadcast and a scan of its buffer (BS-Comcast) whose scan's result
+  /// the next collective combines: why the three are not fused instead
+  /// (empty when they are no such triple); the finding's notes say it.
+  std::vector<Refusal> Declined;
+  /// The last call of that triple.
+  const clang::CallExpr *DeclinedCall = nullptr;
   /// A fusion that pays only under a condition on the machine: the cost
   /// model's prediction, which said it pays.
   std::optional<CostEstimate> Cost;
@@ -185,12 +203,32 @@ private:
   /// The MPI_Reduce, MPI_Allreduce or MPI_Scan of the buffer the call at
   /// \p First writes as its argument \p Result (a broadcast's, a scan's
   /// result), on the same communicator, if it is the next collective.
+  /// \p Call is the call at \p First when the statement only holds it
+  /// (`if (ierr == MPI_SUCCESS) ierr = MPI_Scan(...);`).
   std::optional<NextCollective>
   combinationOfResult(const clang::CompoundStmt &Block, unsigned First,
-                      const clang::FunctionDecl &F, mpi::Role Result);
+                      const clang::FunctionDecl &F, mpi::Role Result,
+                      const clang::CallExpr *Call = nullptr);
   /// Judges a local fusion: the second call's arguments and what lies
   /// between the calls.
-  void judgeLocal(FusionSite &Site, unsigned FirstIndex, unsigned SecondIndex);
+  /// Statement \p Skip between them is judged elsewhere (a triple's scan).
+  void judgeLocal(FusionSite &Site, unsigned FirstIndex, unsigned SecondIndex,
+                  std::optional<unsigned> Skip = std::nullopt);
+  /// The fusion of the broadcast at \p I of \p Block, the scan of its
+  /// buffer and a combination of the scan's result, judged, and the three
+  /// statements' indices.
+  struct Triple {
+    FusionSite Site;
+    std::array<unsigned, 3> Indices;
+  };
+  std::optional<Triple> bcastScanTriple(const clang::FunctionDecl &F,
+                                        const clang::CompoundStmt &Block,
+                                        unsigned I);
+  /// Judges a broadcast (statement \p First), a scan of its buffer
+  /// (\p Scan) and a combination of the scan's result (\p Last) in
+  /// \p Site, whose calls are the three.
+  void judgeBcastScanTriple(FusionSite &Site, unsigned First, unsigned Scan,
+                            unsigned Last);
   /// The loop at \p Index of \p Block, if it scatters from every rank of
   /// the communicator as the root in turn (`for (r = 0; r < size; ++r)
   /// MPI_Scatter(..., r, comm);`), judged.
