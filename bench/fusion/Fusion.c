@@ -13,6 +13,10 @@
 //                  vs one MPI_Allreduce on pairs (SR2-Reduction)
 //   scan+scan      MPI_Scan (min) then MPI_Scan (max) of its result
 //                  vs one MPI_Scan on pairs (SS2-Scan)
+//   bcast+scan+ar  MPI_Bcast, MPI_Scan (product) of the buffer, then
+//                  MPI_Allreduce (sum) of the scan's result vs MPI_Bcast
+//                  and b + b^2 + ... + b^p on each rank by the binary
+//                  method (BSR2-Local, as the rewrite computes it)
 //
 // Beside each measured ratio (fused / original) it prints the ratio the
 // cost model of seed 001, section 4, predicts with the start-up time t_s,
@@ -112,11 +116,31 @@ enum Rule {
   BcastAllreduce,
   ScanAllreduce,
   ScanScan,
+  BcastScanAllreduce,
   Rules
 };
 static const char *const RuleName[Rules] = {
-    "reduce+bcast", "gather+bcast", "3 allreduces", "3 bcasts",
-    "p scatters",   "bcast+allred", "scan+allred",  "scan+scan"};
+    "reduce+bcast", "gather+bcast", "3 allreduces",
+    "3 bcasts",     "p scatters",   "bcast+allred",
+    "scan+allred",  "scan+scan",    "bcast+scan+ar"};
+
+/// b + b^2 + ... + b^n by the binary method on n, as the BSR2-Local
+/// rewrite computes it.
+static double powerSum(double B, int N) {
+  double Sum = B, Power = B;
+  long long Bit = 1;
+  while (Bit * 2 <= N)
+    Bit *= 2;
+  for (Bit >>= 1; Bit > 0; Bit >>= 1) {
+    Sum = Sum + Power * Sum;
+    Power = Power * Power;
+    if (N & Bit) {
+      Power = Power * B;
+      Sum = Sum + Power;
+    }
+  }
+  return Sum;
+}
 
 /// The operation on pairs the rewrite makes for a minimum scan followed by
 /// a maximum (seed 001, SR2 and SS2): (s1, r1) then (s2, r2) is
@@ -236,6 +260,17 @@ static void once(enum Rule R, int Fused, double *In, double *Out, int Count,
   case ScanScan:
     scanPair(R == ScanScan, Fused, In, Out, Count);
     break;
+  case BcastScanAllreduce:
+    MPI_Bcast(Out, Count, MPI_DOUBLE, 0, C);
+    if (Fused) {
+      for (int I = 0; I < Count; ++I)
+        Out[2 * Count + I] = powerSum(Out[I], Size);
+    } else {
+      MPI_Scan(Out, Out + Count, Count, MPI_DOUBLE, MPI_PROD, C);
+      MPI_Allreduce(Out + Count, Out + 2 * Count, Count, MPI_DOUBLE, MPI_SUM,
+                    C);
+    }
+    break;
   default:
     break;
   }
@@ -285,6 +320,14 @@ static double predicted(enum Rule R, int Fused, double M, int P, double Ts,
     double Ops = R == ScanScan ? 4 : 3, After = R == ScanScan ? 6 : 3;
     return Fused ? L * (Ts + 2 * M * Tw + After * Elements * Tc) + 3 * M * Tm
                  : L * (2 * Ts + 2 * M * Tw + Ops * Elements * Tc);
+  }
+  case BcastScanAllreduce: {
+    // Table 1, BSR2-Local: 3 t_s + m (3 t_w + 3) against 3m per log p, the
+    // broadcast kept; the binary method takes about four operations per
+    // bit of p.
+    double Scan = L * (Ts + M * Tw + 2 * Elements * Tc);
+    return Fused ? Bcast + 4 * (L > 0 ? L : 1) * Elements * Tc
+                 : Bcast + Scan + Reduce;
   }
   default:
     return 0;

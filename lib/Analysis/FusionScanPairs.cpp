@@ -38,6 +38,8 @@
 #include "RegionEdits.h"
 #include "StatementTree.h"
 
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
@@ -99,6 +101,43 @@ const DeclRefExpr *otherMention(const Stmt *Body, const VarDecl *V,
     const auto *Ref = dyn_cast<DeclRefExpr>(X);
     return Ref && Ref->getDecl() == V && !Inside.count(Ref);
   }));
+}
+
+/// The mentions of \p V's name in the text of \p F's body that the
+/// compiled code does not hold: code the preprocessor left out (`#ifdef
+/// DEBUG ... #endif`), which another configuration compiles. Counted as
+/// identifiers of the raw text less the references of the AST spelled there
+/// and the declaration.
+unsigned mentionsLeftOut(const FunctionDecl &F, const VarDecl &V,
+                         ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  SourceRange Body = F.getBody()->getSourceRange();
+  if (Body.getBegin().isMacroID() || Body.getEnd().isMacroID())
+    return 0;
+  FileID File = SM.getFileID(Body.getBegin());
+  StringRef Buffer = SM.getBufferData(File);
+  unsigned Begin = SM.getFileOffset(Body.getBegin());
+  unsigned End = SM.getFileOffset(Body.getEnd());
+  Lexer Raw(SM.getLocForStartOfFile(File), Context.getLangOpts(),
+            Buffer.begin(), Buffer.begin() + Begin, Buffer.end());
+  unsigned InText = 0;
+  Token T;
+  while (!Raw.LexFromRawLexer(T) && SM.getFileOffset(T.getLocation()) <= End) {
+    if (T.is(tok::raw_identifier) && T.getRawIdentifier() == V.getName())
+      ++InText;
+  }
+  auto Inside = [&](SourceLocation L) {
+    L = SM.getSpellingLoc(L);
+    return SM.getFileID(L) == File && SM.getFileOffset(L) >= Begin &&
+           SM.getFileOffset(L) <= End;
+  };
+  unsigned Compiled = Inside(V.getLocation()) ? 1 : 0;
+  findFirst(F.getBody(), [&](const Stmt *X) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(X))
+      Compiled += Ref->getDecl() == &V && Inside(Ref->getLocation());
+    return false;
+  });
+  return InText > Compiled ? InText - Compiled : 0;
 }
 
 } // namespace
@@ -207,6 +246,18 @@ void FusionFinder::judgeScanResult(FusionSite &Site) {
   const DeclRefExpr *Other =
       otherMention(Site.Function->getBody(), V,
                    {Result, mpiArgAsWritten(Second, mpi::Role::SendBuffer)});
+  if (!Other && mentionsLeftOut(*Site.Function, *V, Context)) {
+    Site.Refusals.push_back(
+        {SafetyCheck::MessageIntegrity,
+         "'" + V->getNameAsString() +
+             "', the scan's result, is named in code of '" +
+             Site.Function->getNameAsString() +
+             "' that the preprocessor leaves out here (#if); where it is "
+             "compiled it may read the result, which the fused code does not "
+             "compute",
+         Result->getBeginLoc()});
+    return;
+  }
   if (!Other) {
     const Expr *Init = V->getInit();
     findFirst(Site.Function->getBody(), [&](const Stmt *S) {

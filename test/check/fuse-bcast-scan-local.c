@@ -16,15 +16,14 @@
 // structure, counts and roots behind macros.
 //
 // Refused, each leaving the broadcast and scan to BS-Comcast with a note
-// naming the check: the scan's result printed afterwards (message-
-// integrity), a sum of running maxima (the maximum does not distribute
-// over the sum, reduction-order).
+// naming the check: the scan's result printed afterwards, or named in code
+// the preprocessor leaves out in this configuration (message-integrity),
+// a sum of running maxima (the maximum does not distribute over the sum,
+// reduction-order).
 // clang-format off
-// RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefixes=TOTAL,STEEP,COMMON --implicit-check-not=warning:
+// RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefixes=QUIET,LEFTOUT,COMMON --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
-// RUN: %check-rewrite rewrite %s %t.used --cflags=-DPOWER_USED | FileCheck %s --check-prefixes=USED,STEEP,COMMON --implicit-check-not=warning:
-// RUN: %check-rewrite rewrite %s %t.maxsum --cflags=-DSUM_OF_MAXIMA | FileCheck %s --check-prefixes=TOTAL,MAXSUM,COMMON --implicit-check-not=warning:
-// RUN: FileCheck %s --check-prefix=MAXSUM-FIXES < %t.maxsum/prog.c
+// RUN: %check-rewrite rewrite %s %t.used --cflags=-DPOWER_USED | FileCheck %s --check-prefixes=QUIET,USED,COMMON --implicit-check-not=warning:
 // clang-format on
 #include <mpi.h>
 #include <stdio.h>
@@ -36,8 +35,8 @@ struct growth {
   MPI_Comm comm;
   int rank, size;
   unsigned long factor[NFACTOR];
-  unsigned long total[NFACTOR];
-  long step, steepest, upto, series;
+  unsigned long total[NFACTOR], reported[NFACTOR];
+  long step, steepest, summed, upto, series;
 };
 
 static int total_growth(struct growth *g) {
@@ -51,13 +50,9 @@ static int total_growth(struct growth *g) {
     return ierr;
   ierr = MPI_Reduce(power, g->total, NFACTOR, MPI_UNSIGNED_LONG, MPI_SUM, ROOT,
                     g->comm);
-#ifdef POWER_USED
-  printf("rank %d: generation %d grows by %lu\n", g->rank, g->rank + 1,
-         power[0]);
-#endif
   return ierr;
 }
-// TOTAL: warning: MPI_Bcast, MPI_Scan (MPI_PROD) of the broadcast buffer, then MPI_Reduce (MPI_SUM) of the scan's result; the root computes the result from the broadcast value itself (the combination of its first p powers), without the scan (BSR2-Local) [mpilift-fuse-collectives]
+// QUIET: warning: MPI_Bcast, MPI_Scan (MPI_PROD) of the broadcast buffer, then MPI_Reduce (MPI_SUM) of the scan's result; the root computes the result from the broadcast value itself (the combination of its first p powers), without the scan (BSR2-Local) [mpilift-fuse-collectives]
 // CHECK-FIXES: static int total_growth(struct growth *g) {
 // CHECK-FIXES-NEXT: int ierr = MPI_Bcast(g->factor, NFACTOR, MPI_UNSIGNED_LONG, ROOT, g->comm);
 // CHECK-FIXES-NEXT: if (ierr != MPI_SUCCESS)
@@ -71,30 +66,53 @@ static int total_growth(struct growth *g) {
 // CHECK-FIXES-NOT: MPI_Scan
 // CHECK-FIXES: return ierr;
 
+static int reported_growth(struct growth *g) {
+  unsigned long power[NFACTOR];
+  int ierr = MPI_Bcast(g->factor, NFACTOR, MPI_UNSIGNED_LONG, ROOT, g->comm);
+  if (ierr != MPI_SUCCESS)
+    return ierr;
+  ierr = MPI_Scan(g->factor, power, NFACTOR, MPI_UNSIGNED_LONG, MPI_PROD,
+                  g->comm);
+  if (ierr != MPI_SUCCESS)
+    return ierr;
+  ierr = MPI_Reduce(power, g->reported, NFACTOR, MPI_UNSIGNED_LONG, MPI_SUM,
+                    ROOT, g->comm);
+#ifdef POWER_USED
+  printf("rank %d: generation %d grows by %lu\n", g->rank, g->rank + 1,
+         power[0]);
+#endif
+  return ierr;
+}
+// LEFTOUT: warning: MPI_Bcast followed by MPI_Scan of the broadcast buffer; each rank combines its rank + 1 copies of the value itself (BS-Comcast) [mpilift-fuse-collectives]
+// LEFTOUT: note: not fused with the MPI_Reduce of the scan's result: message-integrity: 'power', the scan's result, is named in code of 'reported_growth' that the preprocessor leaves out here (#if); where it is compiled it may read the result, which the fused code does not compute
 // USED: warning: MPI_Bcast followed by MPI_Scan of the broadcast buffer; each rank combines its rank + 1 copies of the value itself (BS-Comcast) [mpilift-fuse-collectives]
 // USED: note: not fused with the MPI_Reduce of the scan's result: message-integrity: 'power', the scan's result, is used here: the fused call does not compute it
 
 static int steepest_step(struct growth *g) {
   long step = g->step, reached, steepest;
   int ierr = MPI_Bcast(&step, 1, MPI_LONG, ROOT, g->comm);
-#ifdef SUM_OF_MAXIMA
-  if (ierr == MPI_SUCCESS)
-    ierr = MPI_Scan(&step, &reached, 1, MPI_LONG, MPI_MAX, g->comm);
-  if (ierr == MPI_SUCCESS)
-    ierr = MPI_Allreduce(&reached, &steepest, 1, MPI_LONG, MPI_SUM, g->comm);
-#else
   if (ierr == MPI_SUCCESS)
     ierr = MPI_Scan(&step, &reached, 1, MPI_LONG, MPI_SUM, g->comm);
   if (ierr == MPI_SUCCESS)
     ierr = MPI_Allreduce(&reached, &steepest, 1, MPI_LONG, MPI_MAX, g->comm);
-#endif
   g->steepest = steepest;
   return ierr;
 }
-// MAXSUM: warning: MPI_Bcast followed by MPI_Scan of the broadcast buffer; each rank combines its rank + 1 copies of the value itself (BS-Comcast) [mpilift-fuse-collectives]
-// MAXSUM: note: not fused with the MPI_Allreduce of the scan's result: reduction-order: 'MPI_MAX' does not distribute over 'MPI_SUM'
-// MAXSUM-FIXES: ierr = MPI_Allreduce(&reached, &steepest, 1, MPI_LONG, MPI_SUM, g->comm);
-// STEEP: warning: MPI_Bcast, MPI_Scan (MPI_SUM) of the broadcast buffer, then MPI_Allreduce (MPI_MAX) of the scan's result; each rank computes the result from the broadcast value itself (the combination of its first p powers), without the scan (BSR2-Local) [mpilift-fuse-collectives]
+// COMMON: warning: MPI_Bcast, MPI_Scan (MPI_SUM) of the broadcast buffer, then MPI_Allreduce (MPI_MAX) of the scan's result; each rank computes the result from the broadcast value itself (the combination of its first p powers), without the scan (BSR2-Local) [mpilift-fuse-collectives]
+
+static int summed_maxima(struct growth *g) {
+  long step = g->step, highest, summed;
+  int ierr = MPI_Bcast(&step, 1, MPI_LONG, ROOT, g->comm);
+  if (ierr == MPI_SUCCESS)
+    ierr = MPI_Scan(&step, &highest, 1, MPI_LONG, MPI_MAX, g->comm);
+  if (ierr == MPI_SUCCESS)
+    ierr = MPI_Allreduce(&highest, &summed, 1, MPI_LONG, MPI_SUM, g->comm);
+  g->summed = summed;
+  return ierr;
+}
+// COMMON: warning: MPI_Bcast followed by MPI_Scan of the broadcast buffer; each rank combines its rank + 1 copies of the value itself (BS-Comcast) [mpilift-fuse-collectives]
+// COMMON: note: not fused with the MPI_Allreduce of the scan's result: reduction-order: 'MPI_MAX' does not distribute over 'MPI_SUM'
+// CHECK-FIXES: ierr = MPI_Allreduce(&highest, &summed, 1, MPI_LONG, MPI_SUM, g->comm);
 
 static int upto_generation(struct growth *g) {
   long base = g->step + 1, power, upto;
@@ -127,11 +145,15 @@ int main(int argc, char **argv) {
   g.factor[1] = g.rank == ROOT ? 0x9e3779b97f4a7c15ul : 1;
   g.step = g.rank == ROOT ? -7 : 100;
   int ierr = total_growth(&g);
+  ierr |= reported_growth(&g);
   ierr |= steepest_step(&g);
+  ierr |= summed_maxima(&g);
   ierr |= upto_generation(&g);
   ierr |= arithmetic_series(&g);
-  printf("rank %d: total %lu %lu steepest %ld upto %ld series %ld (%d)\n",
-         g.rank, g.total[0], g.total[1], g.steepest, g.upto, g.series, ierr);
+  printf("rank %d: total %lu %lu %lu %lu steepest %ld summed %ld upto %ld "
+         "series %ld (%d)\n",
+         g.rank, g.total[0], g.total[1], g.reported[0], g.reported[1],
+         g.steepest, g.summed, g.upto, g.series, ierr);
   MPI_Finalize();
   return 0;
 }
