@@ -176,8 +176,7 @@ std::string firstResultElement(const ProvenRegion &R, ASTContext &Context) {
 
 /// After MPI_Exscan, which leaves rank 0's result undefined: the value the
 /// region left there, set again.
-std::string firstResultAgain(const ManualCollective &C, const Texts &T,
-                             ASTContext &Context) {
+std::string firstResultAgain(const ManualCollective &C, ASTContext &Context) {
   const ProvenRegion &R = *C.Region;
   if (C.Kind != ManualKind::Exscan || !R.FirstResult || !R.Rank)
     return "";
@@ -359,9 +358,17 @@ rewriteProvenRegion(const ManualCollective &C, ASTContext &Context,
         R.CallCheck
             ? analysis::checkWithCall(R.CallCheck, R.CheckedCall, Code, Context)
             : errorCodeTo(R.ErrorCode) + Code + ";" + errorCheck(R, Context);
-    Text += firstResultAgain(C, T, Context);
+    // Rank 0's result of an exclusive scan is set again once the call is
+    // over: after its wait.
+    std::string Again = firstResultAgain(C, Context);
+    if (Options.Nonblocking && !Again.empty() && !P.WaitAtOnce)
+      return llvm::createStringError(
+          "rank 0's result of the exclusive scan must be set again after "
+          "the wait, which does not follow the call here");
+    if (!Options.Nonblocking)
+      Text += Again;
     if (Options.Nonblocking && P.WaitAtOnce)
-      Text += "\nMPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);";
+      Text += "\nMPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);" + Again;
     if (P.Replace) {
       if (isa<CompoundStmt>(P.Anchor))
         Text = "{\n" + Text + "\n}";

@@ -10,7 +10,9 @@
 //
 // Must not be rewritten: a header before rank 0's records (every offset is
 // shifted; the first link sends no rank's own value); rank 0's result left
-// as the caller had it (MPI_Exscan would leave it undefined).
+// as the caller had it (MPI_Exscan would leave it undefined). With
+// --collectives nonblocking, not rewritten: rank 0's result must be set
+// again after the wait, and the wait is sunk away from the call.
 // clang-format off
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
@@ -18,6 +20,7 @@
 // RUN: FileCheck %s --check-prefix=OWN-FIXES < %t.own/prog.c
 // RUN: %check-rewrite refuse %s %t.header --cflags=-DHEADER_FIRST | FileCheck %s --check-prefix=HEADER --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.left --cflags=-DFIRST_LEFT | FileCheck %s --check-prefix=LEFT --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.nb --check-args="--collectives nonblocking" | FileCheck %s --check-prefix=NONBLOCKING --implicit-check-not=warning:
 // clang-format on
 #include <mpi.h>
 #include <stdio.h>
@@ -85,6 +88,7 @@ static int file_offset(const io_ctx *io, long *where) {
 
 // HEADER: warning: chain of point-to-point messages implements an exclusive scan (static analysis); not rewritten: matching-arguments refused [mpilift-manual-scan]
 // HEADER: note: matching-arguments: no expression in scope at the pattern's start has the value of the buffer each rank contributes on every rank at every size
+// NONBLOCKING: warning: chain of point-to-point messages implements an exclusive scan (static analysis); not rewritten: rank 0's result of the exclusive scan must be set again after the wait, which does not follow the call here [mpilift-manual-scan]
 // LEFT: warning: chain of point-to-point messages implements an exclusive scan (static analysis); not rewritten: matching-arguments refused [mpilift-manual-scan]
 // LEFT: note: matching-arguments: MPI_Exscan leaves the result of rank 0 undefined, where this region leaves it holding a value that is not one constant of one element
 
