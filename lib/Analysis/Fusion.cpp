@@ -146,7 +146,7 @@ bool calls(const CallExpr *Call, mpi::FunctionId Id) {
 }
 
 std::string spelled(const Expr *E, const ASTContext &Context) {
-  return E ? sourceText(E, Context) : std::string();
+  return E ? mpiHandleName(E, Context) : std::string();
 }
 
 std::string nameOf(const CallExpr *Call) {

@@ -46,6 +46,8 @@ const clang::CallExpr *successGuardedCall(const clang::Stmt *S,
 bool calls(const clang::CallExpr *Call, mpi::FunctionId Id);
 
 /// The text of \p E as written; empty for none.
+/// Handles behind the program's macros as MPI's names (`COUNT_T` as
+/// `MPI_LONG`, mpiHandleName).
 std::string spelled(const clang::Expr *E, const clang::ASTContext &Context);
 
 /// Whether MPI defines \p Op on a floating-point datatype: sums, products,

@@ -506,7 +506,7 @@ bool Judge::chooseReduction(RegionProof &Proof) {
   // MPI combines elements of a predefined datatype: the messages' must be
   // the one of the values the statements combine.
   std::string TypeText =
-      Proof.Datatype ? sourceText(Proof.Datatype, Ctx) : std::string();
+      Proof.Datatype ? mpiHandleName(Proof.Datatype, Ctx) : std::string();
   const PredefinedDatatype *DT = predefinedDatatype(TypeText);
   if (!DT || Element.isNull() ||
       !Ctx.hasSameUnqualifiedType(Ctx.*(DT->Type), Element)) {

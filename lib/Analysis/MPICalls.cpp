@@ -6,7 +6,11 @@
 
 #include "mpilift/Analysis/MPICalls.h"
 
+#include "mpilift/Analysis/ManualCollective.h"
+
 #include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 
 using namespace clang;
 
@@ -90,6 +94,66 @@ bool mentions(const Stmt *S, const ValueDecl *D) {
     if (mentions(Child, D))
       return true;
   return false;
+}
+
+/// Whether \p Text is one identifier.
+static bool isIdentifier(StringRef Text) {
+  return !Text.empty() && (isalpha(Text.front()) || Text.front() == '_') &&
+         llvm::all_of(Text, [](char C) { return isalnum(C) || C == '_'; });
+}
+
+/// The replacement list of macro \p Name, whose definition holds \p Def:
+/// the rest of its `#define` line without comments, spaces or enclosing
+/// parentheses ("" when that is not what \p Def is in).
+static StringRef replacementOf(StringRef Name, SourceLocation Def,
+                               const SourceManager &SM) {
+  if (!Def.isFileID())
+    return "";
+  std::pair<FileID, unsigned> At = SM.getDecomposedLoc(Def);
+  StringRef Buffer = SM.getBufferData(At.first);
+  size_t Start = Buffer.rfind('\n', At.second);
+  Start = Start == StringRef::npos ? 0 : Start + 1;
+  StringRef Line =
+      Buffer.drop_front(Start).take_until([](char C) { return C == '\n'; });
+  Line = Line.ltrim();
+  if (!Line.consume_front("#"))
+    return "";
+  Line = Line.ltrim();
+  if (!Line.consume_front("define"))
+    return "";
+  Line = Line.ltrim();
+  if (!Line.consume_front(Name))
+    return "";
+  Line = Line.take_until([](char C) { return C == '/'; }).trim();
+  while (Line.size() > 2 && Line.front() == '(' && Line.back() == ')')
+    Line = Line.drop_front().drop_back().trim();
+  return Line;
+}
+
+std::string mpiHandleName(const Expr *E, const ASTContext &Context) {
+  std::string Text = sourceText(E, Context);
+  if (!isIdentifier(Text) || StringRef(Text).starts_with("MPI_"))
+    return Text;
+  const SourceManager &SM = Context.getSourceManager();
+  // The expansions at the expression's start, outermost first: the macro
+  // written, the one it stands for, ... down to MPI's own.
+  SmallVector<SourceLocation, 4> Chain;
+  // Parentheses a macro adds (`#define INDEX_T (COUNT_T)`) start that
+  // macro's expansion, not the next one's.
+  for (SourceLocation L = E->IgnoreParens()->getBeginLoc(); L.isMacroID();
+       L = SM.getImmediateMacroCallerLoc(L))
+    Chain.push_back(L);
+  std::reverse(Chain.begin(), Chain.end());
+  for (SourceLocation At : Chain) {
+    StringRef Name =
+        Lexer::getImmediateMacroName(At, SM, Context.getLangOpts());
+    if (Name.starts_with("MPI_"))
+      return Name.str();
+    // The program's macro must stand for one name, the next one.
+    if (!isIdentifier(replacementOf(Name, SM.getImmediateSpellingLoc(At), SM)))
+      return Text;
+  }
+  return Text;
 }
 
 const PredefinedDatatype *predefinedDatatype(StringRef Name) {

@@ -33,6 +33,13 @@ std::string argText(const CallExpr *Call, mpi::Role R, ASTContext &Context) {
   return E ? analysis::sourceText(E, Context) : std::string();
 }
 
+/// The MPI name of the handle \p Call passes as \p R (`MPI_LONG` for
+/// `COUNT_T`), for what the rewrite computes from it.
+std::string handleName(const CallExpr *Call, mpi::Role R, ASTContext &Context) {
+  const Expr *E = analysis::mpiArgAsWritten(Call, R);
+  return E ? analysis::mpiHandleName(E, Context) : std::string();
+}
+
 /// The fused call of a pair (MPI_Allreduce, MPI_Allgather).
 std::string pairCall(const FusionSite &Site, ASTContext &Context) {
   const CallExpr *First = Site.Calls[0];
@@ -296,7 +303,7 @@ LocalElements localElements(const FusionSite &Site, const CallExpr *Second,
                             const Expr *Source, StringRef Code,
                             ASTContext &Context, llvm::StringSet<> &Taken) {
   const analysis::PredefinedDatatype *DT = analysis::predefinedDatatype(
-      argText(Second, mpi::Role::Datatype, Context));
+      handleName(Second, mpi::Role::Datatype, Context));
   assert(DT && "judged to be predefined");
   QualType Element = Context.*(DT->Type);
   const Expr *Count = analysis::mpiArg(Second, mpi::Role::Count);
@@ -335,7 +342,7 @@ std::string localCombination(const FusionSite &Site, const CallExpr *Second,
   const std::string &T = Site.ElementType;
   LocalElements L = localElements(Site, Second, Source, Code, Context, Taken);
   const std::string &X = L.X, &Result = L.Result;
-  std::string Op = argText(Second, mpi::Role::Op, Context);
+  std::string Op = handleName(Second, mpi::Role::Op, Context);
   std::string Body;
   if (Op == "MPI_MIN" || Op == "MPI_MAX" || Op == "MPI_BAND" ||
       Op == "MPI_BOR") {
@@ -384,8 +391,8 @@ std::string powerSums(const FusionSite &Site, StringRef N, StringRef Code,
   LocalElements L = localElements(
       Site, Last, analysis::mpiArgAsWritten(Bcast, mpi::Role::InOutBuffer),
       Code, Context, Taken);
-  std::string Times = argText(Site.Calls[1], mpi::Role::Op, Context);
-  std::string Plus = argText(Last, mpi::Role::Op, Context);
+  std::string Times = handleName(Site.Calls[1], mpi::Role::Op, Context);
+  std::string Plus = handleName(Last, mpi::Role::Op, Context);
   auto Combine = [&](StringRef Op, StringRef A, StringRef B) {
     std::optional<std::string> E = analysis::combinedInC(Op, A, B);
     assert(E && "judged to have a C operator");
@@ -625,8 +632,8 @@ llvm::Expected<tooling::AtomicChange> rewriteScanPair(const FusionSite &Site,
   auto Arg = [&](const CallExpr *Call, mpi::Role R) {
     return argText(Call, R, Context);
   };
-  const analysis::PredefinedDatatype *DT =
-      analysis::predefinedDatatype(Arg(Scan, mpi::Role::Datatype));
+  const analysis::PredefinedDatatype *DT = analysis::predefinedDatatype(
+      handleName(Scan, mpi::Role::Datatype, Context));
   assert(DT && "judged to be predefined");
   QualType Element = Context.*(DT->Type);
   const std::string &T = Site.ElementType;

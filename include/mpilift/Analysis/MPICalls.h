@@ -62,6 +62,14 @@ struct PredefinedDatatype {
   clang::CanQualType clang::ASTContext::*Type; ///< &ASTContext::IntTy.
 };
 
+/// The name of the MPI handle (a datatype, an operation) \p E stands for:
+/// the text as written when that names one of MPI's (`MPI_LONG`), else the
+/// MPI name behind the program's own macros that each stand for one name
+/// (`#define COUNT_T MPI_LONG`, `#define REAL_T COUNT_T`); else the text as
+/// written.
+std::string mpiHandleName(const clang::Expr *E,
+                          const clang::ASTContext &Context);
+
 /// The entry for the datatype spelled \p Name, or null for a derived or
 /// unknown one.
 const PredefinedDatatype *predefinedDatatype(llvm::StringRef Name);
