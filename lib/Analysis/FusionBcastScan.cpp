@@ -108,11 +108,8 @@ void FusionFinder::judgeBcastScanTriple(FusionSite &Site, unsigned First,
     case Algebra::None:
       Site.Refusals.push_back(
           {SafetyCheck::ReductionOrder,
-           "'" + Times + "' does not distribute over '" + Plus + "' (a " +
-               Times + " (b " + Plus + " c) is not (a " + Times + " b) " +
-               Plus + " (a " + Times +
-               " c)), which computing the result from the broadcast value "
-               "needs",
+           notDistributive(Times, Plus,
+                           "computing the result from the broadcast value"),
            PlusArg->getBeginLoc()});
       break;
     }

@@ -149,6 +149,11 @@ enum class Algebra {
   None,      ///< It does not.
 };
 
+/// The note that \p Times does not distribute over \p Plus, which
+/// \p Needs ("one collective on pairs") needs.
+std::string notDistributive(llvm::StringRef Times, llvm::StringRef Plus,
+                            llvm::StringRef Needs);
+
 /// Whether \p Times distributes over \p Plus (MPI's names), on
 /// floating-point elements when \p Floating.
 Algebra distributes(llvm::StringRef Times, llvm::StringRef Plus, bool Floating);

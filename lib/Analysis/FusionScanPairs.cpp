@@ -84,6 +84,13 @@ Algebra distributes(StringRef Times, StringRef Plus, bool Floating) {
   return Algebra::None;
 }
 
+std::string notDistributive(StringRef Times, StringRef Plus, StringRef Needs) {
+  return ("'" + Times + "' does not distribute over '" + Plus + "' (a " +
+          Times + " (b " + Plus + " c) is not (a " + Times + " b) " + Plus +
+          " (a " + Times + " c)), which " + Needs + " needs")
+      .str();
+}
+
 } // namespace fusion
 
 namespace {
@@ -190,10 +197,7 @@ void FusionFinder::judgeScanPair(FusionSite &Site, unsigned FirstIndex,
     break;
   case Algebra::None:
     Refuse(SafetyCheck::ReductionOrder,
-           "'" + Times + "' does not distribute over '" + Plus + "' (a " +
-               Times + " (b " + Plus + " c) is not (a " + Times + " b) " +
-               Plus + " (a " + Times +
-               " c)), which one collective on pairs needs" +
+           notDistributive(Times, Plus, "one collective on pairs") +
                (Times == Plus ? "; for one operation twice the seed fuses "
                                 "only in a reduction tree MPI does not offer"
                               : ""),

@@ -292,6 +292,13 @@ std::string elementOf(const Expr *Buffer, StringRef Index, bool One,
       .str();
 }
 
+/// `(a op b)` in C for MPI's operation \p Op, judged to have a C operator.
+std::string combinedInParens(StringRef Op, StringRef A, StringRef B) {
+  std::optional<std::string> E = analysis::combinedInC(Op, A, B);
+  assert(E && "judged to have a C operator");
+  return "(" + *E + ")";
+}
+
 /// The elements \p Second's result and the broadcast buffer \p Source
 /// hold, as C lvalues, and the loop over them (empty for one element).
 struct LocalElements {
@@ -360,9 +367,7 @@ std::string localCombination(const FusionSite &Site, const CallExpr *Second,
     std::string Base = freshName("fold_base", Code, &Taken);
     std::string Acc = freshName("fold_acc", Code, &Taken);
     auto Combine = [&](StringRef A, StringRef B) {
-      std::optional<std::string> E = analysis::combinedInC(Op, A, B);
-      assert(E && "judged to have a C operator");
-      return "(" + *E + ")";
+      return combinedInParens(Op, A, B);
     };
     Body = llvm::formatv("{0} {1} = {2}, {3};\n"
                          "{9} {4} = {5};\n"
@@ -393,11 +398,7 @@ std::string powerSums(const FusionSite &Site, StringRef N, StringRef Code,
       Code, Context, Taken);
   std::string Times = handleName(Site.Calls[1], mpi::Role::Op, Context);
   std::string Plus = handleName(Last, mpi::Role::Op, Context);
-  auto Combine = [&](StringRef Op, StringRef A, StringRef B) {
-    std::optional<std::string> E = analysis::combinedInC(Op, A, B);
-    assert(E && "judged to have a C operator");
-    return "(" + *E + ")";
-  };
+  auto Combine = combinedInParens;
   std::string Base = freshName("fold_base", Code, &Taken);
   std::string Sum = freshName("fold_sum", Code, &Taken);
   std::string Power = freshName("fold_power", Code, &Taken);
@@ -484,8 +485,12 @@ llvm::Expected<tooling::AtomicChange> rewriteLocal(const FusionSite &Site,
   if (ToRoot)
     Condition += (Condition.empty() ? "" : " && ") + Rank + " == (" +
                  argText(Second, mpi::Role::Root, Context) + ")";
-  const Expr *Source =
-      analysis::mpiArgAsWritten(Site.Calls[0], mpi::Role::InOutBuffer);
+  // A pair combines its second call's send buffer (the broadcast buffer);
+  // a triple's last call combines the scan's result, which goes: b is the
+  // broadcast buffer.
+  const Expr *Source = analysis::mpiArgAsWritten(
+      Site.Calls[Triple ? 0 : 1],
+      Triple ? mpi::Role::InOutBuffer : mpi::Role::SendBuffer);
   std::string Loop;
   if (!Triple)
     Loop =
