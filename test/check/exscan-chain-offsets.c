@@ -10,7 +10,9 @@
 //
 // Must not be rewritten: a header before rank 0's records (every offset is
 // shifted; the first link sends no rank's own value); rank 0's result left
-// as the caller had it (MPI_Exscan would leave it undefined). With
+// as the caller had it (MPI_Exscan would leave it undefined); rank 0's
+// result a constant on several processes but another one when it runs
+// alone (the fix-up after MPI_Exscan would write the wrong one there). With
 // --collectives nonblocking, not rewritten: rank 0's result must be set
 // again after the wait, and the wait is sunk away from the call.
 // clang-format off
@@ -19,6 +21,7 @@
 // RUN: %check-rewrite rewrite %s %t.own --cflags=-DFIRST_SENDS_OWN | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=OWN-FIXES < %t.own/prog.c
 // RUN: %check-rewrite refuse %s %t.header --cflags=-DHEADER_FIRST | FileCheck %s --check-prefix=HEADER --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.alone --cflags=-DALONE_MARKED | FileCheck %s --check-prefix=LEFT --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.left --cflags=-DFIRST_LEFT | FileCheck %s --check-prefix=LEFT --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.nb --check-args="--collectives nonblocking" | FileCheck %s --check-prefix=NONBLOCKING --implicit-check-not=warning:
 // clang-format on
@@ -40,6 +43,8 @@ static int file_offset(const io_ctx *io, long *where) {
   long nbytes = io->records * RECORD_BYTES;
 #if defined(HEADER_FIRST)
   *where = HEADER_BYTES;
+#elif defined(ALONE_MARKED)
+  *where = io->np == 1 ? -1 : 0;
 #elif !defined(FIRST_LEFT)
   *where = 0;
 #endif
