@@ -8,6 +8,9 @@
 
 #include "StatementTree.h"
 
+#include "mpilift/Analysis/MPICalls.h"
+
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 
 using namespace clang;
@@ -264,6 +267,170 @@ std::optional<CombineForm> guardedCombine(const IfStmt *If,
   return Form;
 }
 
+/// `x.f` or `p->f`, as the bare member expression.
+const MemberExpr *memberOf(const Expr *E) {
+  return dyn_cast<MemberExpr>(bareExpr(E));
+}
+
+/// Whether \p A and \p B are fields of the same object.
+bool sameObject(const MemberExpr *A, const MemberExpr *B,
+                const ASTContext &Context) {
+  return A->isArrow() == B->isArrow() &&
+         sameExpression(A->getBase(), B->getBase(), Context);
+}
+
+/// Whether \p Whole is the object \p M is a field of: `x` for `x.f`, `*p`
+/// for `p->f`.
+bool isObjectOf(const MemberExpr *M, const Expr *Whole,
+                const ASTContext &Context) {
+  Whole = bareExpr(Whole);
+  if (!M->isArrow())
+    return sameExpression(M->getBase(), Whole, Context);
+  const auto *Deref = dyn_cast<UnaryOperator>(Whole);
+  return Deref && Deref->getOpcode() == UO_Deref &&
+         sameExpression(M->getBase(), Deref->getSubExpr(), Context);
+}
+
+/// The two fields of the pair one member of \p Into's object takes from
+/// \p From's.
+struct PairCopy {
+  const MemberExpr *Into = nullptr, *From = nullptr;
+};
+
+/// Whether the statements \p Body make the object of \p Into a copy of the
+/// object of \p From: `acc = in;`, or `acc.v = in.v; acc.i = in.i;`
+/// for both fields of the structure.
+bool copiesPair(ArrayRef<const Stmt *> Body, const MemberExpr *Into,
+                const MemberExpr *From, const ASTContext &Context) {
+  if (Body.size() == 1)
+    if (auto Whole = structAssignment(Body.front()))
+      return isObjectOf(Into, Whole->first, Context) &&
+             isObjectOf(From, Whole->second, Context);
+  const auto *Record = cast<FieldDecl>(Into->getMemberDecl())->getParent();
+  llvm::SmallPtrSet<const FieldDecl *, 2> Copied;
+  for (const Stmt *S : Body) {
+    const auto *Assign = dyn_cast<BinaryOperator>(S);
+    if (const auto *E = dyn_cast<Expr>(S))
+      Assign = dyn_cast<BinaryOperator>(bareExpr(E));
+    if (!Assign || Assign->getOpcode() != BO_Assign)
+      return false;
+    const MemberExpr *L = memberOf(Assign->getLHS());
+    const MemberExpr *R = memberOf(Assign->getRHS());
+    if (!L || !R || L->getMemberDecl() != R->getMemberDecl() ||
+        !sameObject(L, Into, Context) || !sameObject(R, From, Context))
+      return false;
+    Copied.insert(cast<FieldDecl>(L->getMemberDecl()));
+  }
+  return Copied.size() == 2 &&
+         static_cast<size_t>(
+             std::distance(Record->field_begin(), Record->field_end())) == 2;
+}
+
+/// The statements of \p Then: itself, or those of its block.
+SmallVector<const Stmt *, 2> statementsOf(const Stmt *Then) {
+  SmallVector<const Stmt *, 2> Out;
+  if (const auto *Block = dyn_cast<CompoundStmt>(Then))
+    Out.append(Block->body_begin(), Block->body_end());
+  else
+    Out.push_back(Then);
+  return Out;
+}
+
+/// `in.i < acc.i` (or `acc.i > in.i`) after `in.v == acc.v`: the tie goes
+/// to the smaller index (LowerIndex), or the larger (nothing).
+std::optional<PairTies> tieBreak(const BinaryOperator *Equal,
+                                 const BinaryOperator *Indices,
+                                 const MemberExpr *Into, const MemberExpr *From,
+                                 const ASTContext &Context) {
+  if (!Equal || !Indices || Equal->getOpcode() != BO_EQ ||
+      !Indices->isRelationalOp())
+    return std::nullopt;
+  const MemberExpr *EL = memberOf(Equal->getLHS());
+  const MemberExpr *ER = memberOf(Equal->getRHS());
+  if (!EL || !ER || EL->getMemberDecl() != Into->getMemberDecl() ||
+      ER->getMemberDecl() != Into->getMemberDecl() ||
+      !((sameObject(EL, Into, Context) && sameObject(ER, From, Context)) ||
+        (sameObject(EL, From, Context) && sameObject(ER, Into, Context))))
+    return std::nullopt;
+  const MemberExpr *IL = memberOf(Indices->getLHS());
+  const MemberExpr *IR = memberOf(Indices->getRHS());
+  if (!IL || !IR || IL->getMemberDecl() != IR->getMemberDecl() ||
+      IL->getMemberDecl() == Into->getMemberDecl())
+    return std::nullopt;
+  bool Less = Indices->getOpcode() == BO_LT || Indices->getOpcode() == BO_LE;
+  bool FromFirst =
+      sameObject(IL, From, Context) && sameObject(IR, Into, Context);
+  if (!FromFirst &&
+      !(sameObject(IL, Into, Context) && sameObject(IR, From, Context)))
+    return std::nullopt;
+  // The other pair is taken when its index is the smaller one.
+  return Less == FromFirst ? PairTies::LowerIndex : PairTies::None;
+}
+
+/// `if (in.v < acc.v) acc = in;` and the spellings CombineForms.h lists:
+/// a combine of (value, index) pairs, MPI_MINLOC or MPI_MAXLOC when the
+/// structure is the layout of one of MPI's pair datatypes (an operation
+/// of its own otherwise).
+std::optional<CombineForm> pairCombine(const IfStmt *If,
+                                       const ASTContext &Context) {
+  if (If->getElse() || If->getInit() || If->getConditionVariable())
+    return std::nullopt;
+  const Expr *Cond = bareExpr(If->getCond());
+  const BinaryOperator *Values = dyn_cast<BinaryOperator>(Cond);
+  const BinaryOperator *Equal = nullptr, *Indices = nullptr;
+  if (Values && Values->getOpcode() == BO_LOr) {
+    const auto *And = dyn_cast<BinaryOperator>(bareExpr(Values->getRHS()));
+    if (!And || And->getOpcode() != BO_LAnd)
+      return std::nullopt;
+    Equal = dyn_cast<BinaryOperator>(bareExpr(And->getLHS()));
+    Indices = dyn_cast<BinaryOperator>(bareExpr(And->getRHS()));
+    Values = dyn_cast<BinaryOperator>(bareExpr(Values->getLHS()));
+  }
+  if (!Values || !Values->isRelationalOp())
+    return std::nullopt;
+  const MemberExpr *L = memberOf(Values->getLHS());
+  const MemberExpr *R = memberOf(Values->getRHS());
+  if (!L || !R || L->getMemberDecl() != R->getMemberDecl() ||
+      sameObject(L, R, Context))
+    return std::nullopt;
+  SmallVector<const Stmt *, 2> Body = statementsOf(If->getThen());
+  // Which side the body copies from.
+  const MemberExpr *Into = R, *From = L;
+  if (!copiesPair(Body, Into, From, Context)) {
+    std::swap(Into, From);
+    if (!copiesPair(Body, Into, From, Context))
+      return std::nullopt;
+  }
+  bool Strict = Values->getOpcode() == BO_LT || Values->getOpcode() == BO_GT;
+  bool Less = Values->getOpcode() == BO_LT || Values->getOpcode() == BO_LE;
+  // `in.v < acc.v`: acc takes in's pair when its value is smaller.
+  bool Minimum = Less == (From == L);
+  CombineForm Form;
+  Form.Into = Into;
+  Form.From = From;
+  Form.Ties = Strict ? PairTies::KeepOwn : PairTies::TakeOther;
+  if (Equal || Indices) {
+    std::optional<PairTies> Ties =
+        Strict ? tieBreak(Equal, Indices, Into, From, Context) : std::nullopt;
+    if (!Ties)
+      return std::nullopt;
+    Form.Ties = *Ties;
+  }
+  const auto *Field = cast<FieldDecl>(Into->getMemberDecl());
+  const RecordDecl *Record = Field->getParent();
+  Form.PairType = Context.getRecordType(Record);
+  const PairDatatype *Pair = pairDatatypeOf(Field->getType(), Context);
+  bool Layout = Pair && Field->getFieldIndex() == 0 &&
+                isPairRecord(*Record, *Pair, Context);
+  // A tie kept by the larger index, or a layout of MPI's pairs in another
+  // order: an operation of its own.
+  if (Layout && Form.Ties != PairTies::None)
+    Form.Op = Minimum ? ReduceOp::MinLoc : ReduceOp::MaxLoc;
+  else
+    Form.Ties = PairTies::None;
+  return Form;
+}
+
 /// \p Form with its places as the lvalues they are (no conversions).
 std::optional<CombineForm> asPlaces(std::optional<CombineForm> Form) {
   if (Form) {
@@ -280,8 +447,11 @@ std::optional<CombineForm> spelledCombine(const Stmt *S,
                                           const ASTContext &Context) {
   if (!S)
     return std::nullopt;
-  if (const auto *If = dyn_cast<IfStmt>(S))
-    return guardedCombine(If, Context);
+  if (const auto *If = dyn_cast<IfStmt>(S)) {
+    if (std::optional<CombineForm> Form = guardedCombine(If, Context))
+      return Form;
+    return pairCombine(If, Context);
+  }
   const auto *E = dyn_cast<Expr>(S);
   if (!E)
     return std::nullopt;
@@ -327,6 +497,31 @@ std::optional<CombineForm> declaredCombine(const VarDecl &V,
   if (Form)
     Form->Declared = &V;
   return Form;
+}
+
+std::optional<std::pair<const Expr *, const Expr *>>
+structAssignment(const Stmt *S) {
+  const auto *E = dyn_cast_or_null<Expr>(S);
+  if (!E)
+    return std::nullopt;
+  E = bareExpr(E);
+  if (const auto *Assign = dyn_cast<BinaryOperator>(E))
+    if (Assign->getOpcode() == BO_Assign && Assign->getType()->isRecordType())
+      return std::make_pair(Assign->getLHS(), Assign->getRHS());
+  if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(E)) {
+    const auto *Method =
+        dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
+    if (Call->getOperator() == OO_Equal && Call->getNumArgs() == 2 && Method &&
+        Method->isTrivial())
+      return std::make_pair(Call->getArg(0), Call->getArg(1));
+  }
+  return std::nullopt;
+}
+
+QualType combinedType(const CombineForm &Form) {
+  if (!Form.PairType.isNull())
+    return Form.PairType;
+  return Form.Declared ? Form.Declared->getType() : Form.Into->getType();
 }
 
 bool exactInAnyOrder(ReduceOp Op, QualType Type) {

@@ -13,6 +13,9 @@
 ///   acc = x > acc ? x : acc;  acc = fmax(acc, x);  acc = std::min(acc, x);
 ///   if (x > acc) acc = x;     (and <, >=, <=, either side)
 ///   acc = a + b;  acc = a > b ? a : b;  acc = fmin(a, b);
+///   if (in.v < acc.v) acc = in;     (value and index pairs: MPI_MINLOC,
+///   if (in.v > acc.v) { acc.v = in.v; acc.i = in.i; }     MPI_MAXLOC)
+///   if (in.v < acc.v || (in.v == acc.v && in.i < acc.i)) acc = in;
 ///
 /// with acc and x any lvalues (variables, elements, fields). A statement
 /// that reads the accumulator and another value but is none of these
@@ -36,15 +39,27 @@
 namespace mpilift {
 namespace analysis {
 
+/// How a combine of (value, index) pairs settles equal values.
+enum class PairTies : uint8_t {
+  None,       ///< Not a combine of pairs.
+  LowerIndex, ///< The smaller index, as MPI_MINLOC and MPI_MAXLOC do.
+  KeepOwn,    ///< The pair it holds (`if (in.v < acc.v)`).
+  TakeOther,  ///< The pair folded in (`if (in.v <= acc.v)`).
+};
+
 /// A combine step: Into becomes Op of itself and From; with Base, Op of
 /// Base and From (`end = before + records;`). A declaration's combine
 /// (`long next = before + records;`) has Declared instead of Into.
+/// A combine of pairs (MPI_MINLOC, MPI_MAXLOC) has their structure as
+/// PairType, and Into and From are the value fields, which start it.
 struct CombineForm {
   const clang::Expr *Into = nullptr;
   const clang::VarDecl *Declared = nullptr;
   const clang::Expr *From = nullptr;
   const clang::Expr *Base = nullptr;
   commgraph::ReduceOp Op = commgraph::ReduceOp::Other;
+  clang::QualType PairType;
+  PairTies Ties = PairTies::None;
 };
 
 /// The combine step \p S spells (an assignment, a compound assignment, or
@@ -56,6 +71,15 @@ std::optional<CombineForm> combineForm(const clang::Stmt *S,
 /// (`long next = before + records;`), if any; Base and From are set.
 std::optional<CombineForm> declaredCombine(const clang::VarDecl &V,
                                            const clang::ASTContext &Context);
+
+/// `a = b` of a whole structure (C's assignment, C++'s trivial
+/// operator=) that \p S is: the target and the source.
+std::optional<std::pair<const clang::Expr *, const clang::Expr *>>
+structAssignment(const clang::Stmt *S);
+
+/// What a combine of \p Form folds, element by element: the pair
+/// structure, or Into's type.
+clang::QualType combinedType(const CombineForm &Form);
 
 /// Whether \p Op gives the same result in any order of combination on
 /// values of \p Type: integer and logical operations, minimum and maximum

@@ -136,6 +136,8 @@ Value RankEvaluator::Impl::call(const CallExpr *Call) {
       }
       This = Object->Obj;
     } else if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(F)) {
+      if (std::optional<Value> Copied = trivialAssignment(Call))
+        return *Copied;
       std::optional<Place> Object = place(Call->getArg(0));
       if (!Object)
         return Value::unknown(0);
@@ -173,6 +175,22 @@ Value RankEvaluator::Impl::call(const CallExpr *Call) {
   havocArguments(Call, "written by a call of '" + F->getNameAsString() + "'");
   return unknown("the result of a call of '" + F->getNameAsString() + "'",
                  Call->getBeginLoc());
+}
+
+std::optional<Value>
+RankEvaluator::Impl::trivialAssignment(const CallExpr *Call) {
+  auto Assigned = structAssignment(Call);
+  if (!Assigned)
+    return std::nullopt;
+  // What the compiler emits: a copy of the whole object, padding and all.
+  std::optional<Place> To = place(Assigned->first);
+  std::optional<Place> From = To ? place(Assigned->second) : std::nullopt;
+  if (!To || !From)
+    return Value::unknown(0);
+  int64_t Bytes = sizeOf(Assigned->first->getType());
+  if (Bytes > 0)
+    copyLocally(*From, *To, static_cast<uint64_t>(Bytes), Call);
+  return Value::pointer(To->Obj, To->Off);
 }
 
 Value RankEvaluator::Impl::callFunction(const FunctionDecl *F,

@@ -177,6 +177,8 @@ struct Observation {
   /// Reductions: how the data is combined, and the type of its elements.
   cg::ReduceOp Op = cg::ReduceOp::Other;
   clang::QualType Element;
+  /// Pairs (MPI_MINLOC, MPI_MAXLOC): how the combines settle equal values.
+  PairTies Ties = PairTies::None;
 };
 
 /// A scatter or gather detected over some processes only, when each of
@@ -267,6 +269,12 @@ private:
   /// operation, the datatype, the exactness of the order); false when
   /// refused.
   bool chooseReduction(RegionProof &Proof);
+  /// Whether the messages' datatype \p TypeText is the one MPI combines
+  /// the region's elements as (a pair datatype for MINLOC and MAXLOC).
+  bool datatypeOfElements(llvm::StringRef TypeText) const;
+  /// Whether combines of pairs keep the smaller index of equal values, as
+  /// MPI_MINLOC and MPI_MAXLOC do; refuses by reduction-order if not.
+  bool settlesTiesAsMPI(SourceLocation At);
   /// After the messages at \p P failed to match only because a send and
   /// its receive differ in size (\p PeerOf from the matching, \p Global
   /// the graph's operations): what they form when every receive takes as
@@ -384,6 +392,8 @@ private:
   /// the statements that combine (sites of the combine operations).
   std::optional<cg::ReduceOp> ReductionOp;
   clang::QualType Element;
+  /// Pairs: how the combines settle equal values, the weakest of all sizes.
+  PairTies Ties = PairTies::None;
   std::vector<const clang::Stmt *> Combines;
   const clang::Stmt *FirstCombine = nullptr;
   std::optional<llvm::SmallPtrSet<const clang::VarDecl *, 8>> DeadAfter;

@@ -178,24 +178,43 @@ const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::deadAfterRegion() {
   // In the region, a variable is used by what stays of it: not by the
   // messages, the combines and the copies between work buffers that the
   // collective replaces.
-  // A scalar place: a variable, an element of an array or a vector.
+  // A place of a scalar or of a plain structure (a pair): a variable, an
+  // element of an array or a vector.
   auto ScalarPlace = [&](const Expr *E) {
     E = E->IgnoreParenImpCasts();
-    if (!E->getType()->isScalarType())
+    QualType T = E->getType();
+    if (!T->isScalarType() &&
+        !(T->isRecordType() && T.isTriviallyCopyableType(Ctx)))
       return false;
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
       return Op->getOperator() == OO_Subscript;
     return isa<DeclRefExpr>(E) || isa<ArraySubscriptExpr>(E);
   };
+  // In the `if` of a combine of pairs (MINLOC, MAXLOC), condition or body.
+  auto InPairCombine = [&](const DeclRefExpr *Ref) {
+    for (const Stmt *S = parentStmt(*Ref, Ctx); S; S = parentStmt(*S, Ctx))
+      if (isa<IfStmt>(S)) {
+        std::optional<CombineForm> Form = combineForm(S, Ctx);
+        return Form && !Form->PairType.isNull();
+      }
+    return false;
+  };
   auto WorkUse = [&](const DeclRefExpr *Ref) {
+    if (InPairCombine(Ref))
+      return true;
     for (const Stmt *S = parentStmt(*Ref, Ctx); S; S = parentStmt(*S, Ctx)) {
       if (const auto *Call = dyn_cast<CallExpr>(S)) {
         // `v.data()` and `v[i]` lead to what uses them.
         if (isContainerAccessor(Call))
           continue;
-        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-            Op && Op->getOperator() == OO_Subscript)
-          continue;
+        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+          if (Op->getOperator() == OO_Subscript)
+            continue;
+          // C++'s assignment of a structure.
+          if (auto Assigned = structAssignment(Op))
+            return ScalarPlace(Assigned->first) &&
+                   ScalarPlace(Assigned->second);
+        }
         return mpiCallee(Call) != nullptr;
       }
       if (combineForm(S, Ctx))
@@ -450,6 +469,10 @@ Judge::observeReduction(int64_t P, const std::vector<RankRun> &Runs,
         FirstCombine = Op->Site;
       if (O.Element.isNull())
         O.Element = Op->Element;
+      // Combines that settle ties differently: the weakest decides.
+      if (Op->Ties != PairTies::None && O.Ties != PairTies::KeepOwn &&
+          O.Ties != PairTies::TakeOther)
+        O.Ties = Op->Ties;
     }
   }
   if (Looking) {
@@ -474,6 +497,8 @@ Judge::observeReduction(int64_t P, const std::vector<RankRun> &Runs,
   ReductionOp = O.Op;
   if (Element.isNull())
     Element = O.Element;
+  if (Ties == PairTies::None || Ties == PairTies::LowerIndex)
+    Ties = O.Ties;
   // A reduce's root may combine in place: it alone.
   if (O.Kind == ManualKind::Reduce) {
     bool RootInPlace = O.InPlace[O.Root];
@@ -498,6 +523,35 @@ Judge::observeReduction(int64_t P, const std::vector<RankRun> &Runs,
   return O;
 }
 
+bool Judge::datatypeOfElements(StringRef TypeText) const {
+  if (Element.isNull())
+    return false;
+  bool Pairs = *ReductionOp == cg::ReduceOp::MinLoc ||
+               *ReductionOp == cg::ReduceOp::MaxLoc;
+  if (Pairs) {
+    const PairDatatype *Pair = pairDatatype(TypeText);
+    const RecordDecl *Record = Element->getAsRecordDecl();
+    return Pair && Record && isPairRecord(*Record, *Pair, Ctx);
+  }
+  const PredefinedDatatype *DT = predefinedDatatype(TypeText);
+  return DT && Ctx.hasSameUnqualifiedType(Ctx.*(DT->Type), Element);
+}
+
+bool Judge::settlesTiesAsMPI(SourceLocation At) {
+  if (Ties == PairTies::None || Ties == PairTies::LowerIndex)
+    return true;
+  const char *Kept = Ties == PairTies::KeepOwn ? "the pair combined first"
+                                               : "the pair combined last";
+  refuse(SafetyCheck::ReductionOrder,
+         std::string("of pairs with equal values this code keeps ") + Kept +
+             ", " + cg::name(*ReductionOp) +
+             " the one with the smaller index; which index wins "
+             "depends on the order of combination (compare the indices "
+             "when the values are equal to make it MPI's)",
+         At);
+  return false;
+}
+
 bool Judge::chooseReduction(RegionProof &Proof) {
   assert(ReductionOp && "a reduction without its operation");
   Proof.Op = cg::name(*ReductionOp);
@@ -507,9 +561,7 @@ bool Judge::chooseReduction(RegionProof &Proof) {
   // the one of the values the statements combine.
   std::string TypeText =
       Proof.Datatype ? mpiHandleName(Proof.Datatype, Ctx) : std::string();
-  const PredefinedDatatype *DT = predefinedDatatype(TypeText);
-  if (!DT || Element.isNull() ||
-      !Ctx.hasSameUnqualifiedType(Ctx.*(DT->Type), Element)) {
+  if (!datatypeOfElements(TypeText)) {
     refuse(SafetyCheck::MatchingArguments,
            "the messages' datatype '" + TypeText +
                "' is not the predefined datatype of the values the region "
@@ -519,6 +571,8 @@ bool Judge::chooseReduction(RegionProof &Proof) {
            At);
     return false;
   }
+  if (!settlesTiesAsMPI(At))
+    return false;
   if (!exactInAnyOrder(*ReductionOp, Element)) {
     if (!TU.reassociationAllowed()) {
       refuse(SafetyCheck::ReductionOrder,

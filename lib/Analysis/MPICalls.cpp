@@ -180,8 +180,62 @@ const PredefinedDatatype *predefinedDatatype(StringRef Name) {
   return nullptr;
 }
 
+const PairDatatype *pairDatatype(StringRef Name) {
+  static const PairDatatype Table[] = {
+      {"MPI_FLOAT_INT", &ASTContext::FloatTy},
+      {"MPI_DOUBLE_INT", &ASTContext::DoubleTy},
+      {"MPI_LONG_INT", &ASTContext::LongTy},
+      {"MPI_2INT", &ASTContext::IntTy},
+      {"MPI_SHORT_INT", &ASTContext::ShortTy},
+      {"MPI_LONG_DOUBLE_INT", &ASTContext::LongDoubleTy},
+  };
+  for (const PairDatatype &D : Table)
+    if (D.MPIName == Name)
+      return &D;
+  return nullptr;
+}
+
+const PairDatatype *pairDatatypeOf(QualType Value, const ASTContext &Context) {
+  for (StringRef Name : {"MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT",
+                         "MPI_2INT", "MPI_SHORT_INT", "MPI_LONG_DOUBLE_INT"}) {
+    const PairDatatype *D = pairDatatype(Name);
+    if (Context.hasSameUnqualifiedType(Context.*(D->Value), Value))
+      return D;
+  }
+  return nullptr;
+}
+
+bool isPairRecord(const RecordDecl &Record, const PairDatatype &Pair,
+                  const ASTContext &Context) {
+  const RecordDecl *Def = Record.getDefinition();
+  if (!Def || Def->isUnion() || Def->isInvalidDecl())
+    return false;
+  if (const auto *Class = dyn_cast<CXXRecordDecl>(Def))
+    if (Class->getNumBases() != 0 || Class->isPolymorphic())
+      return false;
+  SmallVector<const FieldDecl *, 2> Fields(Def->fields());
+  return Fields.size() == 2 && !Fields[0]->isBitField() &&
+         !Fields[1]->isBitField() &&
+         Context.hasSameUnqualifiedType(Fields[0]->getType(),
+                                        Context.*(Pair.Value)) &&
+         Context.hasSameUnqualifiedType(Fields[1]->getType(), Context.IntTy);
+}
+
+/// The size of `struct { Value v; int i; }` for \p Pair.
+static uint64_t pairStructSize(const PairDatatype &Pair,
+                               const ASTContext &Context) {
+  auto Info = [&](QualType T) { return Context.getTypeInfoInChars(T); };
+  clang::TypeInfoChars V = Info(Context.*(Pair.Value)), I = Info(Context.IntTy);
+  uint64_t IndexAt =
+      llvm::alignTo(V.Width.getQuantity(), I.Align.getQuantity());
+  uint64_t Align = std::max(V.Align.getQuantity(), I.Align.getQuantity());
+  return llvm::alignTo(IndexAt + I.Width.getQuantity(), Align);
+}
+
 std::optional<uint64_t> predefinedTypeSize(StringRef Name,
                                            const ASTContext &Context) {
+  if (const PairDatatype *Pair = pairDatatype(Name))
+    return pairStructSize(*Pair, Context);
   const PredefinedDatatype *D = predefinedDatatype(Name);
   if (!D)
     return std::nullopt;

@@ -442,8 +442,7 @@ bool RankEvaluator::Impl::combine(const Stmt *S) {
   Probing = WasProbing;
   if (!Into || Failed || stopped())
     return false;
-  return combineInto(*Form, *Into, Form->Into->getType(), spelled(Form->Into),
-                     S);
+  return combineInto(*Form, *Into, combinedType(*Form), spelled(Form->Into), S);
 }
 
 bool RankEvaluator::Impl::combineDeclared(const VarDecl &V, Place At) {
@@ -484,7 +483,9 @@ bool RankEvaluator::Impl::combineInto(const CombineForm &Form, Place Into,
   Probing = WasProbing;
   if (!From || (Form.Base && !Base) || Failed || stopped() || Bytes <= 0)
     return false;
-  bool SameType = Ctx.hasSameUnqualifiedType(T, Form.From->getType());
+  // A pair's value fields start the structures combined.
+  bool SameType = !Form.PairType.isNull() ||
+                  Ctx.hasSameUnqualifiedType(T, Form.From->getType());
   if (Form.Base && !Ctx.hasSameUnqualifiedType(T, Form.Base->getType()))
     return false;
   if (!carried(Base ? *Base : Into, Bytes) && !carried(*From, Bytes))
@@ -504,6 +505,7 @@ bool RankEvaluator::Impl::combineInto(const CombineForm &Form, Place Into,
   // first: no MPI operation does that.
   Op.CombineOp = SameType ? Form.Op : commgraph::ReduceOp::Other;
   Op.Element = T;
+  Op.Ties = Form.Ties;
   Op.FromCarried = carried(*From, Bytes);
   Op.Site = S;
   addOp(std::move(Op), /*Blocking=*/true);

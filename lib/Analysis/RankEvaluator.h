@@ -31,6 +31,7 @@
 #ifndef MPILIFT_LIB_ANALYSIS_RANKEVALUATOR_H
 #define MPILIFT_LIB_ANALYSIS_RANKEVALUATOR_H
 
+#include "CombineForms.h"
 #include "EvalValue.h"
 #include "FunctionFacts.h"
 
@@ -137,6 +138,8 @@ struct RankOp {
   int64_t FromOffset = 0;
   commgraph::ReduceOp CombineOp = commgraph::ReduceOp::Other;
   clang::QualType Element;
+  /// Combine of pairs: how equal values are settled.
+  PairTies Ties = PairTies::None;
   /// Combine: what it folds in came from a message.
   bool FromCarried = false;
 };

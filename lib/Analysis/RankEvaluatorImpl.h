@@ -199,6 +199,9 @@ private:
 
   // --- Calls (EvalCalls.cpp).
   Value call(const clang::CallExpr *Call);
+  /// `a = b` of a trivially copyable class (C++'s implicit operator=):
+  /// the whole object copied; nothing for another operator.
+  std::optional<Value> trivialAssignment(const clang::CallExpr *Call);
   Value callFunction(const clang::FunctionDecl *F, const clang::CallExpr *Call,
                      llvm::ArrayRef<Value> Args, ObjectId This);
   Value libraryCall(const clang::CallExpr *Call, const clang::FunctionDecl *F,

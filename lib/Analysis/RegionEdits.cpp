@@ -6,6 +6,7 @@
 
 #include "RegionEdits.h"
 
+#include "CombineForms.h"
 #include "RankUniformity.h"
 #include "StatementTree.h"
 #include "VectorUses.h"
@@ -370,6 +371,9 @@ bool Planner::onlyWritesSupport(const Expr *E) {
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
         Op && Op->getOperator() == OO_Subscript)
       return false; // `v[i]`: an element, whatever it is then used for.
+    if (isa<CXXOperatorCallExpr>(S))
+      if (auto Assigned = structAssignment(S)) // C++'s `a = b` of a struct.
+        return !isSupportVar(Assigned->first);
     if (const auto *Call = dyn_cast<CallExpr>(S))
       return !isPureArithmeticCall(Call) && !isContainerAccessor(Call) &&
              !Calls.count(Call);

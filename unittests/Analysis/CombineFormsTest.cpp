@@ -152,3 +152,72 @@ TEST(CombineFormsTest, ExactnessDependsOnTheType) {
 }
 
 } // namespace
+
+/// "MPI_MAXLOC into=a.v from=b.v ties=lower" for the combine of (value,
+/// index) pairs the last statement of g's body spells; "none" if none.
+std::string pairForm(const std::string &Body, bool CXX = false) {
+  Parsed P(std::string(CXX ? "" : "typedef ") +
+               "struct pair { double v; int i; }" + (CXX ? ";" : " pair;") +
+               "\nstruct swapped { int i; double v; };\n"
+               "struct triple { double v; int i; int extra; };\n"
+               "void g(pair a, pair b, pair *q, pair *r, pair arr[4], int k,"
+               " struct swapped s, struct swapped t, struct triple x, "
+               "struct triple y) {\n" +
+               Body + "\n}\n",
+           CXX);
+  const clang::FunctionDecl *F = P.function("g");
+  if (!F)
+    return "no function";
+  const auto *Block = llvm::cast<clang::CompoundStmt>(F->getBody());
+  const clang::ASTContext &Ctx = P.AST->getASTContext();
+  std::optional<CombineForm> Form = combineForm(Block->body_back(), Ctx);
+  if (!Form || Form->PairType.isNull())
+    return "none";
+  static const char *const Ties[] = {"none", "lower", "own", "other"};
+  std::string Out = Form->Op == ReduceOp::Other
+                        ? std::string("other")
+                        : std::string(mpilift::commgraph::name(Form->Op));
+  return Out + " into=" + text(Form->Into, Ctx) +
+         " from=" + text(Form->From, Ctx) +
+         " ties=" + Ties[static_cast<int>(Form->Ties)];
+}
+
+TEST(CombineFormsTest, PairsWithTheirIndex) {
+  // MPI's own operation: equal values keep the smaller index.
+  EXPECT_EQ(pairForm("if (b.v > a.v || (b.v == a.v && b.i < a.i)) a = b;"),
+            "MPI_MAXLOC into=a.v from=b.v ties=lower");
+  EXPECT_EQ(pairForm("if (q->v > r->v || (r->v == q->v && r->i > q->i)) "
+                     "{ r->v = q->v; r->i = q->i; }"),
+            "MPI_MAXLOC into=r->v from=q->v ties=lower");
+  EXPECT_EQ(pairForm("if (a.v < arr[k].v || (a.v == arr[k].v && arr[k].i < "
+                     "a.i)) *q = arr[k];"),
+            "none");
+  EXPECT_EQ(pairForm("if (arr[k].v < a.v || (a.v == arr[k].v && arr[k].i < "
+                     "a.i)) a = arr[k];"),
+            "MPI_MINLOC into=a.v from=arr[k].v ties=lower");
+  // Without the indices compared, ties depend on the order.
+  EXPECT_EQ(pairForm("if (b.v < a.v) { a.i = b.i; a.v = b.v; }"),
+            "MPI_MINLOC into=a.v from=b.v ties=own");
+  EXPECT_EQ(pairForm("if (a.v <= b.v) a = b;"),
+            "MPI_MAXLOC into=a.v from=b.v ties=other");
+  EXPECT_EQ(pairForm("if (b.v > a.v) *q = b;"), "none");
+  // C++'s assignment operator of the structure.
+  EXPECT_EQ(pairForm("if (b.v > a.v || (b.v == a.v && b.i < a.i)) a = b;",
+                     /*CXX=*/true),
+            "MPI_MAXLOC into=a.v from=b.v ties=lower");
+}
+
+TEST(CombineFormsTest, PairsMPIHasNoOperationFor) {
+  // The larger index kept on a tie.
+  EXPECT_EQ(pairForm("if (b.v > a.v || (b.v == a.v && b.i > a.i)) a = b;"),
+            "other into=a.v from=b.v ties=none");
+  // Not the layout of MPI_DOUBLE_INT: index first, or a third field.
+  EXPECT_EQ(pairForm("if (t.v > s.v || (t.v == s.v && t.i < s.i)) s = t;"),
+            "other into=s.v from=t.v ties=none");
+  EXPECT_EQ(pairForm("if (y.v > x.v || (y.v == x.v && y.i < x.i)) x = y;"),
+            "other into=x.v from=y.v ties=none");
+  // Only one field copied, or another field compared: no pair combine.
+  EXPECT_EQ(pairForm("if (b.v > a.v) { a.v = b.v; a.v = b.v; }"), "none");
+  EXPECT_EQ(pairForm("if (b.v > a.v || (b.v == a.v && b.v < a.v)) a = b;"),
+            "none");
+}

@@ -74,8 +74,28 @@ std::string mpiHandleName(const clang::Expr *E,
 /// unknown one.
 const PredefinedDatatype *predefinedDatatype(llvm::StringRef Name);
 
+/// One of MPI's datatypes for MPI_MINLOC and MPI_MAXLOC: a value and an
+/// `int` index, laid out as `struct { Value v; int i; }`.
+struct PairDatatype {
+  llvm::StringRef MPIName;                      ///< "MPI_DOUBLE_INT".
+  clang::CanQualType clang::ASTContext::*Value; ///< &ASTContext::DoubleTy.
+};
+
+/// The entry for the pair datatype spelled \p Name, or null.
+const PairDatatype *pairDatatype(llvm::StringRef Name);
+
+/// The pair datatype of values of \p Value, or null when MPI has none.
+const PairDatatype *pairDatatypeOf(clang::QualType Value,
+                                   const clang::ASTContext &Context);
+
+/// Whether \p Record is laid out as \p Pair's C structure: two fields, a
+/// value of its type, then an `int`, and nothing else.
+bool isPairRecord(const clang::RecordDecl &Record, const PairDatatype &Pair,
+                  const clang::ASTContext &Context);
+
 /// The size in bytes of the C type the predefined datatype spelled \p Name
-/// describes; nothing for a derived or unknown one.
+/// describes (a pair datatype's structure included); nothing for a derived
+/// or unknown one.
 std::optional<uint64_t> predefinedTypeSize(llvm::StringRef Name,
                                            const clang::ASTContext &Context);
 

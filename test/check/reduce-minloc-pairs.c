@@ -1,0 +1,117 @@
+// Issue 15: a solver reports which rank holds the largest residual. Each
+// rank fills a (value, rank) pair; the root receives the others' pairs in
+// rank order and keeps the larger value, the smaller rank on a tie: the
+// operation of MPI_MAXLOC on MPI_DOUBLE_INT, written out. Rank, size and
+// communicator live in a structure, the result goes through a pointer, the
+// error code of every call is kept, and ties happen (ranks 0, 3 and 6 share
+// the largest value).
+// RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
+//
+// The same pair copied whole (`*worst = in;`) instead of field by field:
+// RUN: %check-rewrite rewrite %s %t.whole --cflags=-DCOPY_WHOLE | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+//
+// Ties kept by whichever pair came first (`>` alone): MPI_MAXLOC keeps the
+// smaller index, this code the pair combined first, and which that is
+// depends on the order of combination. Refused by reduction-order.
+// RUN: %check-rewrite refuse %s %t.first --cflags=-DKEEP_FIRST | FileCheck %s --check-prefix=FIRST --implicit-check-not=warning:
+//
+// Ties settled by the larger index: no operation of MPI's.
+// RUN: %check-rewrite refuse %s %t.larger --cflags=-DLARGER_INDEX | FileCheck %s --check-prefix=LARGER --implicit-check-not=warning:
+//
+// The index before the value: not the layout of MPI_DOUBLE_INT.
+// RUN: %check-rewrite refuse %s %t.swapped --cflags=-DINDEX_FIRST | FileCheck %s --check-prefix=SWAPPED --implicit-check-not=warning:
+#include <mpi.h>
+#include <stdio.h>
+
+#define TAG_WORST 11
+#define ROOT 0
+
+#ifdef INDEX_FIRST
+typedef struct {
+  int rank;
+  double value;
+} located_t;
+#define PAIR_T MPI_BYTE
+#define PAIR_COUNT sizeof(located_t)
+#else
+typedef struct {
+  double value;
+  int rank;
+} located_t;
+#define PAIR_T MPI_DOUBLE_INT
+#define PAIR_COUNT 1
+#endif
+
+struct solver {
+  MPI_Comm comm;
+  int me, np;
+};
+
+static double local_residual(int rank) { return (double)((rank * 7) % 3); }
+
+static int worst_residual(const struct solver *s, located_t *worst) {
+  located_t mine, in;
+  int ierr = MPI_SUCCESS, p;
+  mine.value = local_residual(s->me);
+  mine.rank = s->me;
+  if (s->me == ROOT) {
+    *worst = mine;
+    for (p = 1; p < s->np; p++) {
+      // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); replace it with MPI_Reduce [mpilift-manual-reduce]
+      // FIRST: :[[@LINE-2]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
+      // LARGER: :[[@LINE-3]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
+      // SWAPPED: :[[@LINE-4]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
+      ierr = MPI_Recv(&in, PAIR_COUNT, PAIR_T, p, TAG_WORST, s->comm,
+                      MPI_STATUS_IGNORE);
+      if (ierr != MPI_SUCCESS)
+        return ierr;
+#if defined(KEEP_FIRST)
+      // FIRST: :[[@LINE+1]]:7: note: reduction-order: of pairs with equal values this code keeps the pair combined first, MPI_MAXLOC the one with the smaller index; which index wins depends on the order of combination (compare the indices when the values are equal to make it MPI's)
+      if (in.value > worst->value)
+#elif defined(LARGER_INDEX)
+      // LARGER: :[[@LINE+1]]:7: note: reduction-order: this statement combines the values by an operation that is none of MPI's
+      if (in.value > worst->value ||
+          (in.value == worst->value && in.rank > worst->rank))
+#else
+      // SWAPPED: :[[@LINE+1]]:7: note: reduction-order: this statement combines the values by an operation that is none of MPI's
+      if (in.value > worst->value ||
+          (in.value == worst->value && in.rank < worst->rank))
+#endif
+#ifdef COPY_WHOLE
+        *worst = in;
+#else
+      {
+        worst->value = in.value;
+        worst->rank = in.rank;
+      }
+#endif
+    }
+  } else {
+    ierr = MPI_Send(&mine, PAIR_COUNT, PAIR_T, ROOT, TAG_WORST, s->comm);
+  }
+  return ierr;
+}
+// CHECK-FIXES: mine.rank = s->me;
+// CHECK-FIXES-NEXT: ierr =
+// CHECK-FIXES-NEXT: MPI_Reduce(&mine, worst, PAIR_COUNT, PAIR_T, MPI_MAXLOC, ROOT, s->comm);
+// CHECK-FIXES-NEXT: if (ierr != MPI_SUCCESS)
+// CHECK-FIXES-NEXT: return ierr;
+// CHECK-FIXES-NEXT: return ierr;
+
+int main(int argc, char **argv) {
+  struct solver s;
+  located_t worst;
+  int ierr;
+  MPI_Init(&argc, &argv);
+  s.comm = MPI_COMM_WORLD;
+  MPI_Comm_rank(s.comm, &s.me);
+  MPI_Comm_size(s.comm, &s.np);
+  ierr = worst_residual(&s, &worst);
+  if (s.me == ROOT)
+    printf("largest residual %g on rank %d (%d)\n", worst.value, worst.rank,
+           ierr);
+  MPI_Finalize();
+  return 0;
+}
+// CHECK-MESSAGES: check-rewrite: same output at np 1 2 3 4 5 7 8
