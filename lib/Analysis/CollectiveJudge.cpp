@@ -315,7 +315,8 @@ std::optional<Observation> Judge::observe(int64_t P,
           break;
         }
         Id = L.addCombine(A, addressOf(Op.FromObject, Op.FromOffset), Op.Bytes,
-                          Op.CombineOp, static_cast<uint32_t>(Op.Bytes));
+                          Op.CombineOp, static_cast<uint32_t>(Op.Bytes),
+                          tieRule(Op.Ties));
         break;
       }
       LocalId[Index] = Id;

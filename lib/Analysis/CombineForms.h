@@ -47,6 +47,18 @@ enum class PairTies : uint8_t {
   TakeOther,  ///< The pair folded in (`if (in.v <= acc.v)`).
 };
 
+/// The dataflow's rule for ties of a combine settling them by \p Ties.
+inline commgraph::TieRule tieRule(PairTies Ties) {
+  switch (Ties) {
+  case PairTies::KeepOwn:
+    return commgraph::TieRule::KeepOwn;
+  case PairTies::TakeOther:
+    return commgraph::TieRule::TakeOther;
+  default:
+    return commgraph::TieRule::Indices;
+  }
+}
+
 /// A combine step: Into becomes Op of itself and From; with Base, Op of
 /// Base and From (`end = before + records;`). A declaration's combine
 /// (`long next = before + records;`) has Declared instead of Into.

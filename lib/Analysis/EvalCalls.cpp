@@ -888,6 +888,9 @@ RankEvaluator::Impl::message(const CallExpr *Call, bool Send, mpi::Role Buffer,
         Buf.I, Buf.I + static_cast<int64_t>(Op.Bytes));
     markCarried(Place{Buf.Obj, Buf.I}, static_cast<int64_t>(Op.Bytes));
   }
+  if (Send)
+    noteSentIndexes(TypeE, Place{Buf.Obj, Buf.I}, *N,
+                    static_cast<int64_t>(DT->Size));
   if (Send && Blocking && BufferedSends) {
     // MPI copies the message and the send returns.
     ObjectId Copy = newObject("the copy MPI buffers", nullptr, true,

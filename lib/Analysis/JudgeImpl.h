@@ -275,6 +275,10 @@ private:
   /// Whether combines of pairs keep the smaller index of equal values, as
   /// MPI_MINLOC and MPI_MAXLOC do; refuses by reduction-order if not.
   bool settlesTiesAsMPI(SourceLocation At);
+  /// Notes in TiesUnproven when the pairs' indices at \p P are not their
+  /// ranks or \p Combined was not combined in rank order.
+  void noteTieOrder(int64_t P, const std::vector<RankRun> &Runs,
+                    const std::vector<cg::Combination> &Combined);
   /// After the messages at \p P failed to match only because a send and
   /// its receive differ in size (\p PeerOf from the matching, \p Global
   /// the graph's operations): what they form when every receive takes as
@@ -394,6 +398,9 @@ private:
   clang::QualType Element;
   /// Pairs: how the combines settle equal values, the weakest of all sizes.
   PairTies Ties = PairTies::None;
+  /// Pairs whose combines keep the first (or last) of equal values: why
+  /// that is not proven to be the smallest index at some size.
+  std::optional<std::string> TiesUnproven;
   std::vector<const clang::Stmt *> Combines;
   const clang::Stmt *FirstCombine = nullptr;
   std::optional<llvm::SmallPtrSet<const clang::VarDecl *, 8>> DeadAfter;

@@ -499,6 +499,8 @@ Judge::observeReduction(int64_t P, const std::vector<RankRun> &Runs,
     Element = O.Element;
   if (Ties == PairTies::None || Ties == PairTies::LowerIndex)
     Ties = O.Ties;
+  if (O.Ties == PairTies::KeepOwn || O.Ties == PairTies::TakeOther)
+    noteTieOrder(P, Runs, Combined);
   // A reduce's root may combine in place: it alone.
   if (O.Kind == ManualKind::Reduce) {
     bool RootInPlace = O.InPlace[O.Root];
@@ -537,17 +539,37 @@ bool Judge::datatypeOfElements(StringRef TypeText) const {
   return DT && Ctx.hasSameUnqualifiedType(Ctx.*(DT->Type), Element);
 }
 
+void Judge::noteTieOrder(int64_t P, const std::vector<RankRun> &Runs,
+                         const std::vector<cg::Combination> &Combined) {
+  if (TiesUnproven)
+    return;
+  if (llvm::any_of(Runs,
+                   [](const RankRun &Run) { return Run.OwnIndexNotRank; }))
+    TiesUnproven = "at " + processes(P) +
+                   ", a rank's pairs do not all hold its rank as their index "
+                   "(or are sent with another datatype)";
+  else if (!llvm::all_of(Combined, [](const cg::Combination &C) {
+             return C.RankOrdered;
+           }))
+    TiesUnproven = "at " + processes(P) +
+                   ", the pairs are not combined in the order of their ranks";
+}
+
 bool Judge::settlesTiesAsMPI(SourceLocation At) {
   if (Ties == PairTies::None || Ties == PairTies::LowerIndex)
+    return true;
+  // Each index is its rank, and each combine keeps the lower ranks'.
+  if (!TiesUnproven)
     return true;
   const char *Kept = Ties == PairTies::KeepOwn ? "the pair combined first"
                                                : "the pair combined last";
   refuse(SafetyCheck::ReductionOrder,
          std::string("of pairs with equal values this code keeps ") + Kept +
              ", " + cg::name(*ReductionOp) +
-             " the one with the smaller index; which index wins "
-             "depends on the order of combination (compare the indices "
-             "when the values are equal to make it MPI's)",
+             " the one with the smaller index; " + *TiesUnproven +
+             ", so which index wins depends on the order of combination "
+             "(compare the indices when the values are equal to make it "
+             "MPI's)",
          At);
   return false;
 }

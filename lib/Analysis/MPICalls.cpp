@@ -221,15 +221,22 @@ bool isPairRecord(const RecordDecl &Record, const PairDatatype &Pair,
          Context.hasSameUnqualifiedType(Fields[1]->getType(), Context.IntTy);
 }
 
+uint64_t pairIndexOffset(const PairDatatype &Pair, const ASTContext &Context) {
+  return llvm::alignTo(
+      Context.getTypeSizeInChars(Context.*(Pair.Value)).getQuantity(),
+      Context.getTypeAlignInChars(Context.IntTy).getQuantity());
+}
+
 /// The size of `struct { Value v; int i; }` for \p Pair.
 static uint64_t pairStructSize(const PairDatatype &Pair,
                                const ASTContext &Context) {
-  auto Info = [&](QualType T) { return Context.getTypeInfoInChars(T); };
-  clang::TypeInfoChars V = Info(Context.*(Pair.Value)), I = Info(Context.IntTy);
-  uint64_t IndexAt =
-      llvm::alignTo(V.Width.getQuantity(), I.Align.getQuantity());
-  uint64_t Align = std::max(V.Align.getQuantity(), I.Align.getQuantity());
-  return llvm::alignTo(IndexAt + I.Width.getQuantity(), Align);
+  auto Align = [&](QualType T) {
+    return Context.getTypeAlignInChars(T).getQuantity();
+  };
+  uint64_t End = pairIndexOffset(Pair, Context) +
+                 Context.getTypeSizeInChars(Context.IntTy).getQuantity();
+  return llvm::alignTo(
+      End, std::max(Align(Context.*(Pair.Value)), Align(Context.IntTy)));
 }
 
 std::optional<uint64_t> predefinedTypeSize(StringRef Name,

@@ -18,6 +18,8 @@
 
 #include "StatementTree.h"
 
+#include "mpilift/Analysis/MPICalls.h"
+
 #include "clang/AST/RecordLayout.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -490,6 +492,8 @@ bool RankEvaluator::Impl::combineInto(const CombineForm &Form, Place Into,
     return false;
   if (!carried(Base ? *Base : Into, Bytes) && !carried(*From, Bytes))
     return false;
+  if (!Form.PairType.isNull())
+    noteCombinedIndexes(Form.PairType, Base ? *Base : Into, *From);
   // `end = before + records`: the first operand copied, the second
   // combined into it.
   if (Base)
@@ -515,6 +519,54 @@ bool RankEvaluator::Impl::combineInto(const CombineForm &Form, Place Into,
         nullptr);
   markCarried(Into, Bytes);
   return true;
+}
+
+bool RankEvaluator::Impl::holdsRank(Place P) const {
+  if (P.Obj == eval::NullObject)
+    return false;
+  const eval::Object &O = Objects[P.Obj];
+  const auto *Cell = O.Cells.find(P.Off);
+  return Cell != O.Cells.end() && Cell->second.Bytes == 4 &&
+         Cell->second.V.isInt() && Cell->second.V.I == Rank;
+}
+
+void RankEvaluator::Impl::noteSentIndexes(const Expr *Type, Place Buffer,
+                                          int64_t Count, int64_t Bytes) {
+  if (Out.OwnIndexNotRank || Count <= 0)
+    return;
+  auto [Known, New] = PairTypes.try_emplace(Type, nullptr);
+  if (New)
+    Known->second = pairDatatype(mpiHandleName(Type, Ctx));
+  const PairDatatype *Pair = Known->second;
+  // Long messages of pairs are not checked element by element.
+  constexpr int64_t MaxPairs = 4096;
+  if (!Pair || Count > MaxPairs) {
+    Out.OwnIndexNotRank = true;
+    return;
+  }
+  int64_t Index = static_cast<int64_t>(pairIndexOffset(*Pair, Ctx));
+  for (int64_t K = 0; K < Count && !Out.OwnIndexNotRank; ++K) {
+    Place Element{Buffer.Obj, Buffer.Off + K * Bytes};
+    if (!carried(Element, Bytes) &&
+        !holdsRank(Place{Element.Obj, Element.Off + Index}))
+      Out.OwnIndexNotRank = true;
+  }
+}
+
+void RankEvaluator::Impl::noteCombinedIndexes(QualType Pair, Place Into,
+                                              Place From) {
+  const RecordDecl *Record = Pair->getAsRecordDecl();
+  if (!Record || !Record->getDefinition()) {
+    Out.OwnIndexNotRank = true;
+    return;
+  }
+  const ASTRecordLayout &Layout = Ctx.getASTRecordLayout(Record);
+  int64_t Bytes = sizeOf(Pair);
+  int64_t Index =
+      Ctx.toCharUnitsFromBits(Layout.getFieldOffset(1)).getQuantity();
+  for (Place Side : {Into, From})
+    if (!carried(Side, Bytes) && !holdsRank(Place{Side.Obj, Side.Off + Index}))
+      Out.OwnIndexNotRank = true;
 }
 
 bool RankEvaluator::Impl::wasSent(ObjectId Obj, int64_t Off, int64_t Bytes) {

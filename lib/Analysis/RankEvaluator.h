@@ -184,6 +184,11 @@ struct RankRun {
   /// What the region's statements read from memory objects (not from
   /// plain scalar variables).
   std::vector<RankRead> Reads;
+  /// Some of the rank's own data entered a message or a combine other
+  /// than as MPI_MINLOC or MPI_MAXLOC pairs whose index is known to be the
+  /// rank (what proves that combines keeping the first of equal values
+  /// keep the smallest index).
+  bool OwnIndexNotRank = false;
 };
 
 /// An expression to evaluate in every run, and what of it: its value, its

@@ -254,6 +254,16 @@ private:
   /// \p Name in messages) if either side holds data from a message.
   bool combineInto(const CombineForm &Form, Place Into, clang::QualType T,
                    const std::string &Name, const clang::Stmt *S);
+  /// Whether the int at \p P is known to hold the calling rank.
+  bool holdsRank(Place P) const;
+  /// Notes in the run when the rank's own data it sends from \p Buffer
+  /// (\p Count elements of \p Bytes each, datatype \p Type) is not pairs
+  /// of MPI_MINLOC or MPI_MAXLOC whose index is the rank.
+  void noteSentIndexes(const clang::Expr *Type, Place Buffer, int64_t Count,
+                       int64_t Bytes);
+  /// The same for the pairs of type \p Pair at \p Into and \p From that a
+  /// combine folds, where they are the rank's own data.
+  void noteCombinedIndexes(clang::QualType Pair, Place Into, Place From);
   void completeRequest(const Value &Request, const clang::Expr *Where);
   std::optional<Value> datatypeOf(const clang::Expr *Type);
   /// The datatype a predefined handle's value stands for, if it is one.
@@ -270,6 +280,8 @@ private:
   /// Datatype arguments spelled as a predefined datatype: its size in
   /// bytes (-1: spelled otherwise).
   llvm::DenseMap<const clang::Expr *, int64_t> PredefinedBytes;
+  /// Datatype arguments and the pair datatype they name (null: none).
+  llvm::DenseMap<const clang::Expr *, const PairDatatype *> PairTypes;
   /// Sizes of types, by canonical type.
   mutable llvm::DenseMap<const void *, int64_t> TypeSizes;
   TranslationUnitFacts &TU;

@@ -76,6 +76,7 @@ struct Term {
   ReduceOp Op;
   uint32_t Element;
   bool Repeated;
+  bool RankOrdered;
   OpId Writer;
   std::vector<Contribution> Parts;
 };
@@ -240,7 +241,8 @@ void emitCombinations(const Memory &Mem, const std::vector<Term> &Terms,
       bool Continues =
           Last.Dst == K.Owner && Last.DstAddr + Last.Size == K.Start &&
           Last.Op == T.Op && Last.Element == T.Element &&
-          Last.Repeated == T.Repeated && Last.Parts.size() == Parts.size();
+          Last.Repeated == T.Repeated && Last.RankOrdered == T.RankOrdered &&
+          Last.Parts.size() == Parts.size();
       for (size_t I = 0; Continues && I < Parts.size(); ++I)
         Continues = Parts[I].First == Last.Parts[I].First &&
                     Parts[I].Last == Last.Parts[I].Last &&
@@ -258,9 +260,28 @@ void emitCombinations(const Memory &Mem, const std::vector<Term> &Terms,
     C.Element = T.Element;
     C.Parts = Parts;
     C.Repeated = T.Repeated;
+    C.RankOrdered = T.RankOrdered;
     C.Writer = T.Writer;
     Out.push_back(std::move(C));
   }
+}
+
+/// Whether a combine by \p Ties of the data of processes \p Held with
+/// that of \p Added keeps, of equal values, the pair of the lowest rank.
+bool ranksInOrder(const std::vector<Contribution> &Held,
+                  const std::vector<Contribution> &Added, TieRule Ties) {
+  if (Ties == TieRule::Indices || Held.empty() || Added.empty())
+    return true;
+  auto Highest = [](const std::vector<Contribution> &Parts) {
+    Rank Max = Parts.front().Last;
+    for (const Contribution &C : Parts)
+      Max = std::max(Max, C.Last);
+    return Max;
+  };
+  // Parts are sorted by their first rank.
+  if (Ties == TieRule::KeepOwn)
+    return Highest(Held) < Added.front().First;
+  return Highest(Added) < Held.front().First;
 }
 
 /// Combine operation \p A of \p G: its region becomes the operation of
@@ -286,12 +307,14 @@ void combine(const Graph &G, OpId A, Memory &Mem, std::vector<Term> &Terms) {
     T.Op = Info.Op;
     T.Element = Info.Element;
     T.Repeated = false;
+    T.RankOrdered = ranksInOrder(Left, Right, Info.Ties);
     T.Writer = A;
     // Different operations nest: what results is no one operation.
     for (const Piece *P : {&Into[I], &From[J]})
       if (isTerm(P->Src)) {
         const Term &Old = Terms[termIndex(P->Src)];
         T.Repeated |= Old.Repeated;
+        T.RankOrdered &= Old.RankOrdered;
         if (Old.Op != Info.Op || Old.Element != Info.Element)
           T.Op = ReduceOp::Other;
       }

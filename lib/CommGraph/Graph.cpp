@@ -36,10 +36,10 @@ uint32_t LocalGraph::addLocal(Address Written, uint64_t Size) {
 }
 
 uint32_t LocalGraph::addCombine(Address Into, Address From, uint64_t Size,
-                                ReduceOp Op, uint32_t Element) {
+                                ReduceOp Op, uint32_t Element, TieRule Ties) {
   uint32_t I = addSend(Into, Size, -1, static_cast<int32_t>(Combines.size()));
   Ops[I].Kind = OpKind::Combine;
-  Combines.push_back({From, Op, Element});
+  Combines.push_back({From, Op, Element, Ties});
   return I;
 }
 
@@ -53,7 +53,7 @@ void LocalGraph::addScratch(Address Buffer, uint64_t Size) {
 
 // Layout: owner, #ops, #deps, #scratch, #combines, then 5 words per op
 // (kind, start, size, peer, tag), 2 per dependency, 2 per scratch region, 3
-// per combine (from, operation, element size).
+// per combine (from, operation and tie rule << 8, element size).
 std::vector<uint64_t> LocalGraph::serialize() const {
   std::vector<uint64_t> W;
   W.reserve(5 + Ops.size() * 5 + Deps.size() * 2 + Scratch.size() * 2 +
@@ -80,7 +80,8 @@ std::vector<uint64_t> LocalGraph::serialize() const {
   }
   for (const CombineInfo &C : Combines) {
     W.push_back(C.From);
-    W.push_back(static_cast<uint64_t>(C.Op));
+    W.push_back(static_cast<uint64_t>(C.Op) | static_cast<uint64_t>(C.Ties)
+                                                  << 8);
     W.push_back(C.Element);
   }
   return W;
@@ -113,11 +114,14 @@ Status LocalGraph::deserialize(const uint64_t *Data, size_t Words,
   for (uint64_t I = 0; I < NumScratch; ++I, P += 2)
     Out.addScratch(P[0], P[1]);
   for (uint64_t I = 0; I < NumCombines; ++I, P += 3) {
-    if (P[1] > static_cast<uint64_t>(ReduceOp::Other) || P[2] == 0 ||
+    uint64_t Op = P[1] & 0xff, Ties = P[1] >> 8;
+    if (Op > static_cast<uint64_t>(ReduceOp::Other) ||
+        Ties > static_cast<uint64_t>(TieRule::TakeOther) || P[2] == 0 ||
         P[2] > UINT32_MAX)
       return Status::error("graph encoding has a bad combine");
-    Out.Combines.push_back(
-        {P[0], static_cast<ReduceOp>(P[1]), static_cast<uint32_t>(P[2])});
+    Out.Combines.push_back({P[0], static_cast<ReduceOp>(Op),
+                            static_cast<uint32_t>(P[2]),
+                            static_cast<TieRule>(Ties)});
   }
   return Status();
 }

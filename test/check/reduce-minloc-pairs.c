@@ -12,9 +12,17 @@
 // RUN: %check-rewrite rewrite %s %t.whole --cflags=-DCOPY_WHOLE | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 //
 // Ties kept by whichever pair came first (`>` alone): MPI_MAXLOC keeps the
-// smaller index, this code the pair combined first, and which that is
-// depends on the order of combination. Refused by reduction-order.
-// RUN: %check-rewrite refuse %s %t.first --cflags=-DKEEP_FIRST | FileCheck %s --check-prefix=FIRST --implicit-check-not=warning:
+// smaller index, this code the pair combined first. The same here, because
+// each pair's index is its rank and the root, rank 0, combines the others
+// in rank order after its own:
+// RUN: %check-rewrite rewrite %s %t.first --cflags=-DKEEP_FIRST | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t.first/prog.c
+//
+// ... but not when the root receives in descending rank order, nor when the
+// index is a row of the rank's data rather than the rank: refused by
+// reduction-order.
+// RUN: %check-rewrite refuse %s %t.descending --cflags="-DKEEP_FIRST -DDESCENDING" | FileCheck %s --check-prefix=DESCENDING --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.row --cflags="-DKEEP_FIRST -DROW_INDEX" | FileCheck %s --check-prefix=ROW --implicit-check-not=warning:
 //
 // Ties settled by the larger index: no operation of MPI's.
 // RUN: %check-rewrite refuse %s %t.larger --cflags=-DLARGER_INDEX | FileCheck %s --check-prefix=LARGER --implicit-check-not=warning:
@@ -49,25 +57,39 @@ struct solver {
 };
 
 static double local_residual(int rank) { return (double)((rank * 7) % 3); }
+#define ROWS 4
+#ifdef DESCENDING
+#define PEER(s, k) ((s)->np - (k))
+#else
+#define PEER(s, k) (k)
+#endif
+static int largest_row(int rank) { return rank % ROWS; }
 
 static int worst_residual(const struct solver *s, located_t *worst) {
   located_t mine, in;
-  int ierr = MPI_SUCCESS, p;
+  int ierr = MPI_SUCCESS, k, p;
   mine.value = local_residual(s->me);
+#ifdef ROW_INDEX
+  mine.rank = s->me * ROWS + largest_row(s->me);
+#else
   mine.rank = s->me;
+#endif
   if (s->me == ROOT) {
     *worst = mine;
-    for (p = 1; p < s->np; p++) {
+    for (k = 1; k < s->np; k++) {
       // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); replace it with MPI_Reduce [mpilift-manual-reduce]
-      // FIRST: :[[@LINE-2]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
-      // LARGER: :[[@LINE-3]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
-      // SWAPPED: :[[@LINE-4]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
+      // DESCENDING: :[[@LINE-2]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
+      // ROW: :[[@LINE-3]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
+      // LARGER: :[[@LINE-4]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
+      // SWAPPED: :[[@LINE-5]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
+      p = PEER(s, k);
       ierr = MPI_Recv(&in, PAIR_COUNT, PAIR_T, p, TAG_WORST, s->comm,
                       MPI_STATUS_IGNORE);
       if (ierr != MPI_SUCCESS)
         return ierr;
 #if defined(KEEP_FIRST)
-      // FIRST: :[[@LINE+1]]:7: note: reduction-order: of pairs with equal values this code keeps the pair combined first, MPI_MAXLOC the one with the smaller index; which index wins depends on the order of combination (compare the indices when the values are equal to make it MPI's)
+      // DESCENDING: :[[@LINE+2]]:7: note: reduction-order: of pairs with equal values this code keeps the pair combined first, MPI_MAXLOC the one with the smaller index; at 3 processes, the pairs are not combined in the order of their ranks, so which index wins depends on the order of combination (compare the indices when the values are equal to make it MPI's)
+      // ROW: :[[@LINE+1]]:7: note: reduction-order: of pairs with equal values this code keeps the pair combined first, MPI_MAXLOC the one with the smaller index; at 3 processes, a rank's pairs do not all hold its rank as their index (or are sent with another datatype), so which index wins depends on the order of combination (compare the indices when the values are equal to make it MPI's)
       if (in.value > worst->value)
 #elif defined(LARGER_INDEX)
       // LARGER: :[[@LINE+1]]:7: note: reduction-order: this statement combines the values by an operation that is none of MPI's
@@ -93,6 +115,7 @@ static int worst_residual(const struct solver *s, located_t *worst) {
   return ierr;
 }
 // CHECK-FIXES: mine.rank = s->me;
+// CHECK-FIXES-NEXT: #endif
 // CHECK-FIXES-NEXT: ierr =
 // CHECK-FIXES-NEXT: MPI_Reduce(&mine, worst, PAIR_COUNT, PAIR_T, MPI_MAXLOC, ROOT, s->comm);
 // CHECK-FIXES-NEXT: if (ierr != MPI_SUCCESS)

@@ -473,4 +473,68 @@ TEST(ReductionTest, CombinesSurviveSerialization) {
   EXPECT_FALSE(LocalGraph::deserialize(W.data(), W.size(), Back).ok());
 }
 
+/// A star of MAXLOC pairs to \p Root whose combines settle ties by
+/// \p Ties, receiving in ascending or descending rank order.
+std::vector<LocalGraph> starOfPairs(Rank P, Rank Root, TieRule Ties,
+                                    bool Descending) {
+  std::vector<LocalGraph> G = graphs(P);
+  for (Rank R = 0; R < P; ++R) {
+    if (R != Root) {
+      G[R].addSend(Mine, E, Root, 0);
+      continue;
+    }
+    uint32_t Last = G[R].addLocal(Total, E);
+    for (Rank K = 0; K < P; ++K) {
+      Rank Q = Descending ? P - 1 - K : K;
+      if (Q == Root)
+        continue;
+      uint32_t In = G[R].addRecv(Incoming, E, Q, 0);
+      G[R].addDependency(Last, In);
+      uint32_t Keep =
+          G[R].addCombine(Total, Incoming, E, ReduceOp::MaxLoc, E, Ties);
+      G[R].addDependency(In, Keep);
+      Last = Keep;
+    }
+  }
+  return G;
+}
+
+/// Whether the root's combined pairs in \p G keep the lowest rank's.
+bool rankOrdered(const std::vector<LocalGraph> &G, Rank Root) {
+  Outcome A = analyze(G, std::nullopt, {{Root, Incoming}});
+  EXPECT_TRUE(A.D.Found) << A.D.Why;
+  EXPECT_EQ(A.Combined.size(), 1u);
+  return !A.Combined.empty() && A.Combined.front().RankOrdered;
+}
+
+TEST(ReductionTest, TiesKeptByOrderAreMPIsOnlyInRankOrder) {
+  Rank P = 5;
+  // Keeping what it holds: the root's rank, then ascending ranks after it.
+  EXPECT_TRUE(rankOrdered(starOfPairs(P, 0, TieRule::KeepOwn, false), 0));
+  EXPECT_FALSE(rankOrdered(starOfPairs(P, 0, TieRule::KeepOwn, true), 0));
+  EXPECT_FALSE(
+      rankOrdered(starOfPairs(P, P - 1, TieRule::KeepOwn, false), P - 1));
+  // Taking what it receives: descending ranks, the root's being the highest.
+  EXPECT_TRUE(
+      rankOrdered(starOfPairs(P, P - 1, TieRule::TakeOther, true), P - 1));
+  EXPECT_FALSE(
+      rankOrdered(starOfPairs(P, P - 1, TieRule::TakeOther, false), P - 1));
+  // Ties settled by the indices themselves need no order.
+  EXPECT_TRUE(rankOrdered(starOfPairs(P, 2, TieRule::Indices, true), 2));
+}
+
+TEST(ReductionTest, TieRulesSurviveSerialization) {
+  LocalGraph G(1);
+  G.addRecv(Incoming, E, 0, 0);
+  G.addCombine(Total, Incoming, 16, ReduceOp::MinLoc, 16, TieRule::TakeOther);
+  std::vector<uint64_t> W = G.serialize();
+  LocalGraph Back(0);
+  ASSERT_TRUE(LocalGraph::deserialize(W.data(), W.size(), Back).ok());
+  ASSERT_EQ(Back.combines().size(), 1u);
+  EXPECT_EQ(Back.combines()[0].Op, ReduceOp::MinLoc);
+  EXPECT_EQ(Back.combines()[0].Ties, TieRule::TakeOther);
+  W[W.size() - 2] |= 7u << 8; // No such rule.
+  EXPECT_FALSE(LocalGraph::deserialize(W.data(), W.size(), Back).ok());
+}
+
 } // namespace

@@ -88,6 +88,10 @@ const PairDatatype *pairDatatype(llvm::StringRef Name);
 const PairDatatype *pairDatatypeOf(clang::QualType Value,
                                    const clang::ASTContext &Context);
 
+/// Where the index of \p Pair's structure starts, in bytes.
+uint64_t pairIndexOffset(const PairDatatype &Pair,
+                         const clang::ASTContext &Context);
+
 /// Whether \p Record is laid out as \p Pair's C structure: two fields, a
 /// value of its type, then an `int`, and nothing else.
 bool isPairRecord(const clang::RecordDecl &Record, const PairDatatype &Pair,

@@ -75,11 +75,18 @@ enum class ReduceOp : uint8_t {
 /// "MPI_SUM", "MPI_MAX", ...; "an operation of its own" for Other.
 const char *name(ReduceOp Op);
 
+/// How a combine of MPI_MINLOC or MPI_MAXLOC pairs settles equal values:
+/// by their indices (MPI's way), or by which pair it holds. The latter is
+/// MPI's too when each process's index is its rank and the ranks combined
+/// in come after (KeepOwn) or before (TakeOther) those already held.
+enum class TieRule : uint8_t { Indices, KeepOwn, TakeOther };
+
 /// What a combine operation reads besides the region it writes.
 struct CombineInfo {
   Address From = 0;
   ReduceOp Op = ReduceOp::Other;
   uint32_t Element = 1; ///< Bytes per element; the operation is elementwise.
+  TieRule Ties = TieRule::Indices;
 };
 
 /// One operation of one process (32 bytes: graphs have millions).
@@ -129,8 +136,11 @@ public:
   uint32_t addLocal(Address Written = 0, uint64_t Size = 0);
   /// [Into, Into + Size) becomes \p Op of itself and [From, From + Size),
   /// element by element (\p Element bytes each).
-  uint32_t addCombine(Address Into, Address From, uint64_t Size, ReduceOp Op,
-                      uint32_t Element);  /// \p After may start only once \p Before completed.
+  uint32_t
+  addCombine(Address Into, Address From, uint64_t Size, ReduceOp Op,
+             uint32_t Element,
+             TieRule Ties = TieRule::Indices); /// \p After may start only once
+                                               /// \p Before completed.
   void addDependency(uint32_t Before, uint32_t After);
   /// A region whose content at the end does not matter (a temporary buffer
   /// of a tree algorithm): transfers into it are not part of the result.
@@ -270,6 +280,9 @@ struct Combination {
   std::vector<Contribution> Parts;
   /// Some process's data is combined more than once.
   bool Repeated = false;
+  /// Every combine that settles ties by what it holds (TieRule) combined
+  /// the ranks in the order that makes that MPI's smallest index.
+  bool RankOrdered = true;
   /// The combine that made it (the last one, for a message).
   OpId Writer = NoOp;
 
