@@ -59,6 +59,31 @@ ErrorFlow errorFlowOf(const CallExpr *Call, ASTContext &Ctx) {
   return ErrorFlow{V, Op->getOpcode()};
 }
 
+ErrorFlow declaredErrorFlowOf(const CallExpr *Call, ASTContext &Ctx) {
+  const Stmt *Child = Call;
+  DynTypedNodeList Parents = Ctx.getParents(*Call);
+  while (!Parents.empty()) {
+    const auto *Up = Parents[0].get<Stmt>();
+    if (!Up ||
+        !(isa<ParenExpr>(Up) || isa<ImplicitCastExpr>(Up) || isa<FullExpr>(Up)))
+      break;
+    Child = Up;
+    Parents = Ctx.getParents(*Up);
+  }
+  const auto *V = Parents.empty() ? nullptr : Parents[0].get<VarDecl>();
+  if (!V || V->getInit() != Child || !V->getType()->isIntegerType() ||
+      !V->hasLocalStorage() || isa<ParmVarDecl>(V))
+    return {};
+  DynTypedNodeList Up = Ctx.getParents(*V);
+  const auto *Decl = Up.empty() ? nullptr : Up[0].get<DeclStmt>();
+  if (!Decl || !Decl->isSingleDecl() ||
+      !isa_and_nonnull<CompoundStmt>(parentStmt(*Decl, Ctx)))
+    return {};
+  ErrorFlow Flow{V, BO_Assign};
+  Flow.Declared = true;
+  return Flow;
+}
+
 std::string checkWithCall(const Stmt *S, const CallExpr *Call,
                           llvm::StringRef NewCall, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();

@@ -87,9 +87,14 @@ private:
   bool isSupportVar(const Expr *E) const;
   void collectSupport();
   bool keptReference(const VarDecl *V, const RegionEdits &E);
-  ErrorFlow findErrorFlow() const;
+  ErrorFlow findErrorFlow();
   bool isErrorVar(const Expr *E) const;
   bool onlyErrorCodes(const VarDecl *V) const;
+  bool nameUnique(const VarDecl *V) const;
+  /// The variables \p Flow's codes go to: its one variable, or each that
+  /// a call of the pattern declares.
+  SmallVector<const VarDecl *, 2> codeVariables(const ErrorFlow &Flow) const;
+  bool declaredCodeMoves() const;
   bool isErrorCheck(const IfStmt *If) const;
   bool isErrorBranch(const Stmt *S, const VarDecl *Code) const;
   bool unchangedInRegion(const VarDecl *V) const;
@@ -109,6 +114,8 @@ private:
   llvm::SmallPtrSet<const CallExpr *, 16> Calls;
   llvm::DenseMap<const Stmt *, bool> Memo;
   ErrorFlow Error;
+  /// The error code variables the pattern's calls declare.
+  llvm::SmallPtrSet<const VarDecl *, 2> DeclaredCodes;
   llvm::SmallPtrSet<const IfStmt *, 4> ErrorChecks;
   /// `if (MPI_Send(...) != MPI_SUCCESS) ...`: the region's checks of its
   /// calls' codes, which go with the calls.
@@ -117,26 +124,99 @@ private:
 
 /// The one local variable the pattern's calls give their error codes to,
 /// if they keep them, all in the same way (`=`, `|=` or `+=`).
-ErrorFlow Planner::findErrorFlow() const {
+ErrorFlow Planner::findErrorFlow() {
   ErrorFlow Found;
+  bool Declared = false;
   for (const CallExpr *Call : Calls) {
     ErrorFlow Flow = errorFlowOf(Call, Ctx);
     if (!Flow)
+      Flow = declaredErrorFlowOf(Call, Ctx);
+    if (!Flow)
       continue;
-    if (Found && Found != Flow)
+    // Codes declared by their calls, one name in several scopes (`int rc
+    // = MPI_Send(...)` in a loop, `int rc = MPI_Recv(...)` in the other
+    // branch): one variable where the collective goes.
+    bool SameName = Found && Flow.Declared && Found.Declared &&
+                    Found.Var->getName() == Flow.Var->getName() &&
+                    Ctx.hasSameType(Found.Var->getType(), Flow.Var->getType());
+    if (Found && Found != Flow && !SameName)
       return {};
-    Found = Flow;
+    if (Flow.Declared)
+      DeclaredCodes.insert(Flow.Var);
+    Declared |= Flow.Declared;
+    if (!Found)
+      Found = Flow;
   }
+  // A name declared by a call and also assigned one: no one variable.
+  if (Declared && !llvm::all_of(Calls, [&](const CallExpr *Call) {
+        ErrorFlow Flow = errorFlowOf(Call, Ctx);
+        return !Flow || DeclaredCodes.count(Flow.Var);
+      }))
+    return {};
+  Found.Declared = Declared;
   const VarDecl *V = Found.Var;
+  // A variable the region declares (`int ierr = MPI_Send(...);`) goes
+  // with its statement, and the rewrite declares it again.
   if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
-      !V->getType()->isIntegerType() || R.contains(V, SM) ||
+      !V->getType()->isIntegerType() ||
+      (R.contains(V, SM) && !(Declared && nameUnique(V))) ||
       V->getParentFunctionOrMethod() != R.Function)
     return {};
-  return onlyErrorCodes(V) ? Found : ErrorFlow();
+  return llvm::all_of(codeVariables(Found),
+                      [&](const VarDecl *C) { return onlyErrorCodes(C); })
+             ? Found
+             : ErrorFlow();
+}
+
+SmallVector<const VarDecl *, 2>
+Planner::codeVariables(const ErrorFlow &Flow) const {
+  if (Flow.Declared)
+    return SmallVector<const VarDecl *, 2>(DeclaredCodes.begin(),
+                                           DeclaredCodes.end());
+  return {Flow.Var};
+}
+
+/// Whether no other variable of the function has \p V's name (but those
+/// the pattern's calls declare): declared again where the collective goes,
+/// it hides or clashes with none.
+bool Planner::nameUnique(const VarDecl *V) const {
+  return !findFirst(R.Function->getBody(), [&](const Stmt *S) {
+    const auto *Decl = dyn_cast<DeclStmt>(S);
+    return Decl && llvm::any_of(Decl->decls(), [&](const clang::Decl *D) {
+             const auto *Other = dyn_cast<VarDecl>(D);
+             return Other && !DeclaredCodes.count(Other) &&
+                    Other->getName() == V->getName();
+           });
+  }) && llvm::none_of(R.Function->parameters(), [&](const ParmVarDecl *P) {
+    return P->getName() == V->getName();
+  });
+}
+
+/// Whether every use of the error code the region declares goes with the
+/// rewrite: the calls' assignments, and the checks that follow the
+/// collective call.
+bool Planner::declaredCodeMoves() const {
+  std::vector<const DeclRefExpr *> Refs;
+  for (const VarDecl *V : DeclaredCodes)
+    llvm::append_range(Refs, Facts.referencesOf(V));
+  return llvm::all_of(Refs, [&](const DeclRefExpr *Ref) {
+    bool InCheck = llvm::any_of(ErrorChecks, [&](const IfStmt *If) {
+      return SM.isPointWithin(Ref->getBeginLoc(), If->getBeginLoc(),
+                              If->getEndLoc());
+    });
+    const auto *Assign =
+        dyn_cast_or_null<BinaryOperator>(parentPastParens(*Ref, Ctx));
+    const auto *Call =
+        Assign ? dyn_cast<CallExpr>(bare(Assign->getRHS())) : nullptr;
+    return InCheck || (Assign && Assign->getOpcode() == Error.Op && Call &&
+                       Calls.count(Call));
+  });
 }
 
 bool Planner::isErrorVar(const Expr *E) const {
-  return Error && namesVariable(E, Error.Var);
+  return Error && llvm::any_of(codeVariables(Error), [&](const VarDecl *V) {
+           return namesVariable(E, V);
+         });
 }
 
 /// Whether \p V only ever holds MPI error codes: every write of it is
@@ -215,10 +295,12 @@ bool Planner::unchangedInRegion(const VarDecl *V) const {
 /// follow the collective call as written. (`if (ierr == MPI_SUCCESS)
 /// printf(...)` runs after every call that succeeds: it is no check.)
 bool Planner::isErrorCheck(const IfStmt *If) const {
-  if (!Error || If->getElse() || If->getInit() || If->getConditionVariable() ||
-      !isFailureTest(If->getCond(), Error.Var, Ctx))
+  if (!Error || If->getElse() || If->getInit() || If->getConditionVariable())
     return false;
-  return isErrorBranch(If->getThen(), Error.Var);
+  return llvm::any_of(codeVariables(Error), [&](const VarDecl *V) {
+    return isFailureTest(If->getCond(), V, Ctx) &&
+           isErrorBranch(If->getThen(), V);
+  });
 }
 
 /// `if (MPI_Send(...) != MPI_SUCCESS)`, `if (MPI_SUCCESS != ...)`, `if
@@ -394,6 +476,11 @@ bool Planner::leafDeletable(const Stmt *S) {
   if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
     for (const clang::Decl *D : Decl->decls()) {
       const auto *V = dyn_cast<VarDecl>(D);
+      // `int ierr = MPI_Send(...);`, declared again by the rewrite.
+      if (V && Error.Declared && DeclaredCodes.count(V) && V->getInit())
+        if (const auto *Call = dyn_cast<CallExpr>(bare(V->getInit())))
+          if (Calls.count(Call))
+            continue;
       if (!V || !Support.count(V))
         return false;
       if (V->getInit() && !onlyWritesSupport(V->getInit()))
@@ -550,9 +637,20 @@ RegionEdits Planner::plan() {
   collectSupport();
   Error = findErrorFlow();
   if (Error) {
-    Support.erase(Error.Var);
+    SmallVector<const VarDecl *, 2> Supported;
+    for (const VarDecl *V : codeVariables(Error))
+      if (Support.erase(V))
+        Supported.push_back(V);
     E.ErrorCode = Error;
     findErrorChecks(E);
+    if (Error.Declared && !declaredCodeMoves()) {
+      // Other uses keep the declaration: the calls' codes are used.
+      Support.insert(Supported.begin(), Supported.end());
+      Error = {};
+      E.ErrorCode = {};
+      E.ErrorCheck = nullptr;
+      ErrorChecks.clear();
+    }
   }
   findCallChecks(E);
   // Dropping a support variable whose value a kept statement reads would

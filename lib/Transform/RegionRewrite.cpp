@@ -357,7 +357,8 @@ rewriteProvenRegion(const ManualCollective &C, ASTContext &Context,
     std::string Text =
         R.CallCheck
             ? analysis::checkWithCall(R.CallCheck, R.CheckedCall, Code, Context)
-            : errorCodeTo(R.ErrorCode) + Code + ";" + errorCheck(R, Context);
+            : declarationOf(R.ErrorCode) + errorCodeTo(R.ErrorCode) + Code +
+                  ";" + errorCheck(R, Context);
     // Rank 0's result of an exclusive scan is set again once the call is
     // over: after its wait.
     std::string Again = firstResultAgain(C, Context);

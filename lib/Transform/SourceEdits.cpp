@@ -49,6 +49,13 @@ std::string errorCodeTo(const analysis::ErrorFlow &Error) {
   return Error.spelling();
 }
 
+std::string declarationOf(const analysis::ErrorFlow &Error) {
+  if (!Error.Declared)
+    return "";
+  return Error.Var->getType().getAsString() + " " +
+         Error.Var->getNameAsString() + ";\n";
+}
+
 std::string ifSucceeded(const analysis::ErrorFlow &Error) {
   if (!Error || Error.accumulates())
     return "";

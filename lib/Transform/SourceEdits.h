@@ -47,6 +47,10 @@ std::string freshName(llvm::StringRef Base, llvm::StringRef Code,
 /// empty without a variable.
 std::string errorCodeTo(const analysis::ErrorFlow &Error);
 
+/// `int ierr;` and a line break when the pattern declared the variable its
+/// calls' codes go to (`int ierr = MPI_Send(...);`); empty otherwise.
+std::string declarationOf(const analysis::ErrorFlow &Error);
+
 /// `if (ierr == MPI_SUCCESS)` and a line break, so that what follows runs
 /// only if the call before succeeded; empty without a variable, and for an
 /// accumulated code, which may hold an earlier call's failure: the

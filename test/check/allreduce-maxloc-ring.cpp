@@ -4,6 +4,8 @@
 // and keeps, element by element, the larger magnitude (`best[c] =
 // incoming[c];`, C++'s trivial assignment of the pair). An allreduce with
 // MPI_MAXLOC on MPI_DOUBLE_INT. Ties between ranks happen in every column.
+// The exchange's code is declared in the loop (`int ierr = ...`): the
+// rewrite declares it where the call goes and keeps its check.
 // clang-format off
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.cpp
@@ -44,16 +46,16 @@ public:
 
   std::vector<Pivot> pivots(const std::vector<Pivot> &mine) const {
     std::vector<Pivot> best(mine), passing(mine), incoming(kCols);
-    int ierr = MPI_SUCCESS;
     int right = (rank_ + 1) % nranks_;
     int left = (rank_ + nranks_ - 1) % nranks_;
     for (int step = 0; step < nranks_ - 1; ++step) {
       // clang-format off
       // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: ring of point-to-point messages implements an allreduce (static analysis); replace it with MPI_Allreduce [mpilift-manual-allreduce]
       // clang-format on
-      ierr = MPI_Sendrecv(passing.data(), kCols, MPI_DOUBLE_INT, right,
-                          kTagPivot, incoming.data(), kCols, MPI_DOUBLE_INT,
-                          left, kTagPivot, comm_, MPI_STATUS_IGNORE);
+      int ierr = MPI_Sendrecv(passing.data(), kCols, MPI_DOUBLE_INT, right,
+                              kTagPivot, incoming.data(), kCols,
+                              MPI_DOUBLE_INT, left, kTagPivot, comm_,
+                              MPI_STATUS_IGNORE);
       if (ierr != MPI_SUCCESS)
         MPI_Abort(comm_, ierr);
       for (int c = 0; c < kCols; ++c) {
@@ -67,7 +69,7 @@ public:
     return best;
     // clang-format off
     // CHECK-FIXES: std::vector<Pivot> best(mine), passing(mine), incoming(kCols);
-    // CHECK-FIXES-NEXT: int ierr = MPI_SUCCESS;
+    // CHECK-FIXES-NEXT: int ierr;
     // CHECK-FIXES-NEXT: ierr = MPI_Allreduce(mine.data(), best.data(), kCols, MPI_DOUBLE_INT,
     // CHECK-FIXES-NEXT: MPI_MAXLOC, comm_);
     // CHECK-FIXES-NEXT: if (ierr != MPI_SUCCESS)

@@ -37,6 +37,9 @@ struct ErrorFlow {
   const clang::VarDecl *Var = nullptr;
   /// `=`, or `|=` and `+=` for a code accumulated over calls.
   clang::BinaryOperatorKind Op = clang::BO_Assign;
+  /// The variable is declared by the call's statement (`int ierr =
+  /// MPI_Send(...);`): a rewrite that removes it declares it again.
+  bool Declared = false;
 
   explicit operator bool() const { return Var != nullptr; }
   /// Whether earlier codes stay in the variable (`|=`, `+=`): a call that
@@ -62,6 +65,11 @@ bool keepsErrorCodes(clang::BinaryOperatorKind Op);
 /// as an `if` branch, a loop body or a case): where \p Call's error code
 /// goes; no variable for any other use of the call.
 ErrorFlow errorFlowOf(const clang::CallExpr *Call, clang::ASTContext &Ctx);
+
+/// `int ierr = Call;`, a declaration of one integer variable: the
+/// variable, declared by the call's statement; none otherwise.
+ErrorFlow declaredErrorFlowOf(const clang::CallExpr *Call,
+                              clang::ASTContext &Ctx);
 
 /// The source text of \p Check, a statement that checks \p Call's code
 /// (`if (MPI_Send(...) != MPI_SUCCESS) return -1;`, with its semicolon),
