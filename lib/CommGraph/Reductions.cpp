@@ -44,6 +44,11 @@ const char *name(ReductionKind K) {
 
 namespace {
 
+/// Why a region is no exclusive scan when process 1 lacks its result.
+constexpr const char *NoFirstExscanResult =
+    "process 1 does not receive process 0's data, as the first result of "
+    "an exclusive scan would";
+
 std::string process(Rank R) { return "process " + std::to_string(R); }
 
 /// Whether \p C combines exactly the processes First..Last.
@@ -189,8 +194,7 @@ bool ReductionFinder::noOtherTransfers(Reduction &R) {
                 "'s data unchanged, which no reduction moves");
   }
   if (R.Kind == ReductionKind::Exscan && !R.Result[1])
-    return fail("process 1 does not receive process 0's data, as the first "
-                "result of an exclusive scan would");
+    return fail(NoFirstExscanResult);
   return true;
 }
 
@@ -230,8 +234,7 @@ bool ReductionFinder::twoProcessExscan(Reduction &R) {
     Only = &T;
   }
   if (!Only)
-    return fail("process 1 does not receive process 0's data, as the first "
-                "result of an exclusive scan would");
+    return fail(NoFirstExscanResult);
   R.Kind = ReductionKind::Exscan;
   R.Size = Only->Size;
   R.Contribution.assign(P, std::nullopt);
