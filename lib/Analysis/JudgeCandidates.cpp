@@ -91,12 +91,13 @@ std::vector<Candidate> candidatesOf(const Region &R, ASTContext &Ctx) {
   // The address of a scalar lvalue (`&total` for an accumulator the region
   // spells as `total`): a reduction's buffer.
   llvm::SmallPtrSet<const ValueDecl *, 16> SeenAddresses;
-  auto AddAddress = [&](const Expr *E) {
+  auto AddAddress = [&](const Expr *E, QualType Pair = QualType()) {
     if (!E || !E->isGLValue())
       return;
     const Expr *Plain = E->IgnoreParenImpCasts();
     QualType T = Plain->getType();
-    if (!T->isArithmeticType() || T->isPointerType())
+    bool IsPair = !Pair.isNull() && Ctx.hasSameUnqualifiedType(T, Pair);
+    if ((!T->isArithmeticType() || T->isPointerType()) && !IsPair)
       return;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(Plain))
       if (!SeenAddresses.insert(Ref->getDecl()).second)
@@ -152,6 +153,16 @@ std::vector<Candidate> candidatesOf(const Region &R, ASTContext &Ctx) {
       if (std::optional<CombineForm> Form = combineForm(S, Ctx)) {
         AddAddress(Form->Into);
         AddAddress(Form->From);
+        // A pair's structure (`&mine` for `mine.value`), or the pointer to
+        // it (`best` for `best->value`).
+        if (!Form->PairType.isNull())
+          for (const Expr *Field : {Form->Into, Form->From})
+            if (const auto *Member = dyn_cast<MemberExpr>(Field)) {
+              if (Member->isArrow())
+                Add(Member->getBase());
+              else
+                AddAddress(Member->getBase(), Form->PairType);
+            }
         AddElements(Form->Into);
         AddElements(Form->From);
       }
