@@ -291,12 +291,6 @@ bool isObjectOf(const MemberExpr *M, const Expr *Whole,
          sameExpression(M->getBase(), Deref->getSubExpr(), Context);
 }
 
-/// The two fields of the pair one member of \p Into's object takes from
-/// \p From's.
-struct PairCopy {
-  const MemberExpr *Into = nullptr, *From = nullptr;
-};
-
 /// Whether the statements \p Body make the object of \p Into a copy of the
 /// object of \p From: `acc = in;`, or `acc.v = in.v; acc.i = in.i;`
 /// for both fields of the structure.

@@ -30,7 +30,9 @@ bool keepsErrorCodes(BinaryOperatorKind Op) {
   return Op == BO_Assign || Op == BO_OrAssign || Op == BO_AddAssign;
 }
 
-ErrorFlow errorFlowOf(const CallExpr *Call, ASTContext &Ctx) {
+/// \p Call with the parentheses, implicit conversions and full-expression
+/// nodes around it: what its value is used as.
+static const Stmt *outermostWrapper(const CallExpr *Call, ASTContext &Ctx) {
   const Stmt *Child = Call;
   const Stmt *Parent = parentStmt(*Call, Ctx);
   while (Parent && (isa<ParenExpr>(Parent) || isa<ImplicitCastExpr>(Parent) ||
@@ -38,6 +40,12 @@ ErrorFlow errorFlowOf(const CallExpr *Call, ASTContext &Ctx) {
     Child = Parent;
     Parent = parentStmt(*Parent, Ctx);
   }
+  return Child;
+}
+
+ErrorFlow errorFlowOf(const CallExpr *Call, ASTContext &Ctx) {
+  const Stmt *Child = outermostWrapper(Call, Ctx);
+  const Stmt *Parent = parentStmt(*Child, Ctx);
   const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent);
   if (!Op || !keepsErrorCodes(Op->getOpcode()) || Op->getRHS() != Child)
     return {};
@@ -60,16 +68,8 @@ ErrorFlow errorFlowOf(const CallExpr *Call, ASTContext &Ctx) {
 }
 
 ErrorFlow declaredErrorFlowOf(const CallExpr *Call, ASTContext &Ctx) {
-  const Stmt *Child = Call;
-  DynTypedNodeList Parents = Ctx.getParents(*Call);
-  while (!Parents.empty()) {
-    const auto *Up = Parents[0].get<Stmt>();
-    if (!Up ||
-        !(isa<ParenExpr>(Up) || isa<ImplicitCastExpr>(Up) || isa<FullExpr>(Up)))
-      break;
-    Child = Up;
-    Parents = Ctx.getParents(*Up);
-  }
+  const Stmt *Child = outermostWrapper(Call, Ctx);
+  DynTypedNodeList Parents = Ctx.getParents(*Child);
   const auto *V = Parents.empty() ? nullptr : Parents[0].get<VarDecl>();
   if (!V || V->getInit() != Child || !V->getType()->isIntegerType() ||
       !V->hasLocalStorage() || isa<ParmVarDecl>(V))
