@@ -490,6 +490,28 @@ const VarDecl *computedVariable(const Stmt *S) {
   return assignedVariable(S);
 }
 
+/// The query whose result the call \p R of \p Where (made in another
+/// unit) passes as the parameter at \p Index, on a predefined
+/// communicator, put in terms of \p Where's own communicator parameter
+/// where the call passes that communicator to one.
+static std::optional<QueryValue>
+recordedQuery(const CallRecord &R, unsigned Index, const FunctionDecl &Where) {
+  if (Index >= R.Arguments.size() || R.Arguments[Index].Query.empty())
+    return std::nullopt;
+  const SharedValue &Arg = R.Arguments[Index];
+  QueryValue There{Arg.Query == "rank" ? CommQuery::Rank : CommQuery::Size,
+                   CommKey{Arg.Comm, nullptr}};
+  for (const ParmVarDecl *Own : Where.parameters()) {
+    unsigned I = Own->getFunctionScopeIndex();
+    if (I < R.Arguments.size() && R.Arguments[I].Query.empty() &&
+        R.Arguments[I].Comm == Arg.Comm) {
+      There.Comm = CommKey{"", Own};
+      break;
+    }
+  }
+  return There;
+}
+
 std::optional<QueryValue> queryValueOf(const ValueDecl *D,
                                        const FunctionDecl &Where,
                                        TranslationUnitFacts &TU,
@@ -505,10 +527,15 @@ std::optional<QueryValue> queryValueOf(const ValueDecl *D,
   const auto *Param = dyn_cast<ParmVarDecl>(V);
   if (!Param || !Facts.writesOf(V).empty())
     return Param ? std::nullopt : localQuery(V, Facts, TU.context());
-  if (Depth >= MaxDepth || TU.mayBeCalledUnseen(&Where))
+  if (Depth >= MaxDepth)
+    return std::nullopt;
+  // Calls other units make, as they recorded them (none when this unit
+  // shows every call).
+  std::optional<std::vector<CallRecord>> Elsewhere = TU.callsElsewhere(&Where);
+  if (!Elsewhere)
     return std::nullopt;
   ArrayRef<CallSite> Callers = TU.callersOf(&Where);
-  if (Callers.empty())
+  if (Callers.empty() && Elsewhere->empty())
     return std::nullopt;
   // Each caller's communicator, put in terms of this function's own
   // communicator parameters where the caller passes it to one of them.
@@ -540,6 +567,13 @@ std::optional<QueryValue> queryValueOf(const ValueDecl *D,
         break;
       }
     }
+    Found = Any ? agree(Found, There) : There;
+    Any = true;
+    if (!Found)
+      return std::nullopt;
+  }
+  for (const CallRecord &R : *Elsewhere) {
+    std::optional<QueryValue> There = recordedQuery(R, Index, Where);
     Found = Any ? agree(Found, There) : There;
     Any = true;
     if (!Found)

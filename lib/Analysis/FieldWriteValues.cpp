@@ -44,6 +44,50 @@ std::optional<FieldValue> queryValue(const MemberExpr &Use, SourcePlace Where,
   return V;
 }
 
+/// What the proof \p Judge of \p Uniformity shows, with the fields and
+/// the parameters of functions other units may call that it reads left
+/// to the reading unit (which sees every unit's writes and calls).
+template <typename JudgeFn>
+SharedValue judgedShared(RankUniformity &Uniformity, JudgeFn Judge) {
+  std::vector<const FieldDecl *> Fields;
+  std::vector<const ParmVarDecl *> Params;
+  Uniformity.assumeFields(&Fields);
+  Uniformity.assumeParameters(&Params);
+  std::optional<Divergence> Why = Judge();
+  Uniformity.assumeFields(nullptr);
+  Uniformity.assumeParameters(nullptr);
+  SharedValue V;
+  if (Why) {
+    V.Reason = Why->Reason;
+    return V;
+  }
+  for (const FieldDecl *Read : Fields) {
+    std::string Key = recordKey(*Read->getParent());
+    if (Key.empty()) {
+      V.Reason = "it reads '" + Read->getNameAsString() +
+                 "' of a structure without a name";
+      return V;
+    }
+    Key += "::" + Read->getNameAsString();
+    if (!llvm::is_contained(V.Assumes, Key))
+      V.Assumes.push_back(std::move(Key));
+  }
+  for (const ParmVarDecl *P : Params) {
+    const auto *F = dyn_cast<FunctionDecl>(P->getDeclContext());
+    std::string Key = F ? functionKey(*F) : "";
+    if (Key.empty()) {
+      V.Reason = "it reads '" + P->getNameAsString() +
+                 "', a parameter of a function without a name";
+      return V;
+    }
+    ParamKey K{std::move(Key), P->getFunctionScopeIndex()};
+    if (!llvm::is_contained(V.Params, K))
+      V.Params.push_back(std::move(K));
+  }
+  V.Uniform = true;
+  return V;
+}
+
 /// What the write \p Use gives its field; the function it is in is
 /// writtenValue's to name.
 FieldValue judgedValue(const MemberExpr &Use, SourcePlace Where,
@@ -73,32 +117,82 @@ FieldValue judgedValue(const MemberExpr &Use, SourcePlace Where,
                       "it is written in '" + F->getNameAsString() +
                           "', a function of that unit alone, whose callers "
                           "are not followed across units");
-  // The fields the value reads are the reading unit's to judge: it sees
-  // every unit's writes of them.
-  std::vector<const FieldDecl *> Reads;
-  Uniformity.assumeFields(&Reads);
-  std::optional<Divergence> Why =
-      Uniformity.writeInFunction(Assign, Assign->getRHS(), *F);
-  Uniformity.assumeFields(nullptr);
-  if (Why)
-    return otherValue(std::move(Where), Why->Reason);
+  SharedValue Shared = judgedShared(Uniformity, [&] {
+    return Uniformity.writeInFunction(Assign, Assign->getRHS(), *F);
+  });
+  if (!Shared.Uniform)
+    return otherValue(std::move(Where), std::move(Shared.Reason));
   FieldValue V;
   V.ValueKind = FieldValue::Kind::Uniform;
   V.Where = std::move(Where);
-  for (const FieldDecl *Read : Reads) {
-    std::string Key = recordKey(*Read->getParent());
-    if (Key.empty())
-      return otherValue(std::move(V.Where),
-                        "it reads '" + Read->getNameAsString() +
-                            "' of a structure without a name");
-    Key += "::" + Read->getNameAsString();
-    if (!llvm::is_contained(V.Assumes, Key))
-      V.Assumes.push_back(std::move(Key));
-  }
+  V.Assumes = std::move(Shared.Assumes);
+  V.Params = std::move(Shared.Params);
   return V;
 }
 
+/// Notes in \p V the predefined communicator \p Arg is, or the rank or
+/// size query on one whose result it holds (`MPI_COMM_WORLD`, `rank`
+/// after `MPI_Comm_rank(MPI_COMM_WORLD, &rank)`).
+void noteQuery(SharedValue &V, const Expr *Arg, const FunctionDecl &Caller,
+               TranslationUnitFacts &TU) {
+  CommKey Comm = commKey(Arg, TU.context());
+  if (!Comm.Handle.empty()) {
+    V.Comm = Comm.Handle;
+    return;
+  }
+  if (!Arg->getType()->isIntegerType() || !Comm.Decl)
+    return;
+  std::optional<QueryValue> Query = queryValueOf(Comm.Decl, Caller, TU);
+  if (!Query || Query->Comm.Handle.empty())
+    return;
+  V.Query = Query->Query == CommQuery::Rank ? "rank" : "size";
+  V.Comm = Query->Comm.Handle;
+}
+
 } // namespace
+
+CallRecord calledWith(const CallSite &Site, SourcePlace Where,
+                      TranslationUnitFacts &TU, RankUniformity &Uniformity) {
+  CallRecord R;
+  R.Where = std::move(Where);
+  const FunctionDecl *Caller = Site.Caller;
+  if (Caller) {
+    R.Caller = functionKey(*Caller);
+    R.CallerIsMain = Caller->isMain();
+  }
+  auto Unjudged = [](std::string Why) {
+    SharedValue V;
+    V.Reason = std::move(Why);
+    return V;
+  };
+  if (!Caller) {
+    R.Control = Unjudged("the call is outside a function");
+    return R;
+  }
+  R.Control = judgedShared(Uniformity, [&] {
+    return Uniformity.controlDivergence(Site.Call, *Caller);
+  });
+  // An operator's operands do not line up with its parameters (a member
+  // operator's object is its first operand): none is followed.
+  bool Operator = isa<CXXOperatorCallExpr>(Site.Call);
+  for (const Expr *Arg : Site.Call->arguments()) {
+    if (Operator) {
+      R.Arguments.push_back(
+          Unjudged("an operator's operands are not followed across units"));
+      continue;
+    }
+    SharedValue V = judgedShared(
+        Uniformity, [&] { return Uniformity.divergence(Arg, *Caller); });
+    if (V.Uniform && !Arg->isValueDependent())
+      if (std::optional<llvm::APSInt> C =
+              Arg->getIntegerConstantExpr(TU.context()))
+        if (C->getSignificantBits() <= 64)
+          V.Constant = C->getExtValue();
+    noteQuery(V, Arg, *Caller, TU);
+    R.Arguments.push_back(std::move(V));
+  }
+  return R;
+}
 
 FieldValue writtenValue(const MemberExpr &Use, SourcePlace Where,
                         TranslationUnitFacts &TU, RankUniformity &Uniformity) {

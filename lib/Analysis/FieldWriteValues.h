@@ -27,6 +27,11 @@ namespace analysis {
 FieldValue writtenValue(const clang::MemberExpr &Use, SourcePlace Where,
                         TranslationUnitFacts &TU, RankUniformity &Uniformity);
 
+/// What \p Site (a call in this unit) passes and when it runs, judged
+/// with \p TU's code alone; \p Where is where a note names it.
+CallRecord calledWith(const CallSite &Site, SourcePlace Where,
+                      TranslationUnitFacts &TU, RankUniformity &Uniformity);
+
 } // namespace analysis
 } // namespace mpilift
 

@@ -616,6 +616,39 @@ TranslationUnitFacts::unseenCallers(const FunctionDecl *F) const {
   return std::nullopt;
 }
 
+std::optional<std::string>
+TranslationUnitFacts::unrecordedCallers(StringRef Key, StringRef Name) const {
+  std::string Named = "'" + Name.str() + "'";
+  if (Key.empty())
+    return Named + " has no name that joins it across units";
+  if (!Project)
+    return Named + " is called in other files (" + WithoutIndex + ")";
+  if (!programHasMain())
+    return "no unit of the project defines main: " + Named +
+           " may be called from outside the project";
+  if (std::optional<SourcePlace> Where =
+          Project->addressTakenElsewhere(Key, mainFile()))
+    return Named + " may be called through a pointer set in " + Where->str();
+  return std::nullopt;
+}
+
+std::optional<std::vector<CallRecord>>
+TranslationUnitFacts::callsElsewhere(StringRef Key) const {
+  if (unrecordedCallers(Key, ""))
+    return std::nullopt;
+  return Project->callRecordsElsewhere(
+      Key, mainFile(), [this](StringRef Path) { return readsFile(Path); });
+}
+
+std::optional<std::vector<CallRecord>>
+TranslationUnitFacts::callsElsewhere(const FunctionDecl *F) const {
+  if (AddressTaken.count(F->getCanonicalDecl()))
+    return std::nullopt;
+  if (!F->isExternallyVisible() || F->isMain())
+    return std::vector<CallRecord>();
+  return callsElsewhere(functionKey(*F));
+}
+
 std::string TranslationUnitFacts::mainFile() const {
   const SourceManager &SM = Context.getSourceManager();
   OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());

@@ -110,6 +110,21 @@ public:
   /// takes its address, no unit defines `main`, or (without the project's
   /// facts) nothing shows what other files do.
   std::optional<std::string> unseenCallers(const clang::FunctionDecl *F) const;
+  /// The calls of \p F that other units make, as they judged them, when
+  /// those are the only calls this unit does not show (a function of this
+  /// unit alone has none); nothing when other calls may exist (its
+  /// address is taken, no project index, no unit defines `main`), which
+  /// unseenCallers names.
+  std::optional<std::vector<CallRecord>>
+  callsElsewhere(const clang::FunctionDecl *F) const;
+  /// The same for the function of USR \p Key, which this unit does not
+  /// declare.
+  std::optional<std::vector<CallRecord>>
+  callsElsewhere(llvm::StringRef Key) const;
+  /// Why the function of USR \p Key, which this unit does not declare,
+  /// may be called in ways no unit's summary shows.
+  std::optional<std::string> unrecordedCallers(llvm::StringRef Key,
+                                               llvm::StringRef Name) const;
   const FunctionFacts &factsOf(const clang::FunctionDecl &F);
   /// Every construction of an object by \p Ctor in the unit.
   llvm::ArrayRef<const clang::CXXConstructExpr *>

@@ -85,6 +85,75 @@ constexpr std::pair<FieldValue::Kind, llvm::StringLiteral> KindNames[] = {
 
 } // namespace
 
+llvm::json::Value toJSON(const ParamKey &K) {
+  return llvm::json::Object{{"function", K.Function}, {"index", K.Index}};
+}
+
+bool fromJSON(const llvm::json::Value &V, ParamKey &Out, llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  int64_t Index = 0;
+  if (!O || !O.map("function", Out.Function) || !O.map("index", Index))
+    return false;
+  if (Index < 0 || Index > INT32_MAX) {
+    P.field("index").report("expected a parameter's position");
+    return false;
+  }
+  Out.Index = static_cast<unsigned>(Index);
+  return true;
+}
+
+llvm::json::Value toJSON(const SharedValue &V) {
+  llvm::json::Object O{{"uniform", V.Uniform}};
+  if (!V.Assumes.empty())
+    O["assumes"] = V.Assumes;
+  if (!V.Params.empty())
+    O["params"] = V.Params;
+  if (V.Constant)
+    O["constant"] = *V.Constant;
+  if (!V.Reason.empty())
+    O["reason"] = V.Reason;
+  if (!V.Query.empty())
+    O["query"] = V.Query;
+  if (!V.Comm.empty())
+    O["comm"] = V.Comm;
+  return O;
+}
+
+bool fromJSON(const llvm::json::Value &V, SharedValue &Out,
+              llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  return O && O.map("uniform", Out.Uniform) &&
+         O.mapOptional("assumes", Out.Assumes) &&
+         O.mapOptional("params", Out.Params) &&
+         O.mapOptional("constant", Out.Constant) &&
+         O.mapOptional("reason", Out.Reason) &&
+         O.mapOptional("query", Out.Query) && O.mapOptional("comm", Out.Comm);
+}
+
+llvm::json::Value toJSON(const CallRecord &C) {
+  llvm::json::Object O{{"where", placeToJSON(C.Where)},
+                       {"caller", C.Caller},
+                       {"control", C.Control},
+                       {"arguments", C.Arguments}};
+  if (C.CallerIsMain)
+    O["caller_is_main"] = true;
+  return O;
+}
+
+bool fromJSON(const llvm::json::Value &V, CallRecord &Out, llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  if (!O || !O.map("caller", Out.Caller) ||
+      !O.mapOptional("caller_is_main", Out.CallerIsMain) ||
+      !O.map("control", Out.Control) || !O.map("arguments", Out.Arguments))
+    return false;
+  const llvm::json::Value *Where = V.getAsObject()->get("where");
+  if (!Where) {
+    P.field("where").report("expected a place");
+    return false;
+  }
+  return placeFromJSON(*Where, Out.Where, P.field("where"));
+}
+
 llvm::json::Value toJSON(const FieldValue &V) {
   llvm::StringRef Kind;
   for (const auto &[K, Name] : KindNames)
@@ -93,7 +162,8 @@ llvm::json::Value toJSON(const FieldValue &V) {
   return llvm::json::Object{
       {"kind", Kind},         {"where", placeToJSON(V.Where)},
       {"comm", V.Comm},       {"function", V.Function},
-      {"assumes", V.Assumes}, {"reason", V.Reason}};
+      {"assumes", V.Assumes}, {"params", V.Params},
+      {"reason", V.Reason}};
 }
 
 bool fromJSON(const llvm::json::Value &V, FieldValue &Out, llvm::json::Path P) {
@@ -101,7 +171,8 @@ bool fromJSON(const llvm::json::Value &V, FieldValue &Out, llvm::json::Path P) {
   std::string Kind;
   if (!O || !O.map("kind", Kind) || !O.map("comm", Out.Comm) ||
       !O.map("function", Out.Function) ||
-      !O.mapOptional("assumes", Out.Assumes) || !O.map("reason", Out.Reason))
+      !O.mapOptional("assumes", Out.Assumes) ||
+      !O.mapOptional("params", Out.Params) || !O.map("reason", Out.Reason))
     return false;
   const auto *Known = llvm::find_if(
       KindNames, [&](const auto &Entry) { return Entry.second == Kind; });
@@ -145,6 +216,9 @@ llvm::json::Value toJSON(const UnitSummary &S) {
       Items.push_back(toJSON(V));
     Values[Field] = std::move(Items);
   }
+  llvm::json::Object Records;
+  for (const auto &[Callee, List] : S.CallRecords)
+    Records[Callee] = List;
   llvm::json::Array Defines;
   for (const std::string &F : S.Defines)
     Defines.push_back(F);
@@ -157,6 +231,7 @@ llvm::json::Value toJSON(const UnitSummary &S) {
                             {"record_escapes", std::move(Escapes)},
                             {"defines", std::move(Defines)},
                             {"calls", PlaceLists(S.Calls)},
+                            {"call_records", std::move(Records)},
                             {"address_taken", std::move(Taken)}};
 }
 
@@ -164,7 +239,8 @@ bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
   std::vector<std::string> Defines;
   if (!O || !O.map("file", S.File) || !O.map("defines_main", S.DefinesMain) ||
-      !O.map("defines", Defines) || !O.map("field_values", S.FieldValues))
+      !O.map("defines", Defines) || !O.map("field_values", S.FieldValues) ||
+      !O.map("call_records", S.CallRecords))
     return false;
   S.Defines.insert(Defines.begin(), Defines.end());
   const llvm::json::Object *Obj = V.getAsObject();
@@ -298,10 +374,22 @@ UnitSummary TranslationUnitFacts::summarize() {
     if (!Key.empty())
       S.Defines.insert(std::move(Key));
   }
+  LibraryHeaders Library(Context);
   for (const auto &[Callee, Sites] : Callers) {
-    if (!Callee->isExternallyVisible() || Callee->isMain())
+    if (Callee->isMain() || Library.contain(Callee->getLocation()) ||
+        (!Sites.empty() && mpiCallee(Sites.front().Call)))
       continue;
     std::string Key = functionKey(*Callee);
+    if (Key.empty())
+      continue;
+    // Every call, judged: the reading unit follows parameters and which
+    // ranks run a function through them.
+    std::vector<CallRecord> &Records = S.CallRecords[Key];
+    for (const CallSite &Site : Sites)
+      Records.push_back(calledWith(Site, placeOf(Site.Call->getBeginLoc(), SM),
+                                   *this, Uniformity));
+    if (!Callee->isExternallyVisible())
+      continue;
     for (const CallSite &Site : Sites)
       NoteFirstInFile(S.Calls[Key], Site.Call->getBeginLoc());
   }
@@ -333,6 +421,7 @@ namespace {
 
 const SourcePlace &placeOfItem(const SourcePlace &P) { return P; }
 const SourcePlace &placeOfItem(const FieldValue &V) { return V.Where; }
+const SourcePlace &placeOfItem(const CallRecord &C) { return C.Where; }
 
 /// The items of \p Key in the lists \p Member of the units other than
 /// \p Unit, outside the files \p Unit reads itself, in the order of the
@@ -374,6 +463,29 @@ std::optional<SourcePlace> ProjectFacts::callElsewhere(
   if (Calls.empty())
     return std::nullopt;
   return Calls.front();
+}
+
+std::vector<CallRecord> ProjectFacts::callRecordsElsewhere(
+    StringRef Function, StringRef Unit,
+    llvm::function_ref<bool(StringRef)> SeenByUnit) const {
+  std::vector<CallRecord> Records = itemsElsewhere(
+      Units, &UnitSummary::CallRecords, Function, Unit, SeenByUnit);
+  // A unit that lists a call it did not judge: the call still runs.
+  for (const UnitSummary &U : Units) {
+    if (U.File == Unit || U.CallRecords.count(Function.str()))
+      continue;
+    auto Listed = U.Calls.find(Function.str());
+    if (Listed == U.Calls.end())
+      continue;
+    for (const SourcePlace &Where : Listed->second)
+      if (!SeenByUnit(Where.File)) {
+        CallRecord R;
+        R.Where = Where;
+        R.Control.Reason = "the unit's summary does not judge this call";
+        Records.push_back(std::move(R));
+      }
+  }
+  return Records;
 }
 
 std::optional<SourcePlace>

@@ -24,9 +24,6 @@ namespace analysis {
 
 namespace {
 
-/// Calls are followed through at most this many callers.
-constexpr unsigned MaxDepth = 4;
-
 std::string spelled(const Expr *E, const ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();
   CharSourceRange Range = SM.getExpansionRange(E->getSourceRange());
@@ -137,6 +134,12 @@ RankUniformity::divergence(const Expr *E, const FunctionDecl &Where) {
 }
 
 std::optional<Divergence>
+RankUniformity::controlDivergence(const Stmt *S, const FunctionDecl &Where) {
+  InProgress.clear();
+  return controlOf(S, Where, 0);
+}
+
+std::optional<Divergence>
 RankUniformity::variableDivergence(const VarDecl *V, const FunctionDecl &Where,
                                    SourceLocation Use) {
   InProgress.clear();
@@ -179,6 +182,10 @@ std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
   if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
     return valueOf(Cast->getSubExpr(), Where, Depth);
   if (const auto *Op = dyn_cast<BinaryOperator>(E)) {
+    // `a = b = v`: the inner assignment's value is v's (its write of b is
+    // judged where b is read).
+    if (Op->getOpcode() == BO_Assign)
+      return valueOf(Op->getRHS(), Where, Depth);
     if (Op->isAssignmentOp())
       return Fail("the value is assigned inside " + spelled(E, Context));
     if (auto Why = valueOf(Op->getLHS(), Where, Depth))
@@ -605,8 +612,15 @@ std::optional<Divergence> RankUniformity::parameter(const ParmVarDecl *P,
                       Use};
   if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Where))
     return constructorParameter(P, Use, *Ctor, Depth);
+  // A summary leaves the parameters of functions other units may call to
+  // the unit that reads it.
+  if (AssumedParams && Where.isExternallyVisible()) {
+    AssumedParams->push_back(P);
+    return std::nullopt;
+  }
   ArrayRef<CallSite> Callers = TU.callersOf(&Where);
-  if (Callers.empty() || TU.mayBeCalledUnseen(&Where))
+  std::optional<std::vector<CallRecord>> Elsewhere = TU.callsElsewhere(&Where);
+  if (!Elsewhere || (Callers.empty() && Elsewhere->empty()))
     return Divergence{named(P) + " is a parameter of " + named(&Where) +
                           " whose callers are not all visible" +
                           unseenCallersNote(Where),
@@ -617,45 +631,7 @@ std::optional<Divergence> RankUniformity::parameter(const ParmVarDecl *P,
                      P->getFunctionScopeIndex() < Site.Call->getNumArgs()
                          ? Site.Call->getArg(P->getFunctionScopeIndex())
                          : nullptr});
-  return argumentsAtSites(P, Where, Sites, Depth);
-}
-
-std::optional<Divergence>
-RankUniformity::argumentsAtSites(const ParmVarDecl *P,
-                                 const FunctionDecl &Callee,
-                                 ArrayRef<ArgumentSite> Sites, unsigned Depth) {
-  // One call site gives the parameter its value whenever it runs; with
-  // several, each must pass one constant or run on every rank.
-  std::optional<llvm::APSInt> Constant;
-  bool OneConstant = true;
-  for (const ArgumentSite &Site : Sites) {
-    std::optional<llvm::APSInt> V =
-        Site.Arg && !Site.Arg->isValueDependent()
-            ? Site.Arg->getIntegerConstantExpr(TU.context())
-            : std::nullopt;
-    OneConstant &= V && (!Constant || llvm::APSInt::isSameValue(*V, *Constant));
-    Constant = V;
-  }
-  bool CheckControl = Sites.size() > 1 && !OneConstant;
-  for (const ArgumentSite &Site : Sites) {
-    if (!Site.Caller || !Site.Arg)
-      return Divergence{"a call of " + named(&Callee) + " cannot be followed",
-                        Site.At->getBeginLoc()};
-    std::optional<Divergence> Why = inAnotherFunction([&] {
-      std::optional<Divergence> Value =
-          valueOf(Site.Arg, *Site.Caller, Depth + 1);
-      if (!Value && CheckControl)
-        return controlOf(Site.At, *Site.Caller, Depth + 1);
-      return Value;
-    });
-    if (Why)
-      return Divergence{named(P) +
-                            " receives a value here that may differ "
-                            "between ranks: " +
-                            Why->Reason,
-                        Site.At->getBeginLoc()};
-  }
-  return std::nullopt;
+  return argumentsAtSites(P, Where, Sites, *Elsewhere, Depth);
 }
 
 std::optional<Divergence>
@@ -674,7 +650,7 @@ RankUniformity::constructorParameter(const ParmVarDecl *P, SourceLocation Use,
                         P->getFunctionScopeIndex() < Site->getNumArgs()
                             ? Site->getArg(P->getFunctionScopeIndex())
                             : nullptr});
-  return argumentsAtSites(P, Ctor, ArgSites, Depth);
+  return argumentsAtSites(P, Ctor, ArgSites, {}, Depth);
 }
 
 std::optional<Divergence>
@@ -882,60 +858,6 @@ RankUniformity::writeInFunction(const Stmt *At, const Expr *Value,
   });
 }
 
-std::optional<Divergence>
-RankUniformity::writeInOtherUnit(const FieldDecl *Field, const FieldValue &W,
-                                 unsigned Depth) {
-  std::string Written = named(Field) + " is given a value in " + W.Where.str();
-  switch (W.ValueKind) {
-  case FieldValue::Kind::Rank:
-    if (auto Why = replacedComm(Field, TU.fieldNamed(W.Comm),
-                                "in " + W.Where.str(), Field->getLocation()))
-      return Why;
-    return Divergence{Written + ", the rank, which differs between ranks",
-                      Field->getLocation()};
-  case FieldValue::Kind::Size:
-    return Divergence{Written + ", a communicator's size, which this proof "
-                                "does not follow into other units",
-                      Field->getLocation()};
-  case FieldValue::Kind::Other:
-    return Divergence{Written + " that may differ between ranks: " + W.Reason,
-                      Field->getLocation()};
-  case FieldValue::Kind::Freed:
-    return Divergence{named(Field) + " is freed as a communicator in " +
-                          W.Where.str() + ", which this proof does not follow",
-                      Field->getLocation()};
-  case FieldValue::Kind::Uniform:
-    break;
-  }
-  // The same on every rank where every rank runs the function: whether
-  // they all do is for the callers this unit shows to say.
-  const FunctionDecl *F = TU.functionNamed(W.Function);
-  if (!F && !TU.calledElsewhere(W.Function))
-    return std::nullopt; // No code of the program calls it.
-  if (!F)
-    return Divergence{Written + " by a function other units call, so which "
-                                "ranks run it is not known here",
-                      Field->getLocation()};
-  if (auto Why = callersOf(*F, Depth + 1))
-    return Divergence{
-        Written + " by " + named(F) +
-            ", which some ranks may run and others not: " + Why->Reason,
-        Why->Loc};
-  // The fields the value reads, which its unit left to this one.
-  for (const std::string &Key : W.Assumes) {
-    const FieldDecl *Read = TU.fieldNamed(Key);
-    if (!Read)
-      return Divergence{Written + " from '" + Key +
-                            "', a field this unit does not use",
-                        Field->getLocation()};
-    if (auto Why = memberDivergence(Read, *F, Depth + 1))
-      return Divergence{Written + " from " + named(Read) +
-                            ", which may differ between ranks: " + Why->Reason,
-                        Why->Loc};
-  }
-  return std::nullopt;
-}
-
 std::optional<Divergence> RankUniformity::callersOf(const FunctionDecl &F,
                                                     unsigned Depth) {
   if (F.isMain())
@@ -944,12 +866,17 @@ std::optional<Divergence> RankUniformity::callersOf(const FunctionDecl &F,
     return Divergence{"gave up following the callers of " + named(&F),
                       F.getLocation()};
   ArrayRef<CallSite> Callers = TU.callersOf(&F);
-  if (Callers.empty() || TU.mayBeCalledUnseen(&F))
+  std::optional<std::vector<CallRecord>> Elsewhere = TU.callsElsewhere(&F);
+  if (!Elsewhere || (Callers.empty() && Elsewhere->empty()))
     return Divergence{named(&F) +
                           " may be called from code the unit does "
                           "not show" +
                           unseenCallersNote(F),
                       F.getLocation()};
+  std::string Key = functionKey(F);
+  if (!Key.empty() && !KeysInProgress.insert(Key).second)
+    return std::nullopt; // Recursion: the outer calls decide.
+  auto Done = llvm::make_scope_exit([&] { KeysInProgress.erase(Key); });
   for (const CallSite &Site : Callers) {
     if (!Site.Caller)
       return Divergence{"a call of " + named(&F) + " cannot be followed",
@@ -961,6 +888,10 @@ std::optional<Divergence> RankUniformity::callersOf(const FunctionDecl &F,
     if (auto Why = callersOf(*Site.Caller, Depth + 1))
       return Why;
   }
+  for (const CallRecord &R : *Elsewhere)
+    if (auto Why = recordedCallRuns(F.getNameAsString(), R, F.getLocation(),
+                                    Depth + 1))
+      return Why;
   return std::nullopt;
 }
 

@@ -40,6 +40,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
+#include <set>
 #include <string>
 
 namespace mpilift {
@@ -97,6 +98,17 @@ public:
   void assumeFields(std::vector<const clang::FieldDecl *> *Out) {
     Assumed = Out;
   }
+  /// From now on, a parameter of a function other units may call
+  /// (external linkage) is taken as the same on every rank and added to
+  /// \p Out (null: judged as usual): the unit that reads the summary
+  /// sees every unit's calls.
+  void assumeParameters(std::vector<const clang::ParmVarDecl *> *Out) {
+    AssumedParams = Out;
+  }
+  /// Nothing when every rank that runs \p Where runs \p S: no condition
+  /// around it (nor an earlier return) may differ between ranks.
+  std::optional<Divergence> controlDivergence(const clang::Stmt *S,
+                                              const clang::FunctionDecl &Where);
 
   /// Nothing when \p E has the same value in every iteration of \p Loop
   /// (a statement of \p Where): it reads no variable written inside the
@@ -153,10 +165,6 @@ private:
     const clang::FunctionDecl *Caller;
     const clang::Expr *Arg; ///< Null when the call passes none.
   };
-  std::optional<Divergence> argumentsAtSites(const clang::ParmVarDecl *P,
-                                             const clang::FunctionDecl &Callee,
-                                             llvm::ArrayRef<ArgumentSite> Sites,
-                                             unsigned Depth);
   std::optional<Divergence>
   constructorParameter(const clang::ParmVarDecl *P, clang::SourceLocation Use,
                        const clang::CXXConstructorDecl &Ctor, unsigned Depth);
@@ -218,8 +226,61 @@ private:
                                              const clang::FunctionDecl &Where,
                                              unsigned Depth);
 
+  // Calls other units make (UniformityAcrossUnits.cpp).
+
+  /// Why \p P, a parameter of \p Callee, may receive values that differ
+  /// between ranks from the calls \p Sites this unit shows and \p Records
+  /// other units made.
+  std::optional<Divergence> argumentsAtSites(const clang::ParmVarDecl *P,
+                                             const clang::FunctionDecl &Callee,
+                                             llvm::ArrayRef<ArgumentSite> Sites,
+                                             llvm::ArrayRef<CallRecord> Records,
+                                             unsigned Depth);
+  /// Why the argument at \p Index of the recorded call \p R (of the
+  /// function \p Callee names) may differ between ranks; with
+  /// \p CheckControl, also why some ranks may make the call and others
+  /// not.
+  std::optional<Divergence>
+  recordedArgument(llvm::StringRef Callee, unsigned Index, const CallRecord &R,
+                   bool CheckControl, clang::SourceLocation Near,
+                   unsigned Depth);
+  /// Why some ranks may make the recorded call \p R of \p Callee and
+  /// others not: its conditions, or its caller's callers.
+  std::optional<Divergence> recordedCallRuns(llvm::StringRef Callee,
+                                             const CallRecord &R,
+                                             clang::SourceLocation Near,
+                                             unsigned Depth);
+  /// Why some ranks may run the function of USR \p Key and others not.
+  std::optional<Divergence> functionRuns(llvm::StringRef Key,
+                                         llvm::StringRef Name,
+                                         clang::SourceLocation Near,
+                                         unsigned Depth);
+  /// Why the fields and parameters \p V (a value of another unit) leaves
+  /// to this unit may differ between ranks; \p Near is where notes point.
+  std::optional<Divergence> sharedAssumptions(const SharedValue &V,
+                                              clang::SourceLocation Near,
+                                              unsigned Depth);
+  /// Why the field \p Key, which a value \p Where (null: a function of
+  /// another unit) computes reads, may differ between ranks; the reason
+  /// starts with \p Reads and the field's name.
+  std::optional<Divergence> assumedField(llvm::StringRef Key,
+                                         const clang::FunctionDecl *Where,
+                                         clang::SourceLocation Near,
+                                         unsigned Depth, llvm::StringRef Reads);
+  /// Why the parameter \p K may receive values that differ between ranks,
+  /// from the calls of every unit.
+  std::optional<Divergence> assumedParameter(const ParamKey &K,
+                                             clang::SourceLocation Near,
+                                             unsigned Depth);
+
+  /// Calls and fields are followed through at most this many steps.
+  static constexpr unsigned MaxDepth = 8;
+
   TranslationUnitFacts &TU;
   std::vector<const clang::FieldDecl *> *Assumed = nullptr;
+  std::vector<const clang::ParmVarDecl *> *AssumedParams = nullptr;
+  /// Functions (USRs) whose callers and parameters are under proof.
+  std::set<std::string> KeysInProgress;
   /// Variables under proof (a cycle through a loop counter is no reason).
   llvm::SmallPtrSet<const clang::VarDecl *, 16> InProgress;
   llvm::SmallPtrSet<const clang::FieldDecl *, 4> FieldsInProgress;

@@ -16,6 +16,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <thread>
 
@@ -27,16 +28,39 @@ namespace check {
 namespace {
 
 /// Bumped whenever what a summary holds changes.
-constexpr int64_t CacheVersion = 2;
+constexpr int64_t CacheVersion = 3;
 
 std::string hashOf(StringRef Bytes) {
   return llvm::utohexstr(llvm::xxh3_64bits(Bytes), /*LowerCase=*/true);
 }
 
-/// The hash of what decides how \p File is compiled.
+/// What tells this build of mpilift from another: the size and time of
+/// its executable. A summary is judged by the code that made it, so one
+/// made by another build (whose judgements may have been more lenient) is
+/// made again rather than trusted.
+const std::string &toolIdentity() {
+  static const std::string Identity = [] {
+    std::string Exe = llvm::sys::fs::getMainExecutable(
+        nullptr, reinterpret_cast<void *>(&toolIdentity));
+    llvm::sys::fs::file_status Status;
+    if (Exe.empty() || llvm::sys::fs::status(Exe, Status))
+      // Unknown: a key no other run shares, so nothing cached is used.
+      return "unknown build " +
+             std::to_string(llvm::sys::Process::getProcessId()) + ' ' +
+             std::to_string(
+                 std::chrono::steady_clock::now().time_since_epoch().count());
+    return Exe + '\0' + std::to_string(Status.getSize()) + '\0' +
+           std::to_string(
+               Status.getLastModificationTime().time_since_epoch().count());
+  }();
+  return Identity;
+}
+
+/// The hash of what decides how \p File is compiled, and of the build of
+/// mpilift that summarises it.
 std::string commandHash(const tooling::CompilationDatabase &Compilations,
                         StringRef File) {
-  std::string Text;
+  std::string Text = toolIdentity() + '\n';
   for (const tooling::CompileCommand &C :
        Compilations.getCompileCommands(File)) {
     Text += C.Directory + '\n';

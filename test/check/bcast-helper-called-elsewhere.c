@@ -1,18 +1,25 @@
 // A broadcast written by hand in a function with external linkage, as
-// most C codes write their helpers (no `static`). Its root is a parameter:
-// the proof follows every call. The project index shows the calls other
-// units make; here none does, and the loop is rewritten.
+// most C codes write their helpers (no `static`). Its root and count are
+// parameters: the proof follows every call, in this file and (through the
+// project index, which judges each call where it is made) in the others.
+// Here no other file calls it, and the loop is rewritten; it is also
+// rewritten when util.c calls it too, with root 0 and a count it receives
+// from main, on every rank.
 //
 // Must not be rewritten: another file calls it with the rank as root (a
 // single-unit view saw only main's call with 0 and rewrote it), another
-// file calls it in a way this proof does not follow (the trace shows the
-// broadcast; the refusal names the file), and another file keeps its
-// address in a table of broadcasts.
+// file calls it with a count of its own under a condition on data the
+// proof cannot show to be the same everywhere (it is, at run time: the
+// trace shows the broadcast; the refusal names the call and its
+// condition), and
+// another file keeps its address in a table of broadcasts.
 // clang-format off
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
+// RUN: %check-rewrite rewrite %s %t.calls --cflags=-DOTHER_CALLS | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t.calls/prog.c
 // RUN: %check-rewrite refuse %s %t.rank --cflags=-DOTHER_ROOT_IS_RANK | FileCheck %s --check-prefix=RANK --implicit-check-not=warning:
-// RUN: %check-rewrite refuse %s %t.calls --trace --cflags=-DOTHER_CALLS | FileCheck %s --check-prefix=CALLS --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.some --trace --cflags=-DOTHER_CALLS_SOME | FileCheck %s --check-prefix=SOME --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.table --trace --cflags=-DOTHER_TABLE | FileCheck %s --check-prefix=TABLE --implicit-check-not=warning:
 // clang-format on
 #include "spread.h"
@@ -54,10 +61,12 @@ int main(int argc, char **argv) {
 }
 
 // RANK: check-rewrite: unchanged
-// CALLS: prog.c:[[#@LINE-27]]:16: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
-// CALLS: note: input-independence: {{.*}}'root' is a parameter of 'spread_ints' whose callers are not all visible ('spread_ints' is also called in {{.*}}util.c:10:3, whose arguments and conditions this proof does not follow)
-// TABLE: prog.c:[[#@LINE-29]]:16: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
-// TABLE: note: input-independence: {{.*}}'root' is a parameter of 'spread_ints' whose callers are not all visible ('spread_ints' may be called through a pointer set in {{.*}}util.c:17:{{[0-9]+}})
+// SOME: prog.c:[[#@LINE-27]]:16: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
+// SOME: note: input-independence: 'peer' changes from one iteration of the loop around the region
+// SOME: prog.c:[[#@LINE-23]]:12: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
+// SOME: note: input-independence: the count 'count' cannot be evaluated: 'count' receives a value in {{.*}}util.c:13:5 that may differ between ranks: 'spread_ints' is called in {{.*}}util.c:13:5, where some ranks may make the call and others not: the condition 'again[0] > 0' may differ between ranks
+// TABLE: prog.c:[[#@LINE-31]]:16: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
+// TABLE: note: input-independence: {{.*}}'root' is a parameter of 'spread_ints' whose callers are not all visible ('spread_ints' may be called through a pointer set in {{.*}}util.c:20:{{[0-9]+}})
 
 //--- spread.h
 #include <mpi.h>
@@ -78,6 +87,9 @@ void spread_report(int me, const int *values, int count) {
     again[i] = values[i];
 #if defined(OTHER_CALLS)
   spread_ints(0, again, count, MPI_COMM_WORLD);
+#elif defined(OTHER_CALLS_SOME)
+  if (again[0] > 0)
+    spread_ints(0, again, count - 1, MPI_COMM_WORLD);
 #elif defined(OTHER_ROOT_IS_RANK)
   if (me < 2)
     spread_ints(me, again, count, MPI_COMM_WORLD);

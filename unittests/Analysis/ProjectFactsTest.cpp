@@ -116,6 +116,67 @@ void use(struct cfg *c) {
                                       "c:@F@load_table", "c:@F@show"}));
 }
 
+TEST(ProjectFactsTest, SummaryJudgesEveryCallOfTheProgram) {
+  Parsed P(R"(
+int spread(int root, int n, MPI_Comm comm);
+int forward(int root) { return spread(root, 3, MPI_COMM_WORLD); }
+int main(int argc, char **argv) {
+  int rank;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  spread(0, 4, MPI_COMM_WORLD);
+  if (rank == 0)
+    spread(1, argc, MPI_COMM_WORLD);
+  forward(2);
+  spread(0, rank, MPI_COMM_WORLD);
+  return 0;
+}
+)");
+  ASSERT_TRUE(P.AST);
+  UnitSummary S = P.TU->summarize();
+  // MPI's functions are the library's: no records.
+  EXPECT_EQ(S.CallRecords.count("c:@F@MPI_Comm_rank"), 0u);
+  const std::vector<CallRecord> &Spread = S.CallRecords["c:@F@spread"];
+  ASSERT_EQ(Spread.size(), 4u);
+  // In forward(): its parameter is for the reading unit to judge.
+  EXPECT_EQ(Spread[0].Caller, "c:@F@forward");
+  EXPECT_FALSE(Spread[0].CallerIsMain);
+  EXPECT_TRUE(Spread[0].Control.Uniform);
+  ASSERT_EQ(Spread[0].Arguments.size(), 3u);
+  EXPECT_TRUE(Spread[0].Arguments[0].Uniform);
+  EXPECT_EQ(Spread[0].Arguments[0].Params,
+            (std::vector<ParamKey>{{"c:@F@forward", 0}}));
+  EXPECT_EQ(Spread[0].Arguments[1].Constant, 3);
+  EXPECT_TRUE(Spread[0].Arguments[2].Uniform);
+  // In main, where every rank gets, with constants.
+  EXPECT_TRUE(Spread[1].CallerIsMain);
+  EXPECT_TRUE(Spread[1].Control.Uniform);
+  EXPECT_EQ(Spread[1].Arguments[0].Constant, 0);
+  // On rank 0 only, with the program's input.
+  EXPECT_FALSE(Spread[2].Control.Uniform);
+  EXPECT_NE(Spread[2].Control.Reason.find("'rank == 0'"), std::string::npos)
+      << Spread[2].Control.Reason;
+  EXPECT_FALSE(Spread[2].Arguments[1].Uniform);
+  EXPECT_NE(Spread[2].Arguments[1].Reason.find("argc"), std::string::npos)
+      << Spread[2].Arguments[1].Reason;
+  // A predefined communicator, and a rank query's result on one: the
+  // reading unit knows a parameter as the rank through them.
+  EXPECT_EQ(Spread[1].Arguments[2].Comm, "MPI_COMM_WORLD");
+  EXPECT_EQ(Spread[1].Arguments[2].Query, "");
+  EXPECT_EQ(Spread[3].Arguments[1].Query, "rank");
+  EXPECT_EQ(Spread[3].Arguments[1].Comm, "MPI_COMM_WORLD");
+  EXPECT_FALSE(Spread[3].Arguments[1].Uniform);
+  // A function of the program defined here is recorded too.
+  ASSERT_EQ(S.CallRecords["c:@F@forward"].size(), 1u);
+  EXPECT_EQ(S.CallRecords["c:@F@forward"][0].Arguments[0].Constant, 2);
+
+  llvm::json::Value V = toJSON(S);
+  UnitSummary Back;
+  llvm::json::Path::Root Root;
+  ASSERT_TRUE(fromJSON(V, Back, Root));
+  EXPECT_EQ(toJSON(Back), V);
+}
+
 TEST(ProjectFactsTest, JSONRoundTrip) {
   Parsed P(std::string(Helpers) + "int main(void) { return 0; }\n");
   ASSERT_TRUE(P.AST);
@@ -135,6 +196,7 @@ TEST(ProjectFactsTest, JSONRoundTrip) {
       {"defines_main", true},
       {"defines", {}},
       {"field_values", llvm::json::Object{{"panel::root", 3}}},
+      {"call_records", llvm::json::Object{}},
       {"record_escapes", llvm::json::Object{}}};
   UnitSummary Bad;
   llvm::json::Path::Root BadRoot;
@@ -272,13 +334,40 @@ TEST(ProjectFactsTest, FieldProofReadsTheProject) {
   // In a function no unit calls, the write never runs.
   Uniform.Function = "c:@F@elsewhere";
   EXPECT_EQ(Reason(*WithRoot(Uniform)), "");
-  // One another unit calls: this unit cannot say which ranks run it.
-  std::unique_ptr<ProjectFacts> Called = WithRoot(Uniform);
-  UnitSummary Caller = otherUnit("/p/caller.c");
-  Caller.Calls["c:@F@elsewhere"] = {{"/p/caller.c", 3, 3}};
-  Called->add(Caller);
-  EXPECT_NE(Reason(*Called).find("by a function other units call"),
+  // One another unit calls: which ranks run it is what that unit's
+  // record of the call says. A call it lists without judging it: refused.
+  auto CalledBy = [&](std::optional<CallRecord> Record) {
+    std::unique_ptr<ProjectFacts> Called = WithRoot(Uniform);
+    UnitSummary Caller = otherUnit("/p/caller.c");
+    Caller.Calls["c:@F@elsewhere"] = {{"/p/caller.c", 3, 3}};
+    if (Record)
+      Caller.CallRecords["c:@F@elsewhere"] = {*Record};
+    Called->add(Caller);
+    return Reason(*Called);
+  };
+  EXPECT_NE(CalledBy(std::nullopt).find("does not judge this call"),
             std::string::npos);
+  // Called from main where every rank gets: proven.
+  CallRecord FromMain;
+  FromMain.Where = {"/p/caller.c", 3, 3};
+  FromMain.Caller = "c:@F@main";
+  FromMain.CallerIsMain = true;
+  FromMain.Control.Uniform = true;
+  EXPECT_EQ(CalledBy(FromMain), "");
+  // Under a condition that unit could not judge: refused, naming it.
+  CallRecord OnSome = FromMain;
+  OnSome.Control.Uniform = false;
+  OnSome.Control.Reason = "the condition 'rank < 2' may differ between ranks";
+  EXPECT_EQ(CalledBy(OnSome),
+            "'root' is given a value in /p/helper.c:7:3 by 'elsewhere', "
+            "which some ranks may run and others not: 'elsewhere' is called "
+            "in /p/caller.c:3:3, where some ranks may make the call and "
+            "others not: the condition 'rank < 2' may differ between ranks");
+  // From a function nothing calls: the call never runs.
+  CallRecord FromUncalled = FromMain;
+  FromUncalled.Caller = "c:@F@uncalled";
+  FromUncalled.CallerIsMain = false;
+  EXPECT_EQ(CalledBy(FromUncalled), "");
   // A value read from another field: judged here, with every unit's
   // writes; helper.c writes 'len' with a value it could not judge.
   Uniform.Function = "c:@F@helper";
@@ -369,14 +458,12 @@ void team_other(struct team *t, MPI_Comm parent) {
   // rank, with every unit's writes of it.
   EXPECT_EQ(Root[1].ValueKind, FieldValue::Kind::Uniform);
   EXPECT_EQ(Root[1].Assumes, std::vector<std::string>{"team::rank"});
-  // A parameter: its callers are in other units, which this one does not
-  // follow.
+  // A parameter of a function other units may call: left to the reading
+  // unit, which sees every unit's calls.
   const std::vector<FieldValue> &Step = S.FieldValues["team::step"];
   ASSERT_EQ(Step.size(), 1u);
-  EXPECT_EQ(Step[0].ValueKind, FieldValue::Kind::Other);
-  EXPECT_NE(Step[0].Reason.find("the index judges each unit's writes alone"),
-            std::string::npos)
-      << Step[0].Reason;
+  EXPECT_EQ(Step[0].ValueKind, FieldValue::Kind::Uniform) << Step[0].Reason;
+  EXPECT_EQ(Step[0].Params, (std::vector<ParamKey>{{"c:@F@team_init", 2}}));
 }
 
 TEST(ProjectFactsTest, WithoutMainFieldsMayComeFromOutside) {

@@ -57,6 +57,53 @@ struct RecordEscape {
   std::string Callee;
 };
 
+/// A parameter of a function, named across units: the function's USR and
+/// the parameter's position (from 0).
+struct ParamKey {
+  std::string Function;
+  unsigned Index = 0;
+  bool operator==(const ParamKey &O) const {
+    return Function == O.Function && Index == O.Index;
+  }
+};
+
+/// What a unit's own code shows of a value its callers or other units
+/// decide: an argument of a call, or whether a call runs (its conditions).
+struct SharedValue {
+  /// The same on every rank whenever every rank runs the function it is
+  /// in, provided the fields in Assumes and the parameters in Params are.
+  bool Uniform = false;
+  /// The fields ("Record::field") it reads, left to the reading unit.
+  std::vector<std::string> Assumes;
+  /// Parameters of functions whose callers the unit may not show (external
+  /// linkage), left to the reading unit, which sees every unit's calls.
+  std::vector<ParamKey> Params;
+  /// An integer constant: the value (calls that all pass one constant
+  /// need not each run on every rank).
+  std::optional<int64_t> Constant;
+  /// Not Uniform: why the unit could not judge it, for the notes.
+  std::string Reason;
+  /// Arguments: "rank" or "size" when the value is that query's result on
+  /// the predefined communicator Comm (empty: neither, or not known).
+  std::string Query;
+  /// Arguments: the predefined communicator (`MPI_COMM_WORLD`) the value
+  /// is, or the one Query was asked on; empty for any other.
+  std::string Comm;
+};
+
+/// One call of a function of the program, as the calling unit judges it.
+struct CallRecord {
+  SourcePlace Where;
+  /// The USR of the function making the call (empty: outside a function).
+  std::string Caller;
+  bool CallerIsMain = false;
+  /// Whether every rank that runs the caller makes the call: its
+  /// conditions (and earlier returns) as values.
+  SharedValue Control;
+  /// One per argument, in order.
+  std::vector<SharedValue> Arguments;
+};
+
 /// What one write of a structure field gives it, as the unit that makes
 /// the write judges it with its own code alone.
 struct FieldValue {
@@ -84,6 +131,9 @@ struct FieldValue {
   /// writing unit leaves to the reading unit to judge with every unit's
   /// writes.
   std::vector<std::string> Assumes;
+  /// Uniform: the parameters the value or the conditions read, of
+  /// functions other units may call, left to the reading unit.
+  std::vector<ParamKey> Params;
   /// Other: why the writing unit could not judge it, for the notes.
   std::string Reason;
 };
@@ -105,6 +155,9 @@ struct UnitSummary {
   /// USR of a function with external linkage -> the first place in each
   /// file where the unit calls it.
   std::map<std::string, std::vector<SourcePlace>> Calls;
+  /// USR of a function of the program (not a library's) -> every call
+  /// the unit makes of it, with its arguments and conditions judged.
+  std::map<std::string, std::vector<CallRecord>> CallRecords;
   /// USR of a function with external linkage -> the first place the unit
   /// takes its address (a call through a pointer may reach it).
   std::map<std::string, SourcePlace> AddressTaken;
@@ -112,6 +165,12 @@ struct UnitSummary {
 
 llvm::json::Value toJSON(const FieldValue &V);
 bool fromJSON(const llvm::json::Value &V, FieldValue &Out, llvm::json::Path P);
+llvm::json::Value toJSON(const ParamKey &K);
+bool fromJSON(const llvm::json::Value &V, ParamKey &Out, llvm::json::Path P);
+llvm::json::Value toJSON(const SharedValue &V);
+bool fromJSON(const llvm::json::Value &V, SharedValue &Out, llvm::json::Path P);
+llvm::json::Value toJSON(const CallRecord &C);
+bool fromJSON(const llvm::json::Value &V, CallRecord &Out, llvm::json::Path P);
 llvm::json::Value toJSON(const UnitSummary &S);
 bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P);
 
@@ -147,6 +206,12 @@ public:
   std::optional<SourcePlace>
   callElsewhere(llvm::StringRef Function, llvm::StringRef Unit,
                 llvm::function_ref<bool(llvm::StringRef)> SeenByUnit) const;
+  /// Every call of the function of USR \p Function by a unit whose main
+  /// file is not \p Unit, outside the files \p SeenByUnit says \p Unit
+  /// reads itself, in the order of the units and their calls.
+  std::vector<CallRecord> callRecordsElsewhere(
+      llvm::StringRef Function, llvm::StringRef Unit,
+      llvm::function_ref<bool(llvm::StringRef)> SeenByUnit) const;
   /// Where another unit than \p Unit takes the address of \p Function.
   std::optional<SourcePlace> addressTakenElsewhere(llvm::StringRef Function,
                                                    llvm::StringRef Unit) const;

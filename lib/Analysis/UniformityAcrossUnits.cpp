@@ -1,0 +1,313 @@
+//===- UniformityAcrossUnits.cpp - Values other units decide --------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The part of RankUniformity that reads the project's facts: a field
+/// another unit writes, a parameter of a function other units call, and
+/// whether every rank runs a function some other unit calls. Each unit's
+/// summary judged its own code and left to this one the fields and
+/// parameters its values read; those are judged here, with every unit's
+/// writes and calls, as far as MaxDepth steps.
+///
+//===----------------------------------------------------------------------===//
+
+#include "RankUniformity.h"
+
+#include "llvm/ADT/ScopeExit.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+namespace {
+
+std::string quoted(const NamedDecl *D) {
+  return "'" + D->getNameAsString() + "'";
+}
+
+/// The name a USR ends with (`c:@F@grid_init` -> `grid_init`), for notes
+/// about a function this unit does not declare.
+std::string nameInUSR(StringRef Key) {
+  StringRef Name = Key.rsplit('@').second;
+  Name = Name.split('#').first;
+  return Name.empty() ? Key.str() : Name.str();
+}
+
+std::optional<llvm::APSInt> constantOf(const SharedValue &V) {
+  if (!V.Constant)
+    return std::nullopt;
+  return llvm::APSInt(llvm::APInt(64, static_cast<uint64_t>(*V.Constant),
+                                  /*isSigned=*/true),
+                      /*isUnsigned=*/false);
+}
+
+/// Whether the values \p Next adds keep one constant in \p Constant.
+bool stillOneConstant(std::optional<llvm::APSInt> &Constant,
+                      std::optional<llvm::APSInt> Next) {
+  bool Same =
+      Next && (!Constant || llvm::APSInt::isSameValue(*Next, *Constant));
+  Constant = std::move(Next);
+  return Same;
+}
+
+} // namespace
+
+std::optional<Divergence>
+RankUniformity::argumentsAtSites(const ParmVarDecl *P,
+                                 const FunctionDecl &Callee,
+                                 ArrayRef<ArgumentSite> Sites,
+                                 ArrayRef<CallRecord> Records, unsigned Depth) {
+  unsigned Index = P->getFunctionScopeIndex();
+  // One call site gives the parameter its value whenever it runs; with
+  // several, each must pass one constant or run on every rank (its
+  // conditions, and its function's callers).
+  std::optional<llvm::APSInt> Constant;
+  bool OneConstant = true;
+  for (const ArgumentSite &Site : Sites)
+    OneConstant &= stillOneConstant(
+        Constant, Site.Arg && !Site.Arg->isValueDependent()
+                      ? Site.Arg->getIntegerConstantExpr(TU.context())
+                      : std::nullopt);
+  for (const CallRecord &R : Records)
+    OneConstant &= stillOneConstant(
+        Constant, Index < R.Arguments.size() ? constantOf(R.Arguments[Index])
+                                             : std::nullopt);
+  bool CheckControl = Sites.size() + Records.size() > 1 && !OneConstant;
+  for (const ArgumentSite &Site : Sites) {
+    if (!Site.Caller || !Site.Arg)
+      return Divergence{"a call of " + quoted(&Callee) + " cannot be followed",
+                        Site.At->getBeginLoc()};
+    std::optional<Divergence> Why = inAnotherFunction([&] {
+      std::optional<Divergence> Value =
+          valueOf(Site.Arg, *Site.Caller, Depth + 1);
+      if (!Value && CheckControl)
+        Value = controlOf(Site.At, *Site.Caller, Depth + 1);
+      if (!Value && CheckControl && Site.Caller != &Callee)
+        Value = callersOf(*Site.Caller, Depth + 1);
+      return Value;
+    });
+    if (Why)
+      return Divergence{quoted(P) +
+                            " receives a value here that may differ "
+                            "between ranks: " +
+                            Why->Reason,
+                        Site.At->getBeginLoc()};
+  }
+  for (const CallRecord &R : Records)
+    if (auto Why = inAnotherFunction([&] {
+          return recordedArgument(Callee.getNameAsString(), Index, R,
+                                  CheckControl, P->getLocation(), Depth + 1);
+        }))
+      return Divergence{quoted(P) + " receives a value in " + R.Where.str() +
+                            " that may differ between ranks: " + Why->Reason,
+                        Why->Loc};
+  return std::nullopt;
+}
+
+std::optional<Divergence>
+RankUniformity::recordedArgument(StringRef Callee, unsigned Index,
+                                 const CallRecord &R, bool CheckControl,
+                                 SourceLocation Near, unsigned Depth) {
+  if (Index >= R.Arguments.size())
+    return Divergence{"the call of '" + Callee.str() +
+                          "' passes no such "
+                          "argument",
+                      Near};
+  const SharedValue &Arg = R.Arguments[Index];
+  if (!Arg.Uniform)
+    return Divergence{Arg.Reason, Near};
+  if (auto Why = sharedAssumptions(Arg, Near, Depth))
+    return Why;
+  if (CheckControl)
+    return recordedCallRuns(Callee, R, Near, Depth);
+  return std::nullopt;
+}
+
+std::optional<Divergence> RankUniformity::recordedCallRuns(StringRef Callee,
+                                                           const CallRecord &R,
+                                                           SourceLocation Near,
+                                                           unsigned Depth) {
+  std::string Call = "'" + Callee.str() + "' is called in " + R.Where.str();
+  if (!R.Control.Uniform)
+    return Divergence{Call +
+                          ", where some ranks may make the call and "
+                          "others not: " +
+                          R.Control.Reason,
+                      Near};
+  if (auto Why = sharedAssumptions(R.Control, Near, Depth))
+    return Divergence{Call +
+                          " under conditions that may differ between "
+                          "ranks: " +
+                          Why->Reason,
+                      Why->Loc};
+  if (R.CallerIsMain)
+    return std::nullopt;
+  if (R.Caller.empty())
+    return Divergence{Call + ", outside a function", Near};
+  std::string Caller = nameInUSR(R.Caller);
+  if (auto Why = functionRuns(R.Caller, Caller, Near, Depth + 1))
+    return Divergence{
+        Call + " by '" + Caller +
+            "', which some ranks may run and others not: " + Why->Reason,
+        Why->Loc};
+  return std::nullopt;
+}
+
+std::optional<Divergence> RankUniformity::functionRuns(StringRef Key,
+                                                       StringRef Name,
+                                                       SourceLocation Near,
+                                                       unsigned Depth) {
+  if (Depth >= MaxDepth)
+    return Divergence{"gave up following the callers of '" + Name.str() + "'",
+                      Near};
+  if (const FunctionDecl *F = TU.functionNamed(Key))
+    return callersOf(*F, Depth);
+  if (std::optional<std::string> Why = TU.unrecordedCallers(Key, Name))
+    return Divergence{*Why, Near};
+  if (!KeysInProgress.insert(Key.str()).second)
+    return std::nullopt; // Recursion: the outer calls decide.
+  auto Done = llvm::make_scope_exit([&] { KeysInProgress.erase(Key.str()); });
+  // No calls at all: the function never runs, and nothing it does counts.
+  std::vector<CallRecord> Records = *TU.callsElsewhere(Key);
+  for (const CallRecord &R : Records)
+    if (auto Why = recordedCallRuns(Name, R, Near, Depth))
+      return Why;
+  return std::nullopt;
+}
+
+std::optional<Divergence>
+RankUniformity::sharedAssumptions(const SharedValue &V, SourceLocation Near,
+                                  unsigned Depth) {
+  for (const std::string &Key : V.Assumes)
+    if (auto Why = assumedField(Key, nullptr, Near, Depth, "it reads "))
+      return Why;
+  for (const ParamKey &K : V.Params)
+    if (auto Why = assumedParameter(K, Near, Depth))
+      return Why;
+  return std::nullopt;
+}
+
+std::optional<Divergence>
+RankUniformity::assumedField(StringRef Key, const FunctionDecl *Where,
+                             SourceLocation Near, unsigned Depth,
+                             StringRef Reads) {
+  const FieldDecl *Field = TU.fieldNamed(Key);
+  if (!Field)
+    return Divergence{Reads.str() + "'" + Key.str() +
+                          "', a field this unit does not use",
+                      Near};
+  std::optional<Divergence> Why = Where ? memberDivergence(Field, *Where, Depth)
+                                        : fieldDivergence(Field, Depth + 1);
+  if (Why)
+    return Divergence{Reads.str() + quoted(Field) +
+                          ", which may differ between ranks: " + Why->Reason,
+                      Why->Loc};
+  return std::nullopt;
+}
+
+std::optional<Divergence> RankUniformity::assumedParameter(const ParamKey &K,
+                                                           SourceLocation Near,
+                                                           unsigned Depth) {
+  std::string Function = nameInUSR(K.Function);
+  std::string Param =
+      "parameter " + std::to_string(K.Index + 1) + " of '" + Function + "'";
+  if (Depth >= MaxDepth)
+    return Divergence{"gave up following " + Param + " through callers", Near};
+  if (const FunctionDecl *F = TU.functionNamed(K.Function)) {
+    if (K.Index >= F->getNumParams())
+      return Divergence{"'" + Function + "' has no " + Param, Near};
+    const ParmVarDecl *P = F->getParamDecl(K.Index);
+    return inAnotherFunction(
+        [&] { return parameter(P, P->getLocation(), *F, Depth + 1); });
+  }
+  if (std::optional<std::string> Why =
+          TU.unrecordedCallers(K.Function, Function))
+    return Divergence{"it reads " + Param +
+                          ", whose callers are not all "
+                          "visible (" +
+                          *Why + ")",
+                      Near};
+  std::string InProgress = K.Function + "#" + std::to_string(K.Index);
+  if (!KeysInProgress.insert(InProgress).second)
+    return std::nullopt; // Its other callers decide.
+  auto Done = llvm::make_scope_exit([&] { KeysInProgress.erase(InProgress); });
+  std::vector<CallRecord> Records = *TU.callsElsewhere(K.Function);
+  std::optional<llvm::APSInt> Constant;
+  bool OneConstant = true;
+  for (const CallRecord &R : Records)
+    OneConstant &=
+        stillOneConstant(Constant, K.Index < R.Arguments.size()
+                                       ? constantOf(R.Arguments[K.Index])
+                                       : std::nullopt);
+  bool CheckControl = Records.size() > 1 && !OneConstant;
+  for (const CallRecord &R : Records)
+    if (auto Why = recordedArgument(Function, K.Index, R, CheckControl, Near,
+                                    Depth + 1))
+      return Divergence{"it reads " + Param + ", which receives a value in " +
+                            R.Where.str() +
+                            " that may differ between ranks: " + Why->Reason,
+                        Why->Loc};
+  return std::nullopt;
+}
+
+std::optional<Divergence>
+RankUniformity::writeInOtherUnit(const FieldDecl *Field, const FieldValue &W,
+                                 unsigned Depth) {
+  std::string Written = quoted(Field) + " is given a value in " + W.Where.str();
+  SourceLocation Near = Field->getLocation();
+  switch (W.ValueKind) {
+  case FieldValue::Kind::Rank:
+    if (auto Why = replacedComm(Field, TU.fieldNamed(W.Comm),
+                                "in " + W.Where.str(), Near))
+      return Why;
+    return Divergence{Written + ", the rank, which differs between ranks",
+                      Near};
+  case FieldValue::Kind::Size:
+    // The size of the communicator the object keeps: the same on each of
+    // its processes (as a size query this unit makes), as long as the
+    // communicator is not replaced without a new query and every rank
+    // runs the function that asks.
+    if (auto Why = replacedComm(Field, TU.fieldNamed(W.Comm),
+                                "in " + W.Where.str(), Near))
+      return Why;
+    break;
+  case FieldValue::Kind::Other:
+    return Divergence{Written + " that may differ between ranks: " + W.Reason,
+                      Near};
+  case FieldValue::Kind::Freed:
+    return Divergence{quoted(Field) + " is freed as a communicator in " +
+                          W.Where.str() + ", which this proof does not follow",
+                      Near};
+  case FieldValue::Kind::Uniform:
+    break;
+  }
+  // The same on every rank where every rank runs the function: whether
+  // they all do is for the calls of it, here and in other units, to say.
+  const FunctionDecl *F = TU.functionNamed(W.Function);
+  std::string Function = F ? F->getNameAsString() : nameInUSR(W.Function);
+  if (!F && !TU.unrecordedCallers(W.Function, Function) &&
+      TU.callsElsewhere(W.Function)->empty())
+    return std::nullopt; // No code of the program calls it.
+  if (auto Why = functionRuns(W.Function, Function, Near, Depth + 1))
+    return Divergence{
+        Written + " by '" + Function +
+            "', which some ranks may run and others not: " + Why->Reason,
+        Why->Loc};
+  // The fields and parameters the value reads, which its unit left to
+  // this one.
+  for (const std::string &Key : W.Assumes)
+    if (auto Why = assumedField(Key, F, Near, Depth + 1, Written + " from "))
+      return Why;
+  for (const ParamKey &K : W.Params)
+    if (auto Why = assumedParameter(K, Near, Depth + 1))
+      return Divergence{
+          Written + " that may differ between ranks: " + Why->Reason, Why->Loc};
+  return std::nullopt;
+}
+
+} // namespace analysis
+} // namespace mpilift
