@@ -140,7 +140,9 @@ void noteQuery(SharedValue &V, const Expr *Arg, const FunctionDecl &Caller,
     V.Comm = Comm.Handle;
     return;
   }
-  if (!Arg->getType()->isIntegerType() || !Comm.Decl)
+  // Variables only: a field's writes in other units are not this
+  // summary's to know.
+  if (!Arg->getType()->isIntegerType() || !isa_and_nonnull<VarDecl>(Comm.Decl))
     return;
   std::optional<QueryValue> Query = queryValueOf(Comm.Decl, Caller, TU);
   if (!Query || Query->Comm.Handle.empty())
