@@ -629,6 +629,10 @@ TranslationUnitFacts::unrecordedCallers(StringRef Key, StringRef Name) const {
   if (std::optional<SourcePlace> Where =
           Project->addressTakenElsewhere(Key, mainFile()))
     return Named + " may be called through a pointer set in " + Where->str();
+  if (Project->implicitlyCalled(Key))
+    return Named + " may run where no call names it (a virtual function, "
+                   "a constructor or destructor, a lambda, or a function "
+                   "whose address is taken)";
   return std::nullopt;
 }
 

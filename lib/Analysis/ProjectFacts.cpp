@@ -222,6 +222,9 @@ llvm::json::Value toJSON(const UnitSummary &S) {
   llvm::json::Array Defines;
   for (const std::string &F : S.Defines)
     Defines.push_back(F);
+  llvm::json::Array Implicit;
+  for (const std::string &F : S.ImplicitlyCalled)
+    Implicit.push_back(F);
   llvm::json::Object Taken;
   for (const auto &[Function, Where] : S.AddressTaken)
     Taken[Function] = placeToJSON(Where);
@@ -230,6 +233,7 @@ llvm::json::Value toJSON(const UnitSummary &S) {
                             {"field_values", std::move(Values)},
                             {"record_escapes", std::move(Escapes)},
                             {"defines", std::move(Defines)},
+                            {"implicitly_called", std::move(Implicit)},
                             {"calls", PlaceLists(S.Calls)},
                             {"call_records", std::move(Records)},
                             {"address_taken", std::move(Taken)}};
@@ -237,12 +241,14 @@ llvm::json::Value toJSON(const UnitSummary &S) {
 
 bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
-  std::vector<std::string> Defines;
+  std::vector<std::string> Defines, Implicit;
   if (!O || !O.map("file", S.File) || !O.map("defines_main", S.DefinesMain) ||
       !O.map("defines", Defines) || !O.map("field_values", S.FieldValues) ||
-      !O.map("call_records", S.CallRecords))
+      !O.map("call_records", S.CallRecords) ||
+      !O.map("implicitly_called", Implicit))
     return false;
   S.Defines.insert(Defines.begin(), Defines.end());
+  S.ImplicitlyCalled.insert(Implicit.begin(), Implicit.end());
   const llvm::json::Object *Obj = V.getAsObject();
   // A path holds its parent by reference: each level is a variable.
   llvm::json::Path CallsAt = P.field("calls"),
@@ -298,6 +304,23 @@ std::string functionKey(const FunctionDecl &F) {
     return "";
   return USR.str().str();
 }
+
+namespace {
+
+/// Whether \p F may run where no call expression names it: a virtual
+/// function (called through the base), a constructor, destructor or
+/// conversion (called implicitly), a lambda's body (called through
+/// whatever holds it).
+bool mayRunUnnamed(const FunctionDecl &F) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(&F);
+  if (!Method)
+    return false;
+  return Method->isVirtual() || isa<CXXConstructorDecl>(Method) ||
+         isa<CXXDestructorDecl>(Method) || isa<CXXConversionDecl>(Method) ||
+         Method->getParent()->isLambda();
+}
+
+} // namespace
 
 UnitSummary TranslationUnitFacts::summarize() {
   const SourceManager &SM = Context.getSourceManager();
@@ -371,8 +394,11 @@ UnitSummary TranslationUnitFacts::summarize() {
                        "a constructor's values are not followed across "
                        "units");
     std::string Key = functionKey(*F);
-    if (!Key.empty())
-      S.Defines.insert(std::move(Key));
+    if (Key.empty())
+      continue;
+    if (mayRunUnnamed(*F) || AddressTaken.count(F->getCanonicalDecl()))
+      S.ImplicitlyCalled.insert(Key);
+    S.Defines.insert(std::move(Key));
   }
   LibraryHeaders Library(Context);
   for (const auto &[Callee, Sites] : Callers) {
@@ -486,6 +512,12 @@ std::vector<CallRecord> ProjectFacts::callRecordsElsewhere(
       }
   }
   return Records;
+}
+
+bool ProjectFacts::implicitlyCalled(StringRef Function) const {
+  return llvm::any_of(Units, [&](const UnitSummary &U) {
+    return U.ImplicitlyCalled.count(Function.str()) != 0;
+  });
 }
 
 std::optional<SourcePlace>

@@ -177,6 +177,42 @@ int main(int argc, char **argv) {
   EXPECT_EQ(toJSON(Back), V);
 }
 
+TEST(ProjectFactsTest, SummaryNamesFunctionsCalledWhereNoCallNamesThem) {
+  Parsed P(R"(
+struct Base { virtual void step(int n); };
+struct Derived : Base { void step(int n) override; Derived(); ~Derived(); };
+void Base::step(int n) {}
+void Derived::step(int n) {}
+Derived::Derived() {}
+Derived::~Derived() {}
+static void callback(int n) {}
+static void plain(int n) {}
+void take(void (*f)(int));
+int main() {
+  auto twice = [](int n) { return 2 * n; };
+  take(callback);
+  plain(twice(1));
+  return 0;
+}
+)",
+           /*CXX=*/true);
+  ASSERT_TRUE(P.AST);
+  UnitSummary S = P.TU->summarize();
+  auto Implicit = [&](llvm::StringRef Name) {
+    return llvm::any_of(S.ImplicitlyCalled, [&](const std::string &Key) {
+      return llvm::StringRef(Key).contains(Name);
+    });
+  };
+  EXPECT_TRUE(Implicit("@S@Base@F@step"));
+  EXPECT_TRUE(Implicit("@S@Derived@F@step"));
+  EXPECT_TRUE(Implicit("@S@Derived@F@Derived"));
+  EXPECT_TRUE(Implicit("@F@~Derived"));
+  EXPECT_TRUE(Implicit("@F@callback"));
+  EXPECT_TRUE(Implicit("operator()"));
+  EXPECT_FALSE(Implicit("@F@plain"));
+  EXPECT_EQ(S.ImplicitlyCalled.count("c:@F@main#"), 0u);
+}
+
 TEST(ProjectFactsTest, JSONRoundTrip) {
   Parsed P(std::string(Helpers) + "int main(void) { return 0; }\n");
   ASSERT_TRUE(P.AST);
@@ -197,6 +233,7 @@ TEST(ProjectFactsTest, JSONRoundTrip) {
       {"defines", {}},
       {"field_values", llvm::json::Object{{"panel::root", 3}}},
       {"call_records", llvm::json::Object{}},
+      {"implicitly_called", llvm::json::Array{}},
       {"record_escapes", llvm::json::Object{}}};
   UnitSummary Bad;
   llvm::json::Path::Root BadRoot;
@@ -368,6 +405,18 @@ TEST(ProjectFactsTest, FieldProofReadsTheProject) {
   FromUncalled.Caller = "c:@F@uncalled";
   FromUncalled.CallerIsMain = false;
   EXPECT_EQ(CalledBy(FromUncalled), "");
+  // Unless that function may run where no call names it (a virtual
+  // function, a lambda, one whose address its unit takes).
+  {
+    std::unique_ptr<ProjectFacts> Called = WithRoot(Uniform);
+    UnitSummary Caller = otherUnit("/p/caller.c");
+    Caller.CallRecords["c:@F@elsewhere"] = {FromUncalled};
+    Caller.ImplicitlyCalled.insert("c:@F@uncalled");
+    Called->add(Caller);
+    EXPECT_NE(Reason(*Called).find("'uncalled' may run where no call names it"),
+              std::string::npos)
+        << Reason(*Called);
+  }
   // A value read from another field: judged here, with every unit's
   // writes; helper.c writes 'len' with a value it could not judge.
   Uniform.Function = "c:@F@helper";

@@ -155,6 +155,11 @@ struct UnitSummary {
   /// USR of a function with external linkage -> the first place in each
   /// file where the unit calls it.
   std::map<std::string, std::vector<SourcePlace>> Calls;
+  /// The USRs of the functions the unit defines that may run where no
+  /// call names them: whose address it takes (of any linkage), virtual
+  /// functions, constructors, destructors, conversions, lambdas' bodies.
+  /// Their recorded calls are not all their calls.
+  std::set<std::string> ImplicitlyCalled;
   /// USR of a function of the program (not a library's) -> every call
   /// the unit makes of it, with its arguments and conditions judged.
   std::map<std::string, std::vector<CallRecord>> CallRecords;
@@ -212,6 +217,9 @@ public:
   std::vector<CallRecord> callRecordsElsewhere(
       llvm::StringRef Function, llvm::StringRef Unit,
       llvm::function_ref<bool(llvm::StringRef)> SeenByUnit) const;
+  /// Whether a unit defines the function of USR \p Function as one that
+  /// may run where no call names it (UnitSummary::ImplicitlyCalled).
+  bool implicitlyCalled(llvm::StringRef Function) const;
   /// Where another unit than \p Unit takes the address of \p Function.
   std::optional<SourcePlace> addressTakenElsewhere(llvm::StringRef Function,
                                                    llvm::StringRef Unit) const;
