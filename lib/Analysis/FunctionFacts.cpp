@@ -530,14 +530,6 @@ const FunctionDecl *TranslationUnitFacts::functionNamed(StringRef Key) {
   return Key.empty() ? nullptr : ByKey->lookup(Key);
 }
 
-bool TranslationUnitFacts::calledElsewhere(StringRef Key) const {
-  if (!Project || !programHasMain())
-    return true;
-  auto Nowhere = [](StringRef) { return false; };
-  return Project->callElsewhere(Key, mainFile(), Nowhere) ||
-         Project->addressTakenElsewhere(Key, mainFile());
-}
-
 const FieldDecl *TranslationUnitFacts::fieldNamed(StringRef Key) const {
   const FieldDecl *Found = nullptr;
   for (const auto &[Field, Uses] : FieldUses) {

@@ -161,10 +161,6 @@ public:
   /// The function of USR \p Key that this unit declares and calls or
   /// defines; null when it has none.
   const clang::FunctionDecl *functionNamed(llvm::StringRef Key);
-  /// Whether the function of USR \p Key, which this unit never calls,
-  /// may run at all: another unit calls it or takes its address, or no
-  /// unit defines `main` (code outside the project may call it).
-  bool calledElsewhere(llvm::StringRef Key) const;
   /// The field "Record::field" \p Key names, among those this unit uses;
   /// null when it uses none of that name.
   const clang::FieldDecl *fieldNamed(llvm::StringRef Key) const;
