@@ -244,6 +244,14 @@ private:
   recordedArgument(llvm::StringRef Callee, unsigned Index, const CallRecord &R,
                    bool CheckControl, clang::SourceLocation Near,
                    unsigned Depth);
+  /// Why a call of \p Records may pass a value that differs between
+  /// ranks as the argument at \p Index (recordedArgument); the reason
+  /// names the call and starts with \p Receiver.
+  std::optional<Divergence>
+  recordedArguments(llvm::StringRef Callee, unsigned Index,
+                    llvm::ArrayRef<CallRecord> Records, bool CheckControl,
+                    llvm::StringRef Receiver, clang::SourceLocation Near,
+                    unsigned Depth);
   /// Why some ranks may make the recorded call \p R of \p Callee and
   /// others not: its conditions, or its caller's callers.
   std::optional<Divergence> recordedCallRuns(llvm::StringRef Callee,

@@ -54,7 +54,35 @@ bool stillOneConstant(std::optional<llvm::APSInt> &Constant,
   return Same;
 }
 
+/// Whether every call of \p Records passes the same integer constant as
+/// its argument at \p Index as the calls before it (\p Constant).
+bool recordsKeepOneConstant(std::optional<llvm::APSInt> &Constant,
+                            ArrayRef<CallRecord> Records, unsigned Index) {
+  bool One = true;
+  for (const CallRecord &R : Records)
+    One &= stillOneConstant(Constant, Index < R.Arguments.size()
+                                          ? constantOf(R.Arguments[Index])
+                                          : std::nullopt);
+  return One;
+}
+
 } // namespace
+
+std::optional<Divergence>
+RankUniformity::recordedArguments(StringRef Callee, unsigned Index,
+                                  ArrayRef<CallRecord> Records,
+                                  bool CheckControl, StringRef Receiver,
+                                  SourceLocation Near, unsigned Depth) {
+  for (const CallRecord &R : Records)
+    if (auto Why = inAnotherFunction([&] {
+          return recordedArgument(Callee, Index, R, CheckControl, Near, Depth);
+        }))
+      return Divergence{Receiver.str() + " receives a value in " +
+                            R.Where.str() +
+                            " that may differ between ranks: " + Why->Reason,
+                        Why->Loc};
+  return std::nullopt;
+}
 
 std::optional<Divergence>
 RankUniformity::argumentsAtSites(const ParmVarDecl *P,
@@ -72,10 +100,7 @@ RankUniformity::argumentsAtSites(const ParmVarDecl *P,
         Constant, Site.Arg && !Site.Arg->isValueDependent()
                       ? Site.Arg->getIntegerConstantExpr(TU.context())
                       : std::nullopt);
-  for (const CallRecord &R : Records)
-    OneConstant &= stillOneConstant(
-        Constant, Index < R.Arguments.size() ? constantOf(R.Arguments[Index])
-                                             : std::nullopt);
+  OneConstant &= recordsKeepOneConstant(Constant, Records, Index);
   bool CheckControl = Sites.size() + Records.size() > 1 && !OneConstant;
   for (const ArgumentSite &Site : Sites) {
     if (!Site.Caller || !Site.Arg)
@@ -97,15 +122,9 @@ RankUniformity::argumentsAtSites(const ParmVarDecl *P,
                             Why->Reason,
                         Site.At->getBeginLoc()};
   }
-  for (const CallRecord &R : Records)
-    if (auto Why = inAnotherFunction([&] {
-          return recordedArgument(Callee.getNameAsString(), Index, R,
-                                  CheckControl, P->getLocation(), Depth + 1);
-        }))
-      return Divergence{quoted(P) + " receives a value in " + R.Where.str() +
-                            " that may differ between ranks: " + Why->Reason,
-                        Why->Loc};
-  return std::nullopt;
+  return recordedArguments(Callee.getNameAsString(), Index, Records,
+                           CheckControl, quoted(P), P->getLocation(),
+                           Depth + 1);
 }
 
 std::optional<Divergence>
@@ -237,21 +256,10 @@ std::optional<Divergence> RankUniformity::assumedParameter(const ParamKey &K,
   auto Done = llvm::make_scope_exit([&] { KeysInProgress.erase(InProgress); });
   std::vector<CallRecord> Records = *TU.callsElsewhere(K.Function);
   std::optional<llvm::APSInt> Constant;
-  bool OneConstant = true;
-  for (const CallRecord &R : Records)
-    OneConstant &=
-        stillOneConstant(Constant, K.Index < R.Arguments.size()
-                                       ? constantOf(R.Arguments[K.Index])
-                                       : std::nullopt);
-  bool CheckControl = Records.size() > 1 && !OneConstant;
-  for (const CallRecord &R : Records)
-    if (auto Why = recordedArgument(Function, K.Index, R, CheckControl, Near,
-                                    Depth + 1))
-      return Divergence{"it reads " + Param + ", which receives a value in " +
-                            R.Where.str() +
-                            " that may differ between ranks: " + Why->Reason,
-                        Why->Loc};
-  return std::nullopt;
+  bool CheckControl =
+      Records.size() > 1 && !recordsKeepOneConstant(Constant, Records, K.Index);
+  return recordedArguments(Function, K.Index, Records, CheckControl,
+                           "it reads " + Param + ", which", Near, Depth + 1);
 }
 
 std::optional<Divergence>
