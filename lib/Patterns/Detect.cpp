@@ -285,6 +285,8 @@ private:
     }
     dropInterleavedRoots(Reported, Found);
     Partners.clear();
+    Groups.clear();
+    WindowLengths.clear();
   }
 
   /// Fixed-root patterns that mergeVaryingRoots will join (same collective,
@@ -443,13 +445,34 @@ private:
 
   //===-- Roles that change with the root --------------------------------===//
 
-  /// One occurrence of a pattern across ranks.
-  struct Instance {
+  /// A grown occurrence as Rotating keeps it (its windows are the key):
+  /// the root and each rank's window length (one of WindowLengths: every
+  /// occurrence grown from one root's repeat has the same).
+  struct Grown {
     int Root;
-    std::vector<RankPart> Parts; ///< One window (one start) per rank.
+    const std::vector<uint32_t> *Lengths;
+  };
+  /// Grown occurrences by their windows (each rank's start).
+  using GrownByWindows = std::map<std::vector<uint32_t>, Grown>;
 
-    bool operator<(const Instance &O) const {
-      return Parts[0].Starts[0] < O.Parts[0].Starts[0];
+  /// One occurrence of a pattern across ranks: a view of an entry of the
+  /// group's GrownByWindows (one window per rank). Groups hold hundreds of
+  /// thousands of them on long traces; RankPart lists are made only for
+  /// the few a report reads.
+  struct Instance {
+    const std::vector<uint32_t> *Windows;
+    const Grown *G;
+
+    int root() const { return G->Root; }
+    size_t ranks() const { return Windows->size(); }
+    size_t start(size_t R) const { return (*Windows)[R]; }
+    size_t length(size_t R) const { return (*G->Lengths)[R]; }
+    std::vector<RankPart> parts() const {
+      std::vector<RankPart> Out;
+      Out.reserve(ranks());
+      for (size_t R = 0; R < ranks(); ++R)
+        Out.push_back({int(R), {start(R)}, length(R)});
+      return Out;
     }
   };
 
@@ -458,13 +481,17 @@ private:
   struct RotatingGroup {
     std::string Collective, Topology;
     std::set<std::pair<uint32_t, bool>> Sites;
+    /// Owns what Instances view (a map keeps its nodes where they are when
+    /// the group moves).
+    GrownByWindows Occurrences;
+    /// In the order of rank 0's windows.
     std::vector<Instance> Instances;
 
     size_t coverage() const {
       size_t N = 0;
       for (const Instance &In : Instances)
-        for (const RankPart &P : In.Parts)
-          N += P.Length;
+        for (size_t R = 0; R < In.ranks(); ++R)
+          N += In.length(R);
       return N;
     }
   };
@@ -496,15 +523,17 @@ private:
                           Windows))
           continue;
         RotatingKey Key{familyName(Tm, D), Tm.topology(), {}};
-        Grown G{int(P.Root), {}};
+        std::vector<uint32_t> Lengths;
         for (size_t R = 0; R < Windows.size(); ++R) {
-          G.Lengths.push_back(static_cast<uint32_t>(shapeOf(int(R)).size()));
-          for (size_t K = 0; K < G.Lengths.back(); ++K) {
+          Lengths.push_back(static_cast<uint32_t>(shapeOf(int(R)).size()));
+          for (size_t K = 0; K < Lengths.back(); ++K) {
             const StepEvent &E = Streams[R][Windows[R] + K];
             std::get<2>(Key).insert({E.Site, E.Send});
           }
         }
-        Rotating[Key].emplace(Windows, std::move(G));
+        Grown G{int(P.Root), &*WindowLengths.insert(std::move(Lengths)).first};
+        Rotating[Key].emplace(
+            std::vector<uint32_t>(Windows.begin(), Windows.end()), G);
       }
   }
 
@@ -518,15 +547,16 @@ private:
         Roots.insert(G.Root);
       if (Roots.size() < 2)
         continue;
-      RotatingGroup Group{
-          std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), {}};
-      for (const auto &[W, G] : ByWindows) {
-        Instance In{G.Root, {}};
-        for (size_t R = 0; R < W.size(); ++R)
-          In.Parts.push_back({int(R), {W[R]}, G.Lengths[R]});
-        Group.Instances.push_back(std::move(In));
-      }
-      std::sort(Group.Instances.begin(), Group.Instances.end());
+      RotatingGroup Group{std::get<0>(Key),
+                          std::get<1>(Key),
+                          std::get<2>(Key),
+                          std::move(ByWindows),
+                          {}};
+      // The map's order is its windows' order, rank 0's first: the order
+      // of the occurrences on rank 0. (Two that start at one step of rank 0
+      // overlap, and reportRotating refuses them in any order.)
+      for (const auto &[W, G] : Group.Occurrences)
+        Group.Instances.push_back({&W, &G});
       Out.push_back(std::move(Group));
     }
     Rotating.clear();
@@ -609,18 +639,15 @@ private:
     StepSet Mine(Streams);
     std::vector<std::pair<int, size_t>> Steps;
     for (const Instance &In : Instances)
-      for (const RankPart &P : In.Parts)
-        for (size_t K = 0; K < P.Length; ++K) {
-          if (!Mine.insert(P.CommRank, P.Starts[0] + K))
+      for (size_t R = 0; R < In.ranks(); ++R)
+        for (size_t K = 0; K < In.length(R); ++K) {
+          if (!Mine.insert(int(R), In.start(R) + K))
             return; // Overlapping occurrences.
-          Steps.emplace_back(P.CommRank, P.Starts[0] + K);
+          Steps.emplace_back(int(R), In.start(R) + K);
         }
     std::vector<std::vector<size_t>> Windows;
-    for (const Instance &In : Instances) {
-      Windows.emplace_back();
-      for (const RankPart &P : In.Parts)
-        Windows.back().push_back(P.Starts[0]);
-    }
+    for (const Instance &In : Instances)
+      Windows.emplace_back(In.Windows->begin(), In.Windows->end());
     if (!sequentialOnEveryRank(std::move(Windows)))
       return;
     for (const auto &[R, K] : Steps)
@@ -642,17 +669,18 @@ private:
     P.Note = "the root changes between occurrences";
     std::set<int> Roots;
     for (const Instance &In : Instances)
-      Roots.insert(In.Root);
+      Roots.insert(In.root());
     for (int R : Roots)
       P.Roots.push_back(Comm.Members[R]);
     std::sort(P.Roots.begin(), P.Roots.end());
-    P.Bytes = occurrenceBytes(Streams, Instances.front().Parts, 0);
+    const std::vector<RankPart> First = Instances.front().parts(),
+                                Last = Instances.back().parts();
+    P.Bytes = occurrenceBytes(Streams, First, 0);
     for (const Instance &In : Instances)
-      addSize(P, occurrenceBytes(Streams, In.Parts, 0));
+      addSize(P, occurrenceBytes(Streams, In.parts(), 0));
     // The dataflow of the first and the last occurrence, as for fixed roots.
     bool Checked;
-    std::string Kind = dataflowOfBoth(Streams, Instances.front().Parts, 0,
-                                      Instances.back().Parts, 0, Checked);
+    std::string Kind = dataflowOfBoth(Streams, First, 0, Last, 0, Checked);
     if (Checked) {
       if (Kind.empty())
         return;
@@ -663,12 +691,12 @@ private:
     } else if (P.Collective == "bcast") {
       P.Collective = "unknown"; // Broadcast or scatter: no data to tell.
     }
-    judgeContents(P, Streams, Instances.front().Parts, 0,
-                  Instances.back().Parts, 0);
+    judgeContents(P, Streams, First, 0, Last, 0);
     Candidate Cand;
     Cand.Comm = C;
     for (const Instance &In : Instances)
-      Cand.Parts.insert(Cand.Parts.end(), In.Parts.begin(), In.Parts.end());
+      for (RankPart &Part : In.parts())
+        Cand.Parts.push_back(std::move(Part));
     addSites(P, Cand, Streams);
     Found.push_back(std::move(P));
     for (const auto &[R, K] : Steps)
@@ -1187,13 +1215,10 @@ private:
   /// their windows (rotations giving the same repeat find them twice).
   using RotatingKey =
       std::tuple<std::string, std::string, std::set<std::pair<uint32_t, bool>>>;
-  /// A grown occurrence as Rotating keeps it (its windows are the key):
-  /// the root and each rank's window length.
-  struct Grown {
-    int Root;
-    std::vector<uint32_t> Lengths;
-  };
-  std::map<RotatingKey, std::map<std::vector<size_t>, Grown>> Rotating;
+  std::map<RotatingKey, GrownByWindows> Rotating;
+  /// The window lengths of grown occurrences, each kept once (a set keeps
+  /// its elements where they are); cleared with the groups.
+  std::set<std::vector<uint32_t>> WindowLengths;
 };
 
 } // namespace

@@ -83,10 +83,8 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
   Stream S;
   Frontier F;
   std::map<uint32_t, uint32_t> StepOfPost; // Posting event -> step.
-  auto add = [&](StepEvent St, bool Blocking) {
-    St.After = F.steps();
-    S.push_back(std::move(St));
-    uint32_t Index = static_cast<uint32_t>(S.size() - 1);
+  auto add = [&](const StepEvent &St, bool Blocking) {
+    uint32_t Index = S.push(St, F.steps());
     if (Blocking)
       F.blocking(Index);
     return Index;
@@ -167,6 +165,7 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
       break; // Probes and the like: no step, no break in a pattern.
     }
   }
+  S.shrinkToFit();
   return S;
 }
 
@@ -177,7 +176,7 @@ bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
   std::function<void(uint32_t, uint32_t)> DependOn = [&](uint32_t Before,
                                                          uint32_t Op) {
     if (BufferedSends && S[Before].BlockingSend) {
-      for (uint32_t Earlier : S[Before].After)
+      for (uint32_t Earlier : S.after(Before))
         DependOn(Earlier, Op);
       return;
     }
@@ -191,7 +190,7 @@ bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
       return false; // Unresolved wildcard, or no buffers: no dataflow.
     uint32_t Op = St.Send ? L.addSend(St.Buffer, St.Bytes, St.Peer, St.Tag)
                           : L.addRecv(St.Buffer, St.Bytes, St.Peer, St.Tag);
-    for (uint32_t Before : St.After)
+    for (uint32_t Before : S.after(K))
       DependOn(Before, Op);
     OpOf[K] = Op;
     OpStep.emplace_back(Rank, K);

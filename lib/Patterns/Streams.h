@@ -17,6 +17,7 @@
 #include "mpilift/CommGraph/CommGraph.h"
 #include "mpilift/Patterns/Detect.h"
 #include "mpilift/Trace/Trace.h"
+#include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
 #include <optional>
@@ -30,27 +31,61 @@ namespace patterns {
 namespace detail {
 
 /// One send or receive of a rank on a communicator, or (P2P false) another
-/// operation on it that a pattern must not span (a collective).
+/// operation on it that a pattern must not span (a collective). Laid out
+/// without padding (48 bytes): a long trace holds one per message.
 struct StepEvent {
+  uint64_t Bytes = 0, Buffer = 0;
+  uint64_t Hash = 0;
+  int32_t Peer = -1; ///< Communicator rank, -1 if outside it.
+  int32_t Tag = 0;
+  uint32_t Site = trace::NoSite;
+  uint32_t Event = 0;
   bool P2P = true;
   bool Send = false;
   bool BlockingSend = false; ///< MPI_Send and its modes.
-  int32_t Peer = -1;         ///< Communicator rank, -1 if outside it.
-  int32_t Tag = 0;
-  uint64_t Bytes = 0, Buffer = 0;
   bool HasHash = false;
-  uint64_t Hash = 0;
-  uint32_t Site = trace::NoSite;
-  uint32_t Event = 0;
-  /// Earlier steps of the same stream this one must follow: what had
-  /// completed when it was issued (blocking steps, waited-for requests).
-  std::vector<uint32_t> After;
   /// Identity for grouping occurrences: same operation, peer and site.
   std::tuple<bool, int32_t, uint32_t> key() const { return {Send, Peer, Site}; }
 };
 
-/// What a rank did on one communicator, in order.
-using Stream = std::vector<StepEvent>;
+/// What a rank did on one communicator, in order, with each step's
+/// predecessors: the earlier steps it must follow, what had completed when
+/// it was issued (blocking steps, waited-for requests). The predecessors of
+/// all steps share one array.
+class Stream {
+public:
+  size_t size() const { return Steps.size(); }
+  bool empty() const { return Steps.empty(); }
+  const StepEvent &operator[](size_t K) const { return Steps[K]; }
+  std::vector<StepEvent>::const_iterator begin() const { return Steps.begin(); }
+  std::vector<StepEvent>::const_iterator end() const { return Steps.end(); }
+
+  /// Appends \p St, which follows the earlier steps \p After; returns its
+  /// index.
+  uint32_t push(const StepEvent &St, llvm::ArrayRef<uint32_t> After) {
+    Steps.push_back(St);
+    Predecessors.insert(Predecessors.end(), After.begin(), After.end());
+    AfterEnd.push_back(static_cast<uint32_t>(Predecessors.size()));
+    return static_cast<uint32_t>(Steps.size() - 1);
+  }
+  /// The earlier steps step \p K follows.
+  llvm::ArrayRef<uint32_t> after(size_t K) const {
+    uint32_t Begin = K == 0 ? 0 : AfterEnd[K - 1];
+    return llvm::ArrayRef<uint32_t>(Predecessors)
+        .slice(Begin, AfterEnd[K] - Begin);
+  }
+  /// Gives back what the arrays reserved beyond their contents.
+  void shrinkToFit() {
+    Steps.shrink_to_fit();
+    Predecessors.shrink_to_fit();
+    AfterEnd.shrink_to_fit();
+  }
+
+private:
+  std::vector<StepEvent> Steps;
+  std::vector<uint32_t> Predecessors;
+  std::vector<uint32_t> AfterEnd; ///< Step K's end in Predecessors.
+};
 
 /// A step of a communicator's streams: rank, index; rank -1 for none.
 using StepRef = std::pair<int32_t, uint32_t>;
