@@ -720,6 +720,7 @@ void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
     return std::tie(A.Begin, A.Thread) < std::tie(B.Begin, B.Thread);
   });
   llvm::DenseMap<uint64_t, uint32_t> PostedBy;
+  Out.Events.reserve(Order.size());
   for (const Ref &Ref : Order) {
     LocationState &L = *Locations[Ref.Location];
     Event E = L.Events[Ref.Index];
@@ -747,6 +748,13 @@ void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
     }
     Out.Events.push_back(E);
   }
+  // The rank's events now live in Out alone: a long trace would otherwise
+  // be held twice until every rank is read.
+  for (LocationState *L : Locations) {
+    std::vector<Event>().swap(L->Events);
+    std::vector<RequestRecord>().swap(L->Requests);
+  }
+  Out.Requests.shrink_to_fit();
 }
 
 } // namespace
@@ -837,43 +845,51 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered) {
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(
       EC, onCollectiveComplete);
 
-  std::map<uint64_t, LocationState> States;
-  for (const auto &[Loc, Rank] : RankOfLocation) {
-    LocationState &L = States[Loc];
-    L.Rank = Rank;
-    L.Thread = static_cast<uint16_t>(Loc >> 32);
-    OTF2_EvtReader *E = OTF2_Reader_GetEvtReader(R, Loc);
-    if (!E && Defs.EventCount.at(Loc) == 0)
-      continue; // Nothing recorded, so no event file.
-    if (!E) {
-      OTF2_EvtReaderCallbacks_Delete(EC);
-      return fail("cannot open the events of location " + std::to_string(Loc) +
-                  " (rank " + std::to_string(Rank) + ")");
+  // Rank by rank, each rank's locations (threads) in location order; a
+  // rank is finished as soon as they are read, so that no event is held
+  // twice (as read and as merged) for more than one rank at a time.
+  T.Ranks.resize(T.WorldSize);
+  for (int Rank = 0; Rank < T.WorldSize; ++Rank)
+    T.Ranks[Rank].Rank = Rank;
+  std::map<int, std::vector<uint64_t>> LocationsOf;
+  for (const auto &[Loc, Rank] : RankOfLocation)
+    LocationsOf[Rank].push_back(Loc);
+  for (const auto &[Rank, Locations] : LocationsOf) {
+    std::vector<LocationState> States(Locations.size());
+    std::vector<LocationState *> Read;
+    for (size_t I = 0; I < Locations.size(); ++I) {
+      uint64_t Loc = Locations[I];
+      LocationState &L = States[I];
+      L.Rank = Rank;
+      L.Thread = static_cast<uint16_t>(Loc >> 32);
+      Read.push_back(&L);
+      OTF2_EvtReader *E = OTF2_Reader_GetEvtReader(R, Loc);
+      if (!E && Defs.EventCount.at(Loc) == 0)
+        continue; // Nothing recorded, so no event file.
+      if (!E) {
+        OTF2_EvtReaderCallbacks_Delete(EC);
+        return fail("cannot open the events of location " +
+                    std::to_string(Loc) + " (rank " + std::to_string(Rank) +
+                    ")");
+      }
+      Rd.Current = &L;
+      OTF2_EvtReader_SetCallbacks(E, EC, &Rd);
+      uint64_t N = 0;
+      OTF2_ErrorCode S = OTF2_Reader_ReadAllLocalEvents(R, E, &N);
+      OTF2_Reader_CloseEvtReader(R, E);
+      if (S != OTF2_SUCCESS) {
+        OTF2_EvtReaderCallbacks_Delete(EC);
+        return fail("cannot read the events of rank " + std::to_string(Rank) +
+                    " (truncated or corrupt event file)");
+      }
+      if (L.InCall) // Cut off inside a call (incomplete trace).
+        Rd.finishCall(L, L.Current.Begin);
     }
-    Rd.Current = &L;
-    OTF2_EvtReader_SetCallbacks(E, EC, &Rd);
-    uint64_t N = 0;
-    OTF2_ErrorCode S = OTF2_Reader_ReadAllLocalEvents(R, E, &N);
-    OTF2_Reader_CloseEvtReader(R, E);
-    if (S != OTF2_SUCCESS) {
-      OTF2_EvtReaderCallbacks_Delete(EC);
-      return fail("cannot read the events of rank " + std::to_string(Rank) +
-                  " (truncated or corrupt event file)");
-    }
-    if (L.InCall) // Cut off inside a call (incomplete trace).
-      Rd.finishCall(L, L.Current.Begin);
+    if (Rank >= 0 && Rank < T.WorldSize)
+      finishRank(T.Ranks[Rank], Read);
   }
   OTF2_EvtReaderCallbacks_Delete(EC);
   OTF2_Reader_CloseEvtFiles(R);
-
-  T.Ranks.resize(T.WorldSize);
-  std::map<int, std::vector<LocationState *>> ByRank;
-  for (auto &[Loc, L] : States)
-    ByRank[L.Rank].push_back(&L);
-  for (int Rank = 0; Rank < T.WorldSize; ++Rank) {
-    T.Ranks[Rank].Rank = Rank;
-    finishRank(T.Ranks[Rank], ByRank[Rank]);
-  }
   return T;
 }
 

@@ -62,34 +62,35 @@ struct RequestRecord {
   uint64_t Hash = 0;
 };
 
-/// One MPI call of one rank.
+/// One MPI call of one rank. The fields are ordered by size, without
+/// padding between them (128 bytes): traces hold millions.
 struct Event {
-  mpi::FunctionId Function = mpi::FunctionId::Init;
-  uint16_t Thread = 0;
   uint64_t Begin = 0; ///< Nanoseconds since the start of the trace.
   uint64_t End = 0;
-  uint32_t Site = NoSite; ///< Index into Trace::Sites.
-  uint32_t Comm = NoComm; ///< Index into Trace::Comms.
-  /// Send side (or the only side): peer as a world rank, tag, bytes, buffer.
-  int32_t Peer = NoPeer;
-  int32_t Tag = NoTag;
+  /// Send side (or the only side): bytes, buffer, payload hash.
   uint64_t Bytes = 0;
   uint64_t Buffer = 0;
-  bool HasHash = false;
   uint64_t Hash = 0;
   /// Receive side of MPI_Sendrecv and of collectives.
-  int32_t RecvPeer = NoPeer;
-  int32_t RecvTag = NoTag;
   uint64_t RecvBytes = 0;
   uint64_t RecvBuffer = 0;
-  bool HasRecvHash = false;
   uint64_t RecvHash = 0;
+  uint64_t Request = 0;   ///< Request this call posted, started or freed.
+  uint32_t Site = NoSite; ///< Index into Trace::Sites.
+  uint32_t Comm = NoComm; ///< Index into Trace::Comms.
+  int32_t Peer = NoPeer;  ///< Send side: the peer as a world rank.
+  int32_t Tag = NoTag;
+  int32_t RecvPeer = NoPeer;
+  int32_t RecvTag = NoTag;
   int32_t Root = NoPeer; ///< Rooted collectives: the root's world rank.
-  uint64_t Request = 0;  ///< Request this call posted, started or freed.
   uint32_t NewComm = NoComm;
   uint32_t Flags = 0; ///< traceformat::Flags.
   uint32_t FirstRequestRecord = 0;
   uint32_t NumRequestRecords = 0;
+  mpi::FunctionId Function = mpi::FunctionId::Init;
+  uint16_t Thread = 0;
+  bool HasHash = false;
+  bool HasRecvHash = false;
 };
 
 struct Communicator {
