@@ -15,6 +15,9 @@
 #include "llvm/Support/Parallel.h"
 
 #include <algorithm>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <functional>
 #include <map>
 #include <numeric>
@@ -191,8 +194,11 @@ bool alignedWithRoot(const Stream &RootS, size_t RootStart, size_t RootLen,
 
 class Detector {
 public:
-  Detector(const trace::Trace &T, const DetectOptions &O)
-      : T(T), Options(O), SourceSite(sitesBySource(T)) {}
+  /// \p Release: \p T itself, whose events the search may release once
+  /// it has taken its steps from them; null to leave them.
+  Detector(const trace::Trace &T, const DetectOptions &O,
+           trace::Trace *Release = nullptr)
+      : T(T), Options(O), SourceSite(sitesBySource(T)), Release(Release) {}
 
   DetectResult run() {
     DetectResult Out;
@@ -200,16 +206,36 @@ public:
     if (Out.Partial)
       Out.Warnings.push_back("the trace is incomplete: patterns cover what was "
                              "recorded");
+    // Every communicator's streams first, rank by rank: a rank's events
+    // are then read no more, and may go before the next rank's are read.
+    std::vector<std::pair<uint32_t, std::vector<Stream>>> Work;
     for (uint32_t C = 0; C < T.Comms.size(); ++C) {
       const trace::Communicator &Comm = T.Comms[C];
       // With two processes every message is formally a broadcast: a
       // collective needs at least three.
-      if (Comm.IsInter || Comm.Members.size() < 3)
-        continue;
-      std::vector<Stream> Streams;
-      for (int32_t World : Comm.Members)
-        Streams.push_back(
-            World < T.WorldSize ? streamOf(T, World, C, SourceSite) : Stream());
+      if (!Comm.IsInter && Comm.Members.size() >= 3)
+        Work.emplace_back(C, std::vector<Stream>(Comm.Members.size()));
+    }
+    for (int32_t World = 0; World < T.WorldSize; ++World) {
+      for (auto &[C, Streams] : Work) {
+        int32_t Member = commRank(T.Comms[C], World);
+        if (Member >= 0)
+          Streams[Member] = streamOf(T, World, C, SourceSite);
+      }
+      if (Release) {
+        std::vector<trace::Event>().swap(Release->Ranks[World].Events);
+        std::vector<trace::RequestRecord>().swap(
+            Release->Ranks[World].Requests);
+      }
+    }
+    if (Release) {
+#ifdef __GLIBC__
+      // The events' arrays came from the heap (glibc raises its mmap
+      // threshold as large blocks are freed); give their pages back.
+      malloc_trim(0);
+#endif
+    }
+    for (auto &[C, Streams] : Work) {
       std::vector<Pattern> Found;
       if (Options.UseTemplates) {
         // Each rank's stream is condensed on its own: on all cores.
@@ -224,6 +250,7 @@ public:
         dataflowPatterns(C, Streams, Found, Out.Warnings);
       mergeVaryingRoots(Found);
       Out.Patterns.insert(Out.Patterns.end(), Found.begin(), Found.end());
+      std::vector<Stream>().swap(Streams);
     }
     return Out;
   }
@@ -862,7 +889,7 @@ private:
              "tracer (" +
              St.Message + ")";
     cg::Graph Buffered(G.numProcs());
-    std::vector<std::pair<int, size_t>> Unused;
+    std::vector<StepRef> Unused;
     for (size_t R = 0; R < Streams.size(); ++R) {
       cg::LocalGraph L(static_cast<cg::Rank>(R));
       if (!addSteps(Streams[R], Used[R], L, Unused, int(R),
@@ -908,7 +935,7 @@ private:
       return;
     // The graph: each rank's unclaimed steps with their dependencies.
     cg::Graph G(static_cast<cg::Rank>(Streams.size()));
-    std::vector<std::pair<int, size_t>> OpStep;
+    std::vector<StepRef> OpStep;
     for (size_t R = 0; R < Streams.size(); ++R) {
       cg::LocalGraph L(static_cast<cg::Rank>(R));
       if (!addSteps(Streams[R], Used[R], L, OpStep, int(R)) || !G.add(L).ok())
@@ -1219,6 +1246,7 @@ private:
   /// The window lengths of grown occurrences, each kept once (a set keeps
   /// its elements where they are); cleared with the groups.
   std::set<std::vector<uint32_t>> WindowLengths;
+  trace::Trace *Release;
 };
 
 } // namespace
@@ -1226,6 +1254,11 @@ private:
 DetectResult detectPatterns(const trace::Trace &T,
                             const DetectOptions &Options) {
   return Detector(T, Options).run();
+}
+
+DetectResult detectPatternsReleasingEvents(trace::Trace &T,
+                                           const DetectOptions &Options) {
+  return Detector(T, Options, &T).run();
 }
 
 } // namespace patterns

@@ -104,7 +104,6 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
       continue;
     StepEvent St;
     St.Site = E.Site < SourceSite.size() ? SourceSite[E.Site] : E.Site;
-    St.Event = I;
     St.Tag = E.Tag;
     St.Bytes = E.Bytes;
     St.Buffer = E.Buffer;
@@ -170,8 +169,8 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
 }
 
 bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
-              cg::LocalGraph &L, std::vector<std::pair<int, size_t>> &OpStep,
-              int Rank, bool BufferedSends) {
+              cg::LocalGraph &L, std::vector<StepRef> &OpStep, int Rank,
+              bool BufferedSends) {
   std::map<size_t, uint32_t> OpOf;
   std::function<void(uint32_t, uint32_t)> DependOn = [&](uint32_t Before,
                                                          uint32_t Op) {
@@ -193,7 +192,7 @@ bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
     for (uint32_t Before : S.after(K))
       DependOn(Before, Op);
     OpOf[K] = Op;
-    OpStep.emplace_back(Rank, K);
+    OpStep.emplace_back(Rank, static_cast<uint32_t>(K));
   }
   return true;
 }
@@ -312,7 +311,7 @@ bool buildWindowGraph(const std::vector<Stream> &Streams,
   for (const RankPart &P : Parts)
     for (size_t K = 0; K < P.Length; ++K)
       Steps[P.CommRank].push_back(P.Starts[Occurrence] + K);
-  std::vector<std::pair<int, size_t>> OpStep;
+  std::vector<StepRef> OpStep;
   for (size_t R = 0; R < Streams.size(); ++R) {
     cg::LocalGraph L(static_cast<cg::Rank>(R));
     if (!addSteps(Streams[R], Steps[R], L, OpStep, int(R)) || !G.add(L).ok())

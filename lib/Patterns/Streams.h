@@ -32,14 +32,13 @@ namespace detail {
 
 /// One send or receive of a rank on a communicator, or (P2P false) another
 /// operation on it that a pattern must not span (a collective). Laid out
-/// without padding (48 bytes): a long trace holds one per message.
+/// without padding (40 bytes): a long trace holds one per message.
 struct StepEvent {
   uint64_t Bytes = 0, Buffer = 0;
   uint64_t Hash = 0;
   int32_t Peer = -1; ///< Communicator rank, -1 if outside it.
   int32_t Tag = 0;
   uint32_t Site = trace::NoSite;
-  uint32_t Event = 0;
   bool P2P = true;
   bool Send = false;
   bool BlockingSend = false; ///< MPI_Send and its modes.
@@ -155,8 +154,7 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
 /// \p BufferedSends, what follows a blocking send waits only for what the
 /// send waited for, as if MPI buffered every message.
 bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
-              commgraph::LocalGraph &L,
-              std::vector<std::pair<int, size_t>> &OpStep, int Rank,
+              commgraph::LocalGraph &L, std::vector<StepRef> &OpStep, int Rank,
               bool BufferedSends = false);
 
 /// The step each point-to-point step is matched with: MPI pairs the k-th

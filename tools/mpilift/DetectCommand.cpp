@@ -99,7 +99,8 @@ int runDetectCommand(int Argc, const char **Argv) {
     warning() << "'" << Dir
               << "' records no call sites (a foreign archive?): patterns "
                  "name no source locations\n";
-  patterns::DetectResult R = patterns::detectPatterns(*T);
+  // Only the definitions are printed: the events may go once read.
+  patterns::DetectResult R = patterns::detectPatternsReleasingEvents(*T);
   patterns::SiteNames Names(*T);
   std::error_code EC;
   llvm::ToolOutputFile Out(Output, EC, llvm::sys::fs::OF_Text);

@@ -212,6 +212,36 @@ TEST(DetectTest, AChainWhoseRootRotatesIsOnePattern) {
   EXPECT_EQ(Foreign.Patterns[0].Evidence, "template");
 }
 
+TEST(DetectTest, ReleasingTheEventsFindsTheSamePatterns) {
+  // A chain whose root changes and a star from a fixed root: the same
+  // patterns, whether or not the events go once read.
+  TraceBuilder Star(5, true);
+  star(Star, 2, 4, sameBuffer, true);
+  for (const trace::Trace &Original : {rotatingChain(5, 10, true), Star.T}) {
+    trace::Trace Released = Original;
+    DetectResult Before = detectPatterns(Original);
+    DetectResult After = detectPatternsReleasingEvents(Released);
+    ASSERT_EQ(Before.Patterns.size(), 1u);
+    ASSERT_EQ(After.Patterns.size(), 1u);
+    const Pattern &X = Before.Patterns[0], &Y = After.Patterns[0];
+    EXPECT_EQ(X.Collective, Y.Collective);
+    EXPECT_EQ(X.Topology, Y.Topology);
+    EXPECT_EQ(X.Root, Y.Root);
+    EXPECT_EQ(X.Roots, Y.Roots);
+    EXPECT_EQ(X.Occurrences, Y.Occurrences);
+    EXPECT_EQ(X.Bytes, Y.Bytes);
+    EXPECT_EQ(X.Evidence, Y.Evidence);
+    ASSERT_EQ(X.Sites.size(), Y.Sites.size());
+    for (size_t K = 0; K < X.Sites.size(); ++K)
+      EXPECT_EQ(X.Sites[K].Ranks, Y.Sites[K].Ranks);
+    ASSERT_EQ(Released.Ranks.size(), 5u);
+    for (const trace::RankTrace &R : Released.Ranks) {
+      EXPECT_TRUE(R.Events.empty());
+      EXPECT_TRUE(R.Requests.empty());
+    }
+  }
+}
+
 TEST(DetectTest, ARotatingChainThatStopsShortOnceIsNoPattern) {
   // The short chain leaves steps of the same calls unexplained; neither the
   // rotating pattern nor fixed-root windows that take their messages from

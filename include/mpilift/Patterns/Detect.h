@@ -91,6 +91,15 @@ struct DetectResult {
 DetectResult detectPatterns(const trace::Trace &T,
                             const DetectOptions &Options = DetectOptions());
 
+/// The same, for a caller that needs no more than the definitions of \p T
+/// afterwards (its communicators, call sites, modules): every rank's events
+/// and request records are released once the search has taken from them
+/// the steps it reads, which lowers the peak memory on a long trace by
+/// their size. The ranks stay, with no events.
+DetectResult
+detectPatternsReleasingEvents(trace::Trace &T,
+                              const DetectOptions &Options = DetectOptions());
+
 } // namespace patterns
 } // namespace mpilift
 
