@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# bench/detect, large runs: for each process count, writes the spill files
+# of a synthetic run (detect-synthetic: halo exchanges with a hand-written
+# broadcast every 50 iterations, EVENTS calls a rank), converts them with
+# `mpilift trace recover`, and measures `mpilift detect` (time, peak
+# resident memory, bytes per call) against reading the trace alone
+# (`mpilift trace dump`, the baseline), REPS times each, alternating; a
+# detect run that takes more than LIMIT seconds is stopped and reported as
+# such. Every run must find the broadcast.
+# Usage: bash bench/detect/synthetic.sh [BUILD_DIR] [REPS] [EVENTS] [LIMIT] [RANKS...]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build}
+reps=${2:-1}
+events=${3:-100000}
+limit=${4:-900}
+shift $(( $# < 4 ? $# : 4 ))
+ranks=${*:-16 32 64}
+mpilift=$build/bin/mpilift
+gen=$build/bench/detect-synthetic
+[ -x "$mpilift" ] && [ -x "$gen" ] || { echo "build first: cmake --build $build" >&2; exit 2; }
+command -v /usr/bin/time > /dev/null || { echo "needs /usr/bin/time (Debian package 'time')" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+printf "%6s %10s %10s %10s %10s %10s %12s\n" ranks calls "read (s)" "read (MB)" \
+  "detect (s)" "det. (MB)" "bytes/call"
+for np in $ranks; do
+  rm -rf "$tmp/trace"
+  "$gen" "$tmp/trace" "$np" "$events" > /dev/null
+  "$mpilift" trace recover "$tmp/trace" > /dev/null
+  calls=$("$mpilift" trace dump "$tmp/trace" |
+    awk '/^rank [0-9]+: [0-9]+ events$/ {n += $3} END {print n}')
+  : > "$tmp/read"; : > "$tmp/detect"
+  stopped=0
+  for i in $(seq "$reps"); do
+    /usr/bin/time -f "%e %M" -o "$tmp/time" "$mpilift" trace dump "$tmp/trace" > /dev/null
+    cat "$tmp/time" >> "$tmp/read"
+    if ! /usr/bin/time -f "%e %M" -o "$tmp/time" timeout "$limit" \
+        "$mpilift" detect "$tmp/trace" > "$tmp/out" 2> /dev/null; then
+      stopped=1
+      break
+    fi
+    grep -q "bcast star comm 0 root 0" "$tmp/out" ||
+      { echo "$np ranks: the broadcast was not found:" >&2; cat "$tmp/out" >&2; exit 1; }
+    cat "$tmp/time" >> "$tmp/detect"
+  done
+  rt=$(awk '{print $1}' "$tmp/read" | median)
+  rk=$(awk '{print $2}' "$tmp/read" | median)
+  if [ "$stopped" = 1 ]; then
+    printf "%6s %10s %10.2f %10.1f %10s %10s %12s\n" "$np" "$calls" "$rt" \
+      "$(awk -v k="$rk" 'BEGIN {print k / 1024}')" ">$limit" "-" "-"
+    continue
+  fi
+  dt=$(awk '{print $1}' "$tmp/detect" | median)
+  dk=$(awk '{print $2}' "$tmp/detect" | median)
+  printf "%6s %10s %10.2f %10.1f %10.2f %10.1f %12.0f\n" "$np" "$calls" "$rt" \
+    "$(awk -v k="$rk" 'BEGIN {print k / 1024}')" "$dt" \
+    "$(awk -v k="$dk" 'BEGIN {print k / 1024}')" \
+    "$(awk -v k="$dk" -v e="$calls" 'BEGIN {print k * 1024 / e}')"
+done
+echo "(medians of $reps alternating runs; MB = peak resident memory; read ="
+echo " mpilift trace dump, the baseline; targets of issue 16: 1024 ranks x 10^5"
+echo " calls in at most 60 s and 8 GiB, at most 100 bytes per call)"
