@@ -404,7 +404,8 @@ private:
         Cand.RootCommRank = Tm.collective() == "bcast" ? int(Root) : -1;
         Cand.Parts.push_back({int(Root), Starts, A.size()});
         Cand.Order = Candidates.size();
-        if (growToSlaves(Tm, D, P, Streams, Cand))
+        if (growToSlaves(Tm, D, P, Streams, Cand) &&
+            !neverReported(Cand, Streams))
           Candidates.push_back(std::move(Cand));
       }
     }
@@ -730,6 +731,27 @@ private:
       Claimed.insert(R, K);
   }
 
+  /// Whether templatePatterns would turn \p Cand down whatever else it
+  /// finds: its messages leave an occurrence, or (where the trace has
+  /// buffers) the dataflow of its first and last occurrences forms no
+  /// collective, as report decides. Such a candidate never claims a step,
+  /// so it is not kept: a halo exchange is a candidate from every root,
+  /// with every rank's occurrences.
+  bool neverReported(const Candidate &Cand,
+                     const std::vector<Stream> &Streams) const {
+    if (!messagesStayInside(Cand))
+      return true;
+    size_t Last = Cand.Parts[0].Starts.size() - 1;
+    bool Checked;
+    std::string Kind =
+        dataflowOfBoth(Streams, Cand.Parts, 0, Cand.Parts, Last, Checked);
+    if (!Checked || !Kind.empty())
+      return false;
+    return !(Cand.Collective == "gather" &&
+             combinesWhereItArrives(Streams, Cand.Parts, 0) &&
+             combinesWhereItArrives(Streams, Cand.Parts, Last));
+  }
+
   /// Turns a candidate into a pattern unless the dataflow of its
   /// occurrences says it is none.
   bool report(const Candidate &Cand, const std::vector<Stream> &Streams,
@@ -936,6 +958,11 @@ private:
     // The graph: each rank's unclaimed steps with their dependencies.
     cg::Graph G(static_cast<cg::Rank>(Streams.size()));
     std::vector<StepRef> OpStep;
+    size_t Operations = 0;
+    for (const std::vector<size_t> &Steps : Used)
+      Operations += Steps.size();
+    G.reserve(Operations);
+    OpStep.reserve(Operations);
     for (size_t R = 0; R < Streams.size(); ++R) {
       cg::LocalGraph L(static_cast<cg::Rank>(R));
       if (!addSteps(Streams[R], Used[R], L, OpStep, int(R)) || !G.add(L).ok())

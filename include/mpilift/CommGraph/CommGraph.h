@@ -177,6 +177,10 @@ public:
   /// Adds one process's graph. Fails on a bad peer, a dependency on a
   /// missing operation, or a process added twice.
   Status add(const LocalGraph &G);
+  /// Makes room for \p Operations operations in all, for a caller that
+  /// knows how many its processes' graphs hold (a graph of millions of
+  /// operations then does not grow by doubling).
+  void reserve(size_t Operations) { Ops.reserve(Operations); }
 
   Rank numProcs() const { return NumProcs; }
   const std::vector<Operation> &ops() const { return Ops; }
