@@ -304,7 +304,9 @@ private:
       bool Free = std::none_of(Steps.begin(), Steps.end(), [&](const auto &S) {
         return Claimed.contains(S.first, S.second);
       });
-      if (!Free || !messagesStayInside(Cand) || !report(Cand, Streams, Found))
+      // Candidates whose messages leave an occurrence are gone already
+      // (neverReported).
+      if (!Free || !report(Cand, Streams, Found))
         continue;
       Reported.emplace_back(Found.size() - 1, &Cand);
       for (const auto &[R, K] : Steps)
@@ -745,11 +747,18 @@ private:
     bool Checked;
     std::string Kind =
         dataflowOfBoth(Streams, Cand.Parts, 0, Cand.Parts, Last, Checked);
-    if (!Checked || !Kind.empty())
-      return false;
-    return !(Cand.Collective == "gather" &&
-             combinesWhereItArrives(Streams, Cand.Parts, 0) &&
-             combinesWhereItArrives(Streams, Cand.Parts, Last));
+    return Checked && Kind.empty() && !gatherThatCombines(Cand, Streams);
+  }
+
+  /// Whether \p Cand is a gather whose first and last occurrences send
+  /// messages of one size up a tree onto one buffer where a rank receives
+  /// several: a reduction whose combines the trace does not show.
+  static bool gatherThatCombines(const Candidate &Cand,
+                                 const std::vector<Stream> &Streams) {
+    size_t Last = Cand.Parts[0].Starts.size() - 1;
+    return Cand.Collective == "gather" &&
+           combinesWhereItArrives(Streams, Cand.Parts, 0) &&
+           combinesWhereItArrives(Streams, Cand.Parts, Last);
   }
 
   /// Turns a candidate into a pattern unless the dataflow of its
@@ -789,9 +798,7 @@ private:
     bool Checked;
     std::string Kind = dataflowOfBoth(Streams, Cand.Parts, 0, Cand.Parts,
                                       P.Occurrences - 1, Checked);
-    if (Checked && Kind.empty() && P.Collective == "gather" &&
-        combinesWhereItArrives(Streams, Cand.Parts, 0) &&
-        combinesWhereItArrives(Streams, Cand.Parts, P.Occurrences - 1)) {
+    if (Checked && Kind.empty() && gatherThatCombines(Cand, Streams)) {
       P.Collective = "reduce";
       P.Note = "messages of one size go up the tree and land on one buffer "
                "where a rank receives several: the data is combined where "

@@ -748,12 +748,6 @@ void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
     }
     Out.Events.push_back(E);
   }
-  // The rank's events now live in Out alone: a long trace would otherwise
-  // be held twice until every rank is read.
-  for (LocationState *L : Locations) {
-    std::vector<Event>().swap(L->Events);
-    std::vector<RequestRecord>().swap(L->Requests);
-  }
   Out.Requests.shrink_to_fit();
 }
 
