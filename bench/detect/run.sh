@@ -23,7 +23,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+. "$root/bench/common/median.sh"
 
 mpicc -O2 -g "$root/bench/detect/star_halo.c" -o "$tmp/star_halo"
 mpirun --oversubscribe -np "$np" "$run" -o "$tmp/trace" -- \

@@ -23,7 +23,7 @@ command -v /usr/bin/time > /dev/null || { echo "needs /usr/bin/time (Debian pack
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+. "$root/bench/common/median.sh"
 
 printf "%6s %10s %10s %10s %10s %10s %12s\n" ranks calls "read (s)" "read (MB)" \
   "detect (s)" "det. (MB)" "bytes/call"

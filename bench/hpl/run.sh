@@ -114,7 +114,7 @@ run_hpl() { # TREE P Q BCAST
   fi
 }
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+. "$root/bench/common/median.sh"
 
 orig=$work/hpl
 cp -r "$src" "$orig"

@@ -20,7 +20,7 @@ mpi="mpirun --oversubscribe --bind-to none"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+. "$root/bench/common/median.sh"
 
 printf "%4s %12s %12s %12s %8s\n" np events "serial(s)" "parallel(s)" ratio
 for np in $nps; do

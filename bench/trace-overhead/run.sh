@@ -14,7 +14,7 @@ mpi="mpirun --oversubscribe --bind-to none"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+. "$root/bench/common/median.sh"
 minimum() { sort -g | head -1; }
 
 printf "%-12s %3s %10s %10s %12s %8s %10s\n" kernel np iterations "plain(us)" "traced(us)" ratio "best-ratio"
