@@ -84,6 +84,12 @@ ErrorFlow declaredErrorFlowOf(const CallExpr *Call, ASTContext &Ctx) {
   return Flow;
 }
 
+const ReturnStmt *returnOf(const CallExpr *Call, ASTContext &Ctx) {
+  const Stmt *Child = outermostWrapper(Call, Ctx);
+  const auto *Return = dyn_cast_or_null<ReturnStmt>(parentStmt(*Child, Ctx));
+  return Return && Return->getRetValue() == Child ? Return : nullptr;
+}
+
 std::string checkWithCall(const Stmt *S, const CallExpr *Call,
                           llvm::StringRef NewCall, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();

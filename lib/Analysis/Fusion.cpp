@@ -140,6 +140,18 @@ const CallExpr *successGuardedCall(const Stmt *S, const VarDecl *Error,
   return statementCall(Then);
 }
 
+const CallExpr *checkedCall(const Stmt *S, ASTContext &Context) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  const VarDecl *Assigned = nullptr;
+  const Expr *Gate = nullptr;
+  return If ? callCheckedBy(If, &Assigned, Context, &Gate) : nullptr;
+}
+
+const CallExpr *pairCallOf(const Stmt *S, ASTContext &Context) {
+  const CallExpr *Call = statementCall(S);
+  return Call ? Call : checkedCall(S, Context);
+}
+
 bool calls(const CallExpr *Call, mpi::FunctionId Id) {
   const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
   return Info && Info->Id == Id;
@@ -345,6 +357,19 @@ FusionFinder::nextCollective(const CompoundStmt &Block, unsigned First,
     const Stmt *NextStmt = Block.body_begin()[J];
     const Stmt *Holder = NextStmt;
     const CallExpr *Next = statementCall(NextStmt);
+    if (const auto *Return = dyn_cast<ReturnStmt>(NextStmt);
+        Return && Return->getRetValue()) {
+      const auto *Call =
+          dyn_cast<CallExpr>(Return->getRetValue()->IgnoreParenImpCasts());
+      if (Call && mpiCallee(Call) &&
+          mpiCallee(Call)->TheFamily == mpi::Family::BlockingCollective)
+        return NextCollective{J, Call, NextStmt, /*Returned=*/true};
+    }
+    if (const CallExpr *Checked = checkedCall(NextStmt, Context);
+        Checked &&
+        mpiCallee(Checked)->TheFamily == mpi::Family::BlockingCollective)
+      return NextCollective{J, Checked, NextStmt, /*Returned=*/false,
+                            /*Checked=*/true};
     if (!Next && Error && !writtenBetween(Error, F, FirstStmt, NextStmt)) {
       Next = successGuardedCall(NextStmt, Error, Context);
       if (Next)
@@ -359,7 +384,7 @@ FusionFinder::nextCollective(const CompoundStmt &Block, unsigned First,
 std::optional<FusionFinder::NextCollective>
 FusionFinder::broadcastOfResult(const CompoundStmt &Block, unsigned First,
                                 const FunctionDecl &F) {
-  const CallExpr *Call = statementCall(Block.body_begin()[First]);
+  const CallExpr *Call = pairCallOf(Block.body_begin()[First], Context);
   std::optional<NextCollective> Next = nextCollective(Block, First, F);
   if (!Next || !calls(Next->Call, mpi::FunctionId::Bcast) ||
       !sameExpression(mpiArg(Next->Call, mpi::Role::InOutBuffer),
@@ -459,12 +484,18 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
         continue;
       }
     }
-    bool Reduce = calls(Call, mpi::FunctionId::Reduce);
-    if (Reduce || calls(Call, mpi::FunctionId::Gather)) {
+    // A pair's first call may be checked in place.
+    const CallExpr *PairFirst = pairCallOf(Block.body_begin()[I], Context);
+    bool Reduce = calls(PairFirst, mpi::FunctionId::Reduce);
+    if (Reduce || calls(PairFirst, mpi::FunctionId::Gather)) {
       if (std::optional<NextCollective> Bcast =
               broadcastOfResult(Block, I, F)) {
         FusionSite S = Site(
             Reduce ? FusionKind::ReduceBcast : FusionKind::GatherBcast, I, I);
+        if (S.Calls.empty()) {
+          S.Stmts.push_back(Block.body_begin()[I]);
+          S.Calls.push_back(PairFirst);
+        }
         S.Stmts.push_back(Block.body_begin()[Bcast->Index]);
         S.Calls.push_back(Bcast->Call);
         judgePair(S, I, Bcast->Index);
@@ -535,6 +566,20 @@ void FusionFinder::judgePair(FusionSite &Site, unsigned FirstIndex,
     judgeReduceBcast(Site);
   else
     judgeGatherBcast(Site);
+  judgeCheckedInPlace(Site);
+  // `return MPI_Bcast(...);` returns the fused call's code: the first
+  // call's, unless that one adds it to earlier codes.
+  bool Declares = false;
+  BinaryOperatorKind CodeOp = BO_Assign;
+  if (const VarDecl *Code = errorVariable(Site.Stmts[0], Declares, CodeOp);
+      isa<ReturnStmt>(Site.Stmts[1]) && Code && CodeOp != BO_Assign)
+    Site.Refusals.push_back(
+        {SafetyCheck::SourceForm,
+         "the function returns " + nameOf(Site.Calls[1]) + "'s code, and '" +
+             Code->getNameAsString() + "' accumulates " +
+             nameOf(Site.Calls[0]) +
+             "'s; the fused call's code can go only one way",
+         Site.Calls[1]->getBeginLoc()});
   PairEffect Effect;
   Effect.Held = mpiArgAsWritten(Site.Calls[0], mpi::Role::RecvBuffer);
   Effect.Fused = Reduce ? "MPI_Allreduce" : "MPI_Allgather";
@@ -544,6 +589,35 @@ void FusionFinder::judgePair(FusionSite &Site, unsigned FirstIndex,
       std::string(Reduce ? "the reduced value" : "the gathered blocks");
   Effect.After = "after " + Effect.Fused + " every rank would";
   judgeBetween(Site, FirstIndex, SecondIndex, Effect);
+}
+
+void FusionFinder::judgeCheckedInPlace(FusionSite &Site) {
+  const CallExpr *First = checkedCall(Site.Stmts[0], Context);
+  const CallExpr *Second = checkedCall(Site.Stmts[1], Context);
+  auto Refuse = [&](std::string Why, const CallExpr *At) {
+    Site.Refusals.push_back(
+        {SafetyCheck::SourceForm, std::move(Why), At->getBeginLoc()});
+  };
+  // A first call checked in place: the fused call is checked the same
+  // way, and the second's code, kept or dropped, goes as it does for any
+  // pair.
+  if (First && isa<ReturnStmt>(Site.Stmts[1]))
+    return Refuse("the function returns " + nameOf(Site.Calls[1]) +
+                      "'s code, and " + nameOf(Site.Calls[0]) +
+                      "'s is checked in place; the fused call's code can go "
+                      "only one way",
+                  Site.Calls[1]);
+  if (Second && !First)
+    return Refuse(nameOf(Site.Calls[1]) + "'s code is checked in place and " +
+                      nameOf(Site.Calls[0]) +
+                      "'s is not; the fused call's code can go only one way",
+                  Site.Calls[1]);
+  if (First && Second &&
+      checkShape(cast<IfStmt>(Site.Stmts[0]), First, Context) !=
+          checkShape(cast<IfStmt>(Site.Stmts[1]), Second, Context))
+    Refuse("the two calls' codes are checked in different ways; the fused "
+           "call can be checked only one way",
+           Site.Calls[1]);
 }
 
 void FusionFinder::judgeReduceBcast(FusionSite &Site) {

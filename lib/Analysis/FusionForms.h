@@ -42,6 +42,15 @@ const clang::CallExpr *successGuardedCall(const clang::Stmt *S,
                                           const clang::VarDecl *Error,
                                           clang::ASTContext &Context);
 
+/// `if (MPI_Reduce(...) != MPI_SUCCESS) ...`: the call \p S checks in place
+/// (callCheckedBy); null for any other statement.
+const clang::CallExpr *checkedCall(const clang::Stmt *S,
+                                   clang::ASTContext &Context);
+/// The call of a pair's statement \p S: its statementCall, or the call it
+/// checks in place.
+const clang::CallExpr *pairCallOf(const clang::Stmt *S,
+                                  clang::ASTContext &Context);
+
 /// Whether \p Call calls the MPI function \p Id.
 bool calls(const clang::CallExpr *Call, mpi::FunctionId Id);
 

@@ -263,7 +263,9 @@ FusionFinder::combinationOfResult(const CompoundStmt &Block, unsigned First,
   if (!Call)
     return std::nullopt;
   std::optional<NextCollective> Next = nextCollective(Block, First, F);
-  if (!Next ||
+  // A second call returned or checked in place is fused only into a call
+  // of its own.
+  if (!Next || Next->Returned || Next->Checked ||
       !(calls(Next->Call, mpi::FunctionId::Reduce) ||
         calls(Next->Call, mpi::FunctionId::Allreduce) ||
         calls(Next->Call, mpi::FunctionId::Scan)) ||

@@ -841,6 +841,13 @@ void provePolling(const CallExpr *Probe, ManualCollective &C,
            C.Region->CallCheck->getBeginLoc());
     return;
   }
+  if (C.Region && !C.Region->Returned.empty()) {
+    Refuse(SafetyCheck::SourceForm,
+           "the function returns this call's code; the polling broadcast's "
+           "rewrite keeps error codes only in a variable",
+           C.Region->Returned.front()->getBeginLoc());
+    return;
+  }
   if (C.Region) {
     Form->Root = C.Region->Root;
     const SourceManager &SM = Context.getSourceManager();

@@ -98,10 +98,12 @@ private:
   bool isErrorCheck(const IfStmt *If) const;
   bool isErrorBranch(const Stmt *S, const VarDecl *Code) const;
   bool unchangedInRegion(const VarDecl *V) const;
-  const CallExpr *checkedCallOf(const IfStmt *If,
-                                const VarDecl **Assigned) const;
+  const CallExpr *checkedCallOf(const IfStmt *If, const VarDecl **Assigned,
+                                const Expr **Gate) const;
   void findErrorChecks(RegionEdits &E);
   void findCallChecks(RegionEdits &E);
+  void findReturnedCalls(RegionEdits &E);
+  bool writtenOnlyByCalls(const VarDecl *V) const;
 
   const Region &R;
   TranslationUnitFacts &TU;
@@ -303,35 +305,10 @@ bool Planner::isErrorCheck(const IfStmt *If) const {
   });
 }
 
-/// `if (MPI_Send(...) != MPI_SUCCESS)`, `if (MPI_SUCCESS != ...)`, `if
-/// (MPI_Send(...))`, also `if ((ierr = MPI_Send(...)) != MPI_SUCCESS)`
-/// (the variable goes to \p Assigned): the pattern call whose code the
-/// condition of \p If tests for failure.
 const CallExpr *Planner::checkedCallOf(const IfStmt *If,
-                                       const VarDecl **Assigned) const {
-  *Assigned = nullptr;
-  if (If->getElse() || If->getInit() || If->getConditionVariable() ||
-      If->getBeginLoc().isMacroID())
-    return nullptr;
-  const Expr *Tested = If->getCond()->IgnoreParenImpCasts();
-  if (const auto *Op = dyn_cast<BinaryOperator>(Tested);
-      Op && Op->getOpcode() == BO_NE) {
-    Tested = isZeroConstant(Op->getRHS(), Ctx)   ? Op->getLHS()
-             : isZeroConstant(Op->getLHS(), Ctx) ? Op->getRHS()
-                                                 : nullptr;
-    if (!Tested)
-      return nullptr;
-    Tested = Tested->IgnoreParenImpCasts();
-  }
-  if (const auto *Op = dyn_cast<BinaryOperator>(Tested);
-      Op && Op->getOpcode() == BO_Assign) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens());
-    *Assigned = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-    if (!*Assigned)
-      return nullptr;
-    Tested = Op->getRHS()->IgnoreParenImpCasts();
-  }
-  const auto *Call = dyn_cast<CallExpr>(Tested);
+                                       const VarDecl **Assigned,
+                                       const Expr **Gate) const {
+  const CallExpr *Call = callCheckedBy(If, Assigned, Ctx, Gate);
   return Call && Calls.count(Call) ? Call : nullptr;
 }
 
@@ -350,12 +327,19 @@ void Planner::findCallChecks(RegionEdits &E) {
     findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
       const auto *If = dyn_cast<IfStmt>(S);
       const VarDecl *Assigned = nullptr;
-      const CallExpr *Call = If ? checkedCallOf(If, &Assigned) : nullptr;
+      const Expr *Gate = nullptr;
+      const CallExpr *Call = If ? checkedCallOf(If, &Assigned, &Gate) : nullptr;
       if (!Call)
         return false;
       if (!isErrorBranch(If->getThen(), Assigned)) {
         Refuse(If->getThen(), "this branch, taken when the call fails, "
                               "cannot follow the collective call as written");
+        return false;
+      }
+      // The rest of the condition runs when the call failed, as the branch.
+      if (Gate && !isErrorBranch(Gate, Assigned)) {
+        Refuse(Gate, "this part of the condition, evaluated when the call "
+                     "fails, cannot follow the collective call as written");
         return false;
       }
       if (Assigned && !Found.empty() && Code != Assigned) {
@@ -384,16 +368,7 @@ void Planner::findCallChecks(RegionEdits &E) {
     return;
   }
   for (auto [If, Call] : Found) {
-    // The condition but for the call, and the branch (a block of one
-    // statement is that statement).
-    const Stmt *Branch = If->getThen();
-    if (const auto *Block = dyn_cast<CompoundStmt>(Branch);
-        Block && Block->size() == 1)
-      Branch = Block->body_front();
-    std::string This = checkWithCall(If->getCond(), Call, "@", Ctx) + "|" +
-                       checkWithCall(Branch, Call, "", Ctx);
-    This.erase(llvm::remove_if(This, [](char C) { return isspace(C); }),
-               This.end());
+    std::string This = checkShape(If, Call, Ctx);
     if (!Text.empty() && This != Text) {
       Refuse(If, "the calls' codes are checked in different ways; the "
                  "collective call can be checked only one way");
@@ -406,6 +381,56 @@ void Planner::findCallChecks(RegionEdits &E) {
     Support.erase(Code);
   E.CallCheck = Found.front().first;
   E.CheckedCall = Found.front().second;
+}
+
+/// Whether nothing in the region writes \p V but the pattern's calls'
+/// codes: after the collective call it holds the collective's.
+bool Planner::writtenOnlyByCalls(const VarDecl *V) const {
+  return llvm::all_of(Facts.writesOf(V), [&](const Write &W) {
+    if (!R.contains(W.Where, SM))
+      return true;
+    const auto *Op = dyn_cast_or_null<BinaryOperator>(W.Where);
+    const auto *Call = Op ? dyn_cast<CallExpr>(bare(Op->getRHS())) : nullptr;
+    return Call && Calls.count(Call);
+  });
+}
+
+/// `return MPI_Recv(...);` (a helper that returns its last call's code):
+/// the statement stays and returns the collective's code. The other
+/// calls keep theirs in a variable (`ierr = MPI_Send(...)`), which then
+/// holds the collective's, or keep none, and the rewrite declares one;
+/// codes checked in place or accumulated are not the one call's code.
+void Planner::findReturnedCalls(RegionEdits &E) {
+  for (const CallExpr *Call : E.Calls)
+    if (returnOf(Call, Ctx))
+      E.Returned.push_back(Call);
+  if (E.Returned.empty() || E.Problem)
+    return;
+  auto Refuse = [&](const Stmt *At, std::string Why) {
+    E.Problem = Refusal{SafetyCheck::SourceForm, Why, At->getBeginLoc()};
+  };
+  for (const CallExpr *Call : E.Returned)
+    if (Call->getBeginLoc().isMacroID() || Call->getEndLoc().isMacroID())
+      return Refuse(Call, "this call's code is returned from a macro's "
+                          "expansion; the collective's cannot take its place "
+                          "as written");
+  if (E.CallCheck)
+    return Refuse(E.CallCheck, "some calls of the pattern check their codes "
+                               "here and others return them; the collective "
+                               "call can do only one");
+  if (Error && (Error.accumulates() || Error.Declared))
+    return Refuse(E.Returned.front(),
+                  "the function returns this call's code, and the other "
+                  "calls " +
+                      std::string(Error.Declared ? "declare" : "accumulate") +
+                      " theirs in '" + Error.Var->getNameAsString() +
+                      "'; the collective call's code can go only one way");
+  if (Error && !writtenOnlyByCalls(Error.Var))
+    return Refuse(E.Returned.front(),
+                  "the function returns this call's code, and '" +
+                      Error.Var->getNameAsString() +
+                      "', where the other calls keep theirs, is written in "
+                      "the pattern by other statements too");
 }
 
 /// The error checks in the region, when they are all the same text.
@@ -653,6 +678,7 @@ RegionEdits Planner::plan() {
     }
   }
   findCallChecks(E);
+  findReturnedCalls(E);
   // Dropping a support variable whose value a kept statement reads would
   // change what it reads: such variables are not support, until nothing
   // changes.
@@ -716,7 +742,8 @@ RegionEdits Planner::plan() {
     return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
   });
   for (const CallExpr *Call : E.Calls)
-    if (!E.removedWith(Call, Ctx) && !E.Problem)
+    if (!E.removedWith(Call, Ctx) && !E.Problem &&
+        !llvm::is_contained(E.Returned, Call))
       E.Problem = Refusal{SafetyCheck::SourceForm,
                           "the result of this call is used; removing the "
                           "call would lose it",
@@ -839,6 +866,69 @@ const CallExpr *statementCall(const Stmt *S) {
   const auto *Call =
       E ? dyn_cast<CallExpr>(E->IgnoreImplicit()->IgnoreParenCasts()) : nullptr;
   return Call && mpiCallee(Call) ? Call : nullptr;
+}
+
+/// `MPI_Send(...) != MPI_SUCCESS`, `MPI_SUCCESS != ...`, `MPI_Send(...)`,
+/// `(ierr = MPI_Send(...)) != MPI_SUCCESS` (the variable to \p Assigned):
+/// the MPI call whose code \p Tested is true for when it failed.
+static const CallExpr *failureTestedCall(const Expr *Tested,
+                                         const VarDecl **Assigned,
+                                         ASTContext &Ctx) {
+  Tested = Tested->IgnoreParenImpCasts();
+  if (const auto *Op = dyn_cast<BinaryOperator>(Tested);
+      Op && Op->getOpcode() == BO_NE) {
+    Tested = isZeroConstant(Op->getRHS(), Ctx)   ? Op->getLHS()
+             : isZeroConstant(Op->getLHS(), Ctx) ? Op->getRHS()
+                                                 : nullptr;
+    if (!Tested)
+      return nullptr;
+    Tested = Tested->IgnoreParenImpCasts();
+  }
+  if (const auto *Op = dyn_cast<BinaryOperator>(Tested);
+      Op && Op->getOpcode() == BO_Assign) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParens());
+    *Assigned = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!*Assigned)
+      return nullptr;
+    Tested = Op->getRHS()->IgnoreParenImpCasts();
+  }
+  const auto *Call = dyn_cast<CallExpr>(Tested);
+  return Call && mpiCallee(Call) ? Call : nullptr;
+}
+
+const CallExpr *callCheckedBy(const IfStmt *If, const VarDecl **Assigned,
+                              ASTContext &Ctx, const Expr **Gate) {
+  *Assigned = nullptr;
+  if (Gate)
+    *Gate = nullptr;
+  if (If->getElse() || If->getInit() || If->getConditionVariable() ||
+      If->getBeginLoc().isMacroID())
+    return nullptr;
+  const Expr *Cond = If->getCond()->IgnoreParenImpCasts();
+  // `MPI_Send(...) != MPI_SUCCESS && verbose`: the call is made first, and
+  // the rest is evaluated only when it failed, like the branch.
+  if (const auto *And = dyn_cast<BinaryOperator>(Cond);
+      Gate && And && And->getOpcode() == BO_LAnd) {
+    const CallExpr *Call = failureTestedCall(And->getLHS(), Assigned, Ctx);
+    if (Call)
+      *Gate = And->getRHS();
+    return Call;
+  }
+  return failureTestedCall(Cond, Assigned, Ctx);
+}
+
+std::string checkShape(const IfStmt *If, const CallExpr *Call,
+                       ASTContext &Ctx) {
+  // A block of one statement is that statement.
+  const Stmt *Branch = If->getThen();
+  if (const auto *Block = dyn_cast<CompoundStmt>(Branch);
+      Block && Block->size() == 1)
+    Branch = Block->body_front();
+  std::string Text = checkWithCall(If->getCond(), Call, "@", Ctx) + "|" +
+                     checkWithCall(Branch, Call, "", Ctx);
+  Text.erase(llvm::remove_if(Text, [](char C) { return isspace(C); }),
+             Text.end());
+  return Text;
 }
 
 bool testsSuccess(const IfStmt *If, const VarDecl *Error, ASTContext &Context) {

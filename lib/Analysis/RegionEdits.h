@@ -58,6 +58,11 @@ struct RegionEdits {
   /// and its call; the collective call is checked the same way.
   const clang::IfStmt *CallCheck = nullptr;
   const clang::CallExpr *CheckedCall = nullptr;
+  /// `return MPI_Recv(...);`: removed calls whose code the function
+  /// returns. Their statements stay and return the collective's code,
+  /// kept in ErrorCode's variable (assigned, `=`), or in one the rewrite
+  /// declares when the other calls keep none.
+  std::vector<const clang::CallExpr *> Returned;
   /// Why the region cannot be rewritten this way, if it cannot.
   std::optional<Refusal> Problem;
 
@@ -90,6 +95,24 @@ bool testsSuccess(const clang::IfStmt *If, const clang::VarDecl *Error,
 /// MPI_X(...);` (also `|=`, `+=`) or `int ierr = MPI_X(...);`; null for
 /// any other statement.
 const clang::CallExpr *statementCall(const clang::Stmt *S);
+
+/// `if (MPI_Send(...) != MPI_SUCCESS)`, `if (MPI_SUCCESS != ...)`, `if
+/// (MPI_Send(...))`, also `if ((ierr = MPI_Send(...)) != MPI_SUCCESS)` (the
+/// variable goes to \p Assigned): the MPI call whose code the condition of
+/// \p If tests for failure; null for any other `if`, and for one with an
+/// `else`, an initializer or a condition variable. With \p Gate, also such
+/// a test followed by `&& ...` (the rest of the condition, evaluated only
+/// when the call failed, goes to \p Gate).
+const clang::CallExpr *callCheckedBy(const clang::IfStmt *If,
+                                     const clang::VarDecl **Assigned,
+                                     clang::ASTContext &Ctx,
+                                     const clang::Expr **Gate = nullptr);
+
+/// \p If, a check of \p Call's code in place, without the call and without
+/// white space: two checks with the same shape differ in nothing but
+/// their calls (a block of one statement counts as that statement).
+std::string checkShape(const clang::IfStmt *If, const clang::CallExpr *Call,
+                       clang::ASTContext &Ctx);
 
 /// Whether \p Cond is `ierr != MPI_SUCCESS` (or `ierr`, `0 != ierr`) of
 /// the error code \p Error: true only after a call that failed.

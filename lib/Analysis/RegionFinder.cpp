@@ -570,6 +570,7 @@ ManualCollective Finder::finding(const Region &R, const Verdict &V) {
     PR.ErrorCheck = Edits.ErrorCheck;
   PR.CallCheck = Edits.CallCheck;
   PR.CheckedCall = Edits.CheckedCall;
+  PR.Returned = Edits.Returned;
   PR.Sizes = P.Sizes;
   PR.Skipped = P.Skipped;
   C.Region = std::move(PR);

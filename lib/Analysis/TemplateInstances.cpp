@@ -56,8 +56,9 @@ bool samePlacements(const std::vector<CollectivePlacement> &A,
   return true;
 }
 
-bool sameStatements(const std::vector<const Stmt *> &A,
-                    const std::vector<const Stmt *> &B) {
+template <typename StmtT>
+bool sameStatements(const std::vector<const StmtT *> &A,
+                    const std::vector<const StmtT *> &B) {
   if (A.size() != B.size())
     return false;
   for (size_t I = 0; I < A.size(); ++I)
@@ -80,7 +81,8 @@ bool sameRewrite(const ProvenRegion &A, const ProvenRegion &B) {
          sameLoc(A.ErrorCode.Var, B.ErrorCode.Var) &&
          A.ErrorCode.Op == B.ErrorCode.Op &&
          sameLoc(A.ErrorCheck, B.ErrorCheck) &&
-         sameLoc(A.CallCheck, B.CallCheck);
+         sameLoc(A.CallCheck, B.CallCheck) &&
+         sameStatements(A.Returned, B.Returned);
 }
 
 bool sameFinding(const ManualCollective &A, const ManualCollective &B) {

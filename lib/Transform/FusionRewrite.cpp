@@ -111,8 +111,32 @@ llvm::Error removeSecondCall(const FusionSite &Site, CharSourceRange Call,
   return Change.replace(SM, wholeLines(*Site.Stmts[1], Context), "");
 }
 
+/// `return MPI_Bcast(...);` as the second call: the function returns the
+/// fused call's code instead, from the variable the first call's
+/// statement assigns or declares, or from one that statement now declares
+/// (`int rc = MPI_Allreduce(...);` for a bare `MPI_Reduce(...);`).
+llvm::Error returnFusedCode(const FusionSite &Site, CharSourceRange Second,
+                            std::string &FusedCall,
+                            tooling::AtomicChange &Change,
+                            ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  const Stmt *FirstStmt = Site.Stmts[0];
+  const VarDecl *Code = codeVariable(FirstStmt);
+  std::string Name;
+  if (Code) {
+    Name = Code->getNameAsString();
+  } else {
+    llvm::StringSet<> Taken;
+    Name = freshName("rc", SM.getBufferData(SM.getFileID(Second.getBegin())),
+                     &Taken);
+    FusedCall = "int " + Name + " = " + FusedCall;
+  }
+  return Change.replace(SM, Second, Name);
+}
+
 /// A pair: the first call becomes the fused one; the second call's
-/// statement goes (a declaration keeps its variable, now MPI_SUCCESS).
+/// statement goes (a declaration keeps its variable, now MPI_SUCCESS; a
+/// return returns the fused call's code).
 llvm::Expected<tooling::AtomicChange> rewritePair(const FusionSite &Site,
                                                   ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();
@@ -123,9 +147,19 @@ llvm::Expected<tooling::AtomicChange> rewritePair(const FusionSite &Site,
       SM.getFileID(First.getBegin()) != SM.getFileID(Second.getBegin()))
     return llvm::createStringError("the calls are not plain source text");
   tooling::AtomicChange Change(SM, First.getBegin());
-  if (llvm::Error E = Change.replace(SM, First, pairCall(Site, Context)))
+  std::string Fused = pairCall(Site, Context);
+  if (!isa<ReturnStmt>(Site.Stmts[1])) {
+    if (llvm::Error E = removeSecondCall(Site, Second, Change, Context))
+      return E;
+  } else if (llvm::Error E =
+                 returnFusedCode(Site, Second, Fused, Change, Context)) {
     return E;
-  if (llvm::Error E = removeSecondCall(Site, Second, Change, Context))
+  }
+  // A bare first call declaring the code replaces its whole statement (a
+  // `(void)` cast included).
+  if (isa<ReturnStmt>(Site.Stmts[1]) && !codeVariable(Site.Stmts[0]))
+    First = SM.getExpansionRange(Site.Stmts[0]->getSourceRange());
+  if (llvm::Error E = Change.replace(SM, First, Fused))
     return E;
   return Change;
 }

@@ -304,6 +304,78 @@ rewritePolling(const ManualCollective &C, const Texts &T, ASTContext &Context,
   return Change;
 }
 
+/// Where the collective call's code goes: the removed calls' variable
+/// (ErrorCode), or, when they kept none but the function returned one of
+/// their codes, a variable the rewrite declares.
+struct CollectiveCode {
+  /// What goes before the call (`ierr = `, `ierr |= `, `int rc = `).
+  std::string Assign;
+  /// What goes before a wait of its request, so that the wait's code goes
+  /// there too without hiding an earlier failure (`ierr |= `, `if (ierr ==
+  /// MPI_SUCCESS) ierr = `); empty without a variable.
+  std::string WaitAssign;
+  /// The variable is declared where the call goes: a wait elsewhere may
+  /// be out of its scope.
+  bool DeclaredAtCall = false;
+};
+
+/// `return MPI_Recv(...);` returns the collective's code instead: the
+/// variable the other calls kept theirs in, or one declared for it (at the
+/// collective call when that is the region's first statement, else before
+/// the region).
+llvm::Expected<CollectiveCode>
+collectiveCode(const ProvenRegion &R, const Stmt *First, ASTContext &Context,
+               const RewriteOptions &Options, tooling::AtomicChange &Change) {
+  CollectiveCode Out;
+  Out.Assign = declarationOf(R.ErrorCode) + errorCodeTo(R.ErrorCode);
+  Out.DeclaredAtCall = R.ErrorCode.Declared;
+  if (R.ErrorCode)
+    Out.WaitAssign = ifSucceeded(R.ErrorCode) + errorCodeTo(R.ErrorCode);
+  if (R.Returned.empty())
+    return Out;
+  const SourceManager &SM = Context.getSourceManager();
+  std::string Var =
+      R.ErrorCode ? R.ErrorCode.Var->getNameAsString()
+                  : freshName("rc",
+                              SM.getBufferData(SM.getFileID(
+                                  SM.getExpansionLoc(First->getBeginLoc()))),
+                              Options.TakenNames);
+  for (const CallExpr *Call : R.Returned)
+    if (llvm::Error E = Change.replace(
+            SM, SM.getExpansionRange(Call->getSourceRange()), Var))
+      return E;
+  if (R.ErrorCode)
+    return Out; // The collective's code goes there already.
+  Out.WaitAssign = "if (" + Var + " == MPI_SUCCESS)\n" + Var + " = ";
+  // One call, before the region's first statement: it declares it.
+  if (R.Placements.size() == 1 && R.Placements[0].Anchor == First &&
+      !isa<CompoundStmt>(First)) {
+    Out.Assign = "int " + Var + " = ";
+    Out.DeclaredAtCall = true;
+    return Out;
+  }
+  auto [Line, Indent] = lineStart(First->getBeginLoc(), SM);
+  if (llvm::Error E =
+          Change.insert(SM, Line, Indent + "int " + Var + " = MPI_SUCCESS;\n"))
+    return E;
+  Out.Assign = Var + " = ";
+  return Out;
+}
+
+/// Whether \p V, a local variable, is in scope at \p Loc: after its
+/// declaration, in the block that declares it.
+bool inScopeAt(const VarDecl *V, SourceLocation Loc, ASTContext &Context) {
+  DynTypedNodeList Up = Context.getParents(*V);
+  const auto *Decl = Up.empty() ? nullptr : Up[0].get<DeclStmt>();
+  DynTypedNodeList Holder = Decl ? Context.getParents(*Decl) : Up;
+  const auto *Block =
+      Decl && !Holder.empty() ? Holder[0].get<CompoundStmt>() : nullptr;
+  const SourceManager &SM = Context.getSourceManager();
+  return Block && SM.isPointWithin(SM.getExpansionLoc(Loc),
+                                   SM.getExpansionLoc(Decl->getEndLoc()),
+                                   SM.getExpansionLoc(Block->getRBracLoc()));
+}
+
 } // namespace
 
 llvm::Expected<tooling::AtomicChange>
@@ -333,16 +405,28 @@ rewriteProvenRegion(const ManualCollective &C, ASTContext &Context,
     if (llvm::Error E =
             Change.insert(SM, Line, Indent + "MPI_Request " + Request + ";\n"))
       return E;
+  }
+  llvm::Expected<CollectiveCode> Code =
+      collectiveCode(R, First, Context, Options, Change);
+  if (!Code)
+    return Code.takeError();
+  std::string Wait = "MPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);";
+  if (Options.Nonblocking) {
     bool WaitedEverywhere =
         llvm::all_of(R.Placements,
                      [](const CollectivePlacement &P) { return P.WaitAtOnce; });
     SourceLocation WaitLoc = C.Wait->Before ? C.Wait->Before->getBeginLoc()
                                             : C.Wait->Block->getRBracLoc();
-    auto [WaitLine, Unused] = lineStart(WaitLoc, SM);
+    std::string Indent = lineStart(First->getBeginLoc(), SM).second;
+    SourceLocation Line = lineStart(WaitLoc, SM).first;
+    // The sunk wait keeps its code where the start's went, in the scope
+    // of a variable the removed calls kept theirs in.
+    std::string Sunk = Wait;
+    if (R.ErrorCode && !Code->DeclaredAtCall &&
+        inScopeAt(R.ErrorCode.Var, WaitLoc, Context))
+      Sunk = Code->WaitAssign + Wait;
     if (!WaitedEverywhere)
-      if (llvm::Error E = Change.insert(SM, WaitLine,
-                                        Indent + "MPI_Wait(&" + Request +
-                                            ", MPI_STATUS_IGNORE);\n",
+      if (llvm::Error E = Change.insert(SM, Line, Indent + Sunk + "\n",
                                         /*InsertAfter=*/false))
         return E;
   }
@@ -350,15 +434,8 @@ rewriteProvenRegion(const ManualCollective &C, ASTContext &Context,
     llvm::Expected<std::string> Call = callAt(C, T, P.Root, P.Others);
     if (!Call)
       return Call.takeError();
-    std::string Code =
+    std::string CallText =
         Options.Nonblocking ? nonblocking(*Call, Request) : *Call;
-    // The code goes where the removed calls' went, or is checked as they
-    // were.
-    std::string Text =
-        R.CallCheck
-            ? analysis::checkWithCall(R.CallCheck, R.CheckedCall, Code, Context)
-            : declarationOf(R.ErrorCode) + errorCodeTo(R.ErrorCode) + Code +
-                  ";" + errorCheck(R, Context);
     // Rank 0's result of an exclusive scan is set again once the call is
     // over: after its wait.
     std::string Again = firstResultAgain(C, Context);
@@ -366,10 +443,17 @@ rewriteProvenRegion(const ManualCollective &C, ASTContext &Context,
       return llvm::createStringError(
           "rank 0's result of the exclusive scan must be set again after "
           "the wait, which does not follow the call here");
-    if (!Options.Nonblocking)
-      Text += Again;
-    if (Options.Nonblocking && P.WaitAtOnce)
-      Text += "\nMPI_Wait(&" + Request + ", MPI_STATUS_IGNORE);" + Again;
+    bool WaitHere = Options.Nonblocking && P.WaitAtOnce;
+    // The code goes where the removed calls' went, or is checked as they
+    // were; a wait at once keeps its code there too, before the check.
+    std::string Text =
+        R.CallCheck ? analysis::checkWithCall(R.CallCheck, R.CheckedCall,
+                                              CallText, Context) +
+                          (WaitHere ? "\n" + Wait : "")
+                    : Code->Assign + CallText + ";" +
+                          (WaitHere ? "\n" + Code->WaitAssign + Wait : "") +
+                          errorCheck(R, Context);
+    Text += Again;
     if (P.Replace) {
       if (isa<CompoundStmt>(P.Anchor))
         Text = "{\n" + Text + "\n}";

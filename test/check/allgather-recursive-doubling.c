@@ -90,9 +90,10 @@ static int team_allgather(const team_t *t, long *table) {
 // CHECK-FIXES-NOT: MPI_Sendrecv
 // CHECK-NB-FIXES: ierr = MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, table, BLK,
 // CHECK-NB-FIXES-NEXT: MPI_LONG, t->comm, &allgather_request);
+// CHECK-NB-FIXES-NEXT: if (ierr == MPI_SUCCESS)
+// CHECK-NB-FIXES-NEXT: ierr = MPI_Wait(&allgather_request, MPI_STATUS_IGNORE);
 // CHECK-NB-FIXES-NEXT: if (ierr != MPI_SUCCESS)
 // CHECK-NB-FIXES-NEXT: return ierr;
-// CHECK-NB-FIXES-NEXT: MPI_Wait(&allgather_request, MPI_STATUS_IGNORE);
 
 int main(int argc, char **argv) {
   team_t t;

@@ -40,7 +40,8 @@ int main(int argc, char **argv) {
   // CHECK-NB-FIXES: MPI_Request bcast_request;
   // CHECK-NB-FIXES-NEXT: ierr = MPI_Ibcast(header, LEN, MPI_INT, 0, MPI_COMM_WORLD, &bcast_request);
   // CHECK-NB-FIXES: int checksum = 0;
-  // CHECK-NB-FIXES-NEXT: MPI_Wait(&bcast_request, MPI_STATUS_IGNORE);
+  // CHECK-NB-FIXES-NEXT: if (ierr == MPI_SUCCESS)
+  // CHECK-NB-FIXES-NEXT: ierr = MPI_Wait(&bcast_request, MPI_STATUS_IGNORE);
   // CHECK-NB-FIXES-NEXT: for (int k = 0; k < LEN; k++)
   MPI_Finalize();
   return ierr == MPI_SUCCESS ? 0 : 1;

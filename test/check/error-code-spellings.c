@@ -9,6 +9,9 @@
 //    printf(...)`) is no error check: it stays in the root's loop, which
 //    keeps printing once per peer (it used to be moved after the
 //    collective and print once: a false rewrite).
+// In the nonblocking form the wait keeps its code where the start's went
+// (`ierr |= MPI_Wait(...)`, `if (ierr == MPI_SUCCESS) ierr =
+// MPI_Wait(...)`); after calls checked in place it keeps none.
 // The team lives in a structure the header declares, its rank and size
 // set in the same unit; buffers and counts are macros.
 // clang-format off
@@ -47,7 +50,7 @@ int team_share_params(team_t *t) {
   // CHECK-FIXES: ierr |= MPI_Bcast(PARAMS(t), NPARAMS, MPI_DOUBLE, 0, t->comm);
   // CHECK-NB-FIXES: ierr |={{$}}
   // CHECK-NB-FIXES-NEXT: MPI_Ibcast(PARAMS(t), NPARAMS, MPI_DOUBLE, 0, t->comm, &bcast_request);
-  // CHECK-NB-FIXES: MPI_Wait(&bcast_request, MPI_STATUS_IGNORE);
+  // CHECK-NB-FIXES: {{^  }}ierr |= MPI_Wait(&bcast_request, MPI_STATUS_IGNORE);
   return ierr;
 }
 
@@ -68,6 +71,7 @@ int team_count(team_t *t, long mine, long *total) {
   }
   // CHECK-FIXES: nerr += MPI_Reduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, 0, t->comm);
   // CHECK-NB-FIXES: nerr += MPI_Ireduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, 0, t->comm,
+  // CHECK-NB-FIXES: {{^  }}nerr += MPI_Wait(&reduction_request, MPI_STATUS_IGNORE);
   if (t->rank == 0)
     *total = sum;
   return nerr;
@@ -89,6 +93,7 @@ int team_share_table(team_t *t, int *table) {
   // CHECK-NB-FIXES: if (MPI_Ibcast(table, TABLE_LEN, MPI_INT, t->size - 1, t->comm,
   // CHECK-NB-FIXES-NEXT: &bcast_request2) != MPI_SUCCESS)
   // CHECK-NB-FIXES-NEXT: return -1;
+  // CHECK-NB-FIXES: {{^  }}MPI_Wait(&bcast_request2, MPI_STATUS_IGNORE);
   return 0;
 }
 
@@ -133,6 +138,9 @@ int team_share_step(team_t *t, int *step) {
   // CHECK-FIXES: for (int p = 1; p < t->size; ++p) {
   // CHECK-FIXES-NEXT: if (ierr == MPI_SUCCESS)
   // CHECK-FIXES-NEXT: printf("step sent to a peer\n");
+  // CHECK-NB-FIXES: ierr = MPI_Ibcast(step, 1, MPI_INT, 0, t->comm, &bcast_request4);
+  // CHECK-NB-FIXES-NEXT: if (ierr == MPI_SUCCESS)
+  // CHECK-NB-FIXES-NEXT: ierr = MPI_Wait(&bcast_request4, MPI_STATUS_IGNORE);
   return ierr;
 }
 

@@ -48,7 +48,8 @@ static void summarize(const grid_t *g) {
 // CHECK-NB-FIXES: MPI_Request reduction_request;
 // CHECK-NB-FIXES-NEXT: ierr = MPI_Ireduce(&mine, &largest, 1, MPI_LONG, MPI_MAX,
 // CHECK-NB-FIXES-NEXT: g->comm, &reduction_request);
-// CHECK-NB-FIXES-NEXT: MPI_Wait(&reduction_request, MPI_STATUS_IGNORE);
+// CHECK-NB-FIXES-NEXT: if (ierr == MPI_SUCCESS)
+// CHECK-NB-FIXES-NEXT: ierr = MPI_Wait(&reduction_request, MPI_STATUS_IGNORE);
 // CHECK-NB-FIXES-NEXT: if (g->rank != COORDINATOR(g)) {
 
 int main(int argc, char **argv) {

@@ -25,6 +25,7 @@
 namespace clang {
 class ASTContext;
 class CallExpr;
+class ReturnStmt;
 class Stmt;
 } // namespace clang
 
@@ -70,6 +71,12 @@ ErrorFlow errorFlowOf(const clang::CallExpr *Call, clang::ASTContext &Ctx);
 /// variable, declared by the call's statement; none otherwise.
 ErrorFlow declaredErrorFlowOf(const clang::CallExpr *Call,
                               clang::ASTContext &Ctx);
+
+/// `return MPI_Recv(...);`: the statement that returns \p Call's code as
+/// the function's result (through parentheses and implicit conversions
+/// only); null for any other use of the call.
+const clang::ReturnStmt *returnOf(const clang::CallExpr *Call,
+                                  clang::ASTContext &Ctx);
 
 /// The source text of \p Check, a statement that checks \p Call's code
 /// (`if (MPI_Send(...) != MPI_SUCCESS) return -1;`, with its semicolon),

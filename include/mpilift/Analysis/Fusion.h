@@ -180,6 +180,10 @@ private:
     unsigned Index;
     const clang::CallExpr *Call;
     const clang::Stmt *Holder;
+    /// `return MPI_Bcast(...);`: the function returns the call's code.
+    bool Returned = false;
+    /// `if (MPI_Bcast(...) != MPI_SUCCESS) ...`: checked in place.
+    bool Checked = false;
   };
   /// The first blocking collective of \p Block after the call at \p First
   /// (in \p F), with only plain statements between; it may run only if
@@ -198,6 +202,9 @@ private:
   /// Judges what lies between the two calls of a pair and what they
   /// combine.
   void judgePair(FusionSite &Site, unsigned FirstIndex, unsigned SecondIndex);
+  /// Refuses a pair whose calls' codes are checked in place in ways one
+  /// fused call cannot be.
+  void judgeCheckedInPlace(FusionSite &Site);
   void judgeReduceBcast(FusionSite &Site);
   void judgeGatherBcast(FusionSite &Site);
   /// The MPI_Reduce, MPI_Allreduce or MPI_Scan of the buffer the call at

@@ -237,6 +237,11 @@ struct ProvenRegion {
   /// call; the collective call is checked the same way. Null if none.
   const clang::IfStmt *CallCheck = nullptr;
   const clang::CallExpr *CheckedCall = nullptr;
+  /// `return MPI_Recv(...);`: removed calls whose code the function
+  /// returns. Their statements stay and return the collective's code, kept
+  /// in ErrorCode's variable, or in one the rewrite declares when ErrorCode
+  /// has none.
+  std::vector<const clang::CallExpr *> Returned;
   /// How many process counts the proof ran, and the large ones it left
   /// out because they would take too many operations.
   unsigned Sizes = 0;
