@@ -113,6 +113,7 @@ private:
   std::optional<std::string> touches(const Stmt *S) const;
   std::optional<std::string> scopeEnds(const CompoundStmt *Block) const;
   void buildAccess();
+  bool checkInPlace(const Stmt *&Statement, const Stmt *&Parent);
   void sink();
   void leaveLoop(const Stmt *Loop, const CompoundStmt *Body);
   bool touchesAroundCall(const Stmt *Holder) const;
@@ -417,6 +418,11 @@ void SiteBuilder::leaveLoop(const Stmt *Loop, const CompoundStmt *Body) {
            "', and a ring of requests has no one wait to give it");
     return;
   }
+  if (Site.CallCheck) {
+    Refuse("the call's error code is checked in place, and a ring of "
+           "requests has no one wait to check");
+    return;
+  }
   if (!isa_and_nonnull<CompoundStmt>(parentStmt(*Loop, Context))) {
     Refuse("the loop is not a statement of a block");
     return;
@@ -465,6 +471,57 @@ void SiteBuilder::leaveLoop(const Stmt *Loop, const CompoundStmt *Body) {
   Site.StopLoc = Loop->getEndLoc();
 }
 
+/// `if (MPI_Send(...) != MPI_SUCCESS) return -1;` (also with the code
+/// assigned in the condition, or `&& ...` after the test): the `if` becomes
+/// the call's statement (\p Statement, \p Parent move up to it), and its
+/// copy will check the wait where that lands, so the variables the check
+/// reads may not be written on the way (nor, for a moved wait, used).
+/// False when the site is refused.
+bool SiteBuilder::checkInPlace(const Stmt *&Statement, const Stmt *&Parent) {
+  const Stmt *Up = Parent;
+  while (Up && isa<Expr>(Up))
+    Up = parentStmt(*Up, Context);
+  const auto *If = dyn_cast_or_null<IfStmt>(Up);
+  const VarDecl *Assigned = nullptr;
+  const Expr *Gate = nullptr;
+  if (!If || callCheckedBy(If, &Assigned, Context, &Gate) != Site.Call)
+    return true;
+  const Stmt *Moves = nullptr;
+  SmallVector<const ValueDecl *, 4> Reads;
+  for (const Stmt *Part : {static_cast<const Stmt *>(Gate), If->getThen()})
+    if (Part && !Moves)
+      Moves = findFirst(Part, [&](const Stmt *X) {
+        const auto *Op = dyn_cast<BinaryOperator>(X);
+        const auto *Un = dyn_cast<UnaryOperator>(X);
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(X))
+          if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+              V && V->hasLocalStorage())
+            Reads.push_back(V);
+        return isa<BreakStmt>(X) || isa<ContinueStmt>(X) || isa<GotoStmt>(X) ||
+               isa<LabelStmt>(X) || isa<DeclStmt>(X) ||
+               (Op && Op->isAssignmentOp()) ||
+               (Un && Un->isIncrementDecrementOp());
+      });
+  if (Moves) {
+    Site.CallStmt = If;
+    refuse("the check of the call's code cannot follow the wait as written "
+           "(it writes, declares or jumps)",
+           Moves->getBeginLoc());
+    return false;
+  }
+  for (const ValueDecl *V : Reads)
+    if (!llvm::is_contained(Written, V))
+      Written.push_back(V);
+  // The code assigned in the condition is handled like `ierr = ...`.
+  if (Assigned)
+    (Site.Rule == OverlapRule::SinkWait ? Handles : Written)
+        .push_back(Assigned);
+  Site.CallCheck = If;
+  Statement = If;
+  Parent = parentStmt(*If, Context);
+  return true;
+}
+
 OverlapSite SiteBuilder::build() {
   const CallExpr *Call = Site.Call;
   const Stmt *Parent = parentStmt(*Call, Context);
@@ -482,6 +539,8 @@ OverlapSite SiteBuilder::build() {
     Statement = Parent;
     Parent = parentStmt(*Parent, Context);
   }
+  if (!Site.ErrorCode && !checkInPlace(Statement, Parent))
+    return Site;
   Site.CallStmt = Statement;
   if (Call->getBeginLoc().isMacroID()) {
     refuse("the call is spelled inside a macro", Call->getBeginLoc());

@@ -210,8 +210,11 @@ llvm::Expected<tooling::AtomicChange> OverlapEdits::split() {
   if (llvm::Error E =
           insertLinesBefore(Site.Holder->getBeginLoc(), Declarations))
     return E;
-  if (llvm::Error E = insertAtSink(errorCodeTo(Site.ErrorCode) + "MPI_Wait(&" +
-                                   Request + ", " + Status + ");"))
+  std::string Wait = "MPI_Wait(&" + Request + ", " + Status + ")";
+  if (llvm::Error E = insertAtSink(
+          Site.CallCheck
+              ? analysis::checkWithCall(Site.CallCheck, Call, Wait, Context)
+              : errorCodeTo(Site.ErrorCode) + Wait + ";"))
     return E;
   return std::move(Change);
 }
@@ -221,7 +224,10 @@ llvm::Expected<tooling::AtomicChange> OverlapEdits::split() {
 llvm::Expected<tooling::AtomicChange> OverlapEdits::sinkWait() {
   const CallExpr *Wait = Site.Call;
   std::string WaitText =
-      errorCodeTo(Site.ErrorCode) + sourceText(Wait, Context) + ";";
+      Site.CallCheck
+          ? analysis::checkWithCall(Site.CallCheck, Wait,
+                                    sourceText(Wait, Context), Context)
+          : errorCodeTo(Site.ErrorCode) + sourceText(Wait, Context) + ";";
   std::string Declarations, Flag;
   if (Site.LeavesConditional) {
     Flag = fresh("wait_pending");

@@ -64,6 +64,11 @@ struct OverlapSite {
   /// ...`), if anywhere. The split call's wait, or the moved wait, gives
   /// its own code the same place.
   ErrorFlow ErrorCode;
+  /// `if (MPI_Send(...) != MPI_SUCCESS) return -1;`: the check of the
+  /// call's code in place, which is the call's statement. The split call
+  /// is checked there, and the wait, split or moved, the same way where it
+  /// lands. Null otherwise.
+  const clang::IfStmt *CallCheck = nullptr;
   /// Sink-wait: the nonblocking calls the wait completes.
   std::vector<const clang::CallExpr *> Starts;
   /// The wait goes before \c Before in \c Block, or at the end of \c Block
