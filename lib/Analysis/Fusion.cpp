@@ -566,20 +566,7 @@ void FusionFinder::judgePair(FusionSite &Site, unsigned FirstIndex,
     judgeReduceBcast(Site);
   else
     judgeGatherBcast(Site);
-  judgeCheckedInPlace(Site);
-  // `return MPI_Bcast(...);` returns the fused call's code: the first
-  // call's, unless that one adds it to earlier codes.
-  bool Declares = false;
-  BinaryOperatorKind CodeOp = BO_Assign;
-  if (const VarDecl *Code = errorVariable(Site.Stmts[0], Declares, CodeOp);
-      isa<ReturnStmt>(Site.Stmts[1]) && Code && CodeOp != BO_Assign)
-    Site.Refusals.push_back(
-        {SafetyCheck::SourceForm,
-         "the function returns " + nameOf(Site.Calls[1]) + "'s code, and '" +
-             Code->getNameAsString() + "' accumulates " +
-             nameOf(Site.Calls[0]) +
-             "'s; the fused call's code can go only one way",
-         Site.Calls[1]->getBeginLoc()});
+  judgeCodeFlow(Site);
   PairEffect Effect;
   Effect.Held = mpiArgAsWritten(Site.Calls[0], mpi::Role::RecvBuffer);
   Effect.Fused = Reduce ? "MPI_Allreduce" : "MPI_Allgather";
@@ -591,22 +578,33 @@ void FusionFinder::judgePair(FusionSite &Site, unsigned FirstIndex,
   judgeBetween(Site, FirstIndex, SecondIndex, Effect);
 }
 
-void FusionFinder::judgeCheckedInPlace(FusionSite &Site) {
+void FusionFinder::judgeCodeFlow(FusionSite &Site) {
   const CallExpr *First = checkedCall(Site.Stmts[0], Context);
   const CallExpr *Second = checkedCall(Site.Stmts[1], Context);
   auto Refuse = [&](std::string Why, const CallExpr *At) {
     Site.Refusals.push_back(
         {SafetyCheck::SourceForm, std::move(Why), At->getBeginLoc()});
   };
-  // A first call checked in place: the fused call is checked the same
-  // way, and the second's code, kept or dropped, goes as it does for any
-  // pair.
+  // `return MPI_Bcast(...);` returns the fused call's code: the first
+  // call's, unless that one adds it to earlier codes or checks it in place.
+  bool Declares = false;
+  BinaryOperatorKind CodeOp = BO_Assign;
+  const VarDecl *Code = errorVariable(Site.Stmts[0], Declares, CodeOp);
+  if (isa<ReturnStmt>(Site.Stmts[1]) && Code && CodeOp != BO_Assign)
+    return Refuse("the function returns " + nameOf(Site.Calls[1]) +
+                      "'s code, and '" + Code->getNameAsString() +
+                      "' accumulates " + nameOf(Site.Calls[0]) +
+                      "'s; the fused call's code can go only one way",
+                  Site.Calls[1]);
   if (First && isa<ReturnStmt>(Site.Stmts[1]))
     return Refuse("the function returns " + nameOf(Site.Calls[1]) +
                       "'s code, and " + nameOf(Site.Calls[0]) +
                       "'s is checked in place; the fused call's code can go "
                       "only one way",
                   Site.Calls[1]);
+  // A first call checked in place: the fused call is checked the same
+  // way, and the second's code, kept or dropped, goes as it does for any
+  // pair.
   if (Second && !First)
     return Refuse(nameOf(Site.Calls[1]) + "'s code is checked in place and " +
                       nameOf(Site.Calls[0]) +

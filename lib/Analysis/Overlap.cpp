@@ -488,20 +488,18 @@ bool SiteBuilder::checkInPlace(const Stmt *&Statement, const Stmt *&Parent) {
     return true;
   const Stmt *Moves = nullptr;
   SmallVector<const ValueDecl *, 4> Reads;
-  for (const Stmt *Part : {static_cast<const Stmt *>(Gate), If->getThen()})
-    if (Part && !Moves)
-      Moves = findFirst(Part, [&](const Stmt *X) {
-        const auto *Op = dyn_cast<BinaryOperator>(X);
-        const auto *Un = dyn_cast<UnaryOperator>(X);
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(X))
-          if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
-              V && V->hasLocalStorage())
-            Reads.push_back(V);
-        return isa<BreakStmt>(X) || isa<ContinueStmt>(X) || isa<GotoStmt>(X) ||
-               isa<LabelStmt>(X) || isa<DeclStmt>(X) ||
-               (Op && Op->isAssignmentOp()) ||
-               (Un && Un->isIncrementDecrementOp());
-      });
+  for (const Stmt *Part : {static_cast<const Stmt *>(Gate), If->getThen()}) {
+    if (!Part || Moves)
+      continue;
+    Moves = writesDeclaresOrJumps(Part);
+    findFirst(Part, [&](const Stmt *X) {
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(X))
+        if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+            V && V->hasLocalStorage())
+          Reads.push_back(V);
+      return false;
+    });
+  }
   if (Moves) {
     Site.CallStmt = If;
     refuse("the check of the call's code cannot follow the wait as written "

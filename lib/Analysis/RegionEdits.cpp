@@ -258,16 +258,9 @@ bool Planner::onlyErrorCodes(const VarDecl *V) const {
 /// before the region that the region leaves as it is, writes nothing and
 /// does not leave a loop.
 bool Planner::isErrorBranch(const Stmt *S, const VarDecl *Code) const {
+  if (writesDeclaresOrJumps(S))
+    return false;
   return !findFirst(S, [&](const Stmt *X) {
-    if (isa<BreakStmt>(X) || isa<ContinueStmt>(X) || isa<GotoStmt>(X) ||
-        isa<LabelStmt>(X) || isa<DeclStmt>(X))
-      return true;
-    if (const auto *Op = dyn_cast<BinaryOperator>(X))
-      if (Op->isAssignmentOp())
-        return true;
-    if (const auto *Op = dyn_cast<UnaryOperator>(X))
-      if (Op->isIncrementDecrementOp())
-        return true;
     const auto *Ref = dyn_cast<DeclRefExpr>(X);
     if (!Ref)
       return false;
@@ -915,6 +908,16 @@ const CallExpr *callCheckedBy(const IfStmt *If, const VarDecl **Assigned,
     return Call;
   }
   return failureTestedCall(Cond, Assigned, Ctx);
+}
+
+const Stmt *writesDeclaresOrJumps(const Stmt *S) {
+  return findFirst(S, [](const Stmt *X) {
+    const auto *Op = dyn_cast<BinaryOperator>(X);
+    const auto *Un = dyn_cast<UnaryOperator>(X);
+    return isa<BreakStmt>(X) || isa<ContinueStmt>(X) || isa<GotoStmt>(X) ||
+           isa<LabelStmt>(X) || isa<DeclStmt>(X) ||
+           (Op && Op->isAssignmentOp()) || (Un && Un->isIncrementDecrementOp());
+  });
 }
 
 std::string checkShape(const IfStmt *If, const CallExpr *Call,

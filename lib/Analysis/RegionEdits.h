@@ -108,6 +108,12 @@ const clang::CallExpr *callCheckedBy(const clang::IfStmt *If,
                                      clang::ASTContext &Ctx,
                                      const clang::Expr **Gate = nullptr);
 
+/// The first statement in \p S that assigns, increments, declares, or
+/// jumps (`break`, `continue`, `goto`, a label): what keeps a check of an
+/// error code from being copied after another call as written; null if
+/// none.
+const clang::Stmt *writesDeclaresOrJumps(const clang::Stmt *S);
+
 /// \p If, a check of \p Call's code in place, without the call and without
 /// white space: two checks with the same shape differ in nothing but
 /// their calls (a block of one statement counts as that statement).

@@ -202,9 +202,10 @@ private:
   /// Judges what lies between the two calls of a pair and what they
   /// combine.
   void judgePair(FusionSite &Site, unsigned FirstIndex, unsigned SecondIndex);
-  /// Refuses a pair whose calls' codes are checked in place in ways one
-  /// fused call cannot be.
-  void judgeCheckedInPlace(FusionSite &Site);
+  /// Refuses a pair whose calls' codes one fused call cannot keep: checked
+  /// in place in different ways, or returned after a first call that
+  /// accumulates or checks its code.
+  void judgeCodeFlow(FusionSite &Site);
   void judgeReduceBcast(FusionSite &Site);
   void judgeGatherBcast(FusionSite &Site);
   /// The MPI_Reduce, MPI_Allreduce or MPI_Scan of the buffer the call at
