@@ -4,6 +4,8 @@
 //
 //   reduce+bcast   MPI_Reduce then MPI_Bcast of the result  vs MPI_Allreduce
 //   gather+bcast   MPI_Gather then MPI_Bcast of all blocks   vs MPI_Allgather
+//   gatherv+bcast  MPI_Gatherv (odd ranks send half) then MPI_Bcast of all
+//                  blocks                                    vs MPI_Allgatherv
 //   3 allreduces   three MPI_Allreduce of m/3 bytes each     vs one, packed
 //   3 bcasts       three MPI_Bcast of m/3 bytes each         vs one, packed
 //   p scatters     MPI_Scatter from every root in turn       vs MPI_Alltoall
@@ -110,6 +112,7 @@ static double combineTime(void) {
 enum Rule {
   ReduceBcast,
   GatherBcast,
+  GathervBcast,
   Packed,
   PackedBcast,
   RotatingScatters,
@@ -120,9 +123,23 @@ enum Rule {
   Rules
 };
 static const char *const RuleName[Rules] = {
-    "reduce+bcast", "gather+bcast", "3 allreduces",
-    "3 bcasts",     "p scatters",   "bcast+allred",
-    "scan+allred",  "scan+scan",    "bcast+scan+ar"};
+    "reduce+bcast", "gather+bcast", "gatherv+bcast", "3 allreduces",
+    "3 bcasts",     "p scatters",   "bcast+allred",  "scan+allred",
+    "scan+scan",    "bcast+scan+ar"};
+
+/// The blocks of the gatherv: \p Count elements from even ranks, half as
+/// many (one at least) from odd ones, in rank order; their sum.
+static int vBlocks(int Count, int Size, int *Counts, int *Displs) {
+  int At = 0;
+  for (int R = 0; R < Size; ++R) {
+    Counts[R] = R % 2 ? (Count / 2 > 0 ? Count / 2 : 1) : Count;
+    Displs[R] = At;
+    At += Counts[R];
+  }
+  return At;
+}
+enum { MaxProcesses = 1024 };
+static int VCounts[MaxProcesses], VDispls[MaxProcesses];
 
 /// b + b^2 + ... + b^n by the binary method on n, as the BSR2-Local
 /// rewrite computes it.
@@ -203,6 +220,20 @@ static void once(enum Rule R, int Fused, double *In, double *Out, int Count,
       MPI_Bcast(Out, Count * Size, MPI_DOUBLE, 0, C);
     }
     break;
+  case GathervBcast: {
+    int Rank;
+    MPI_Comm_rank(C, &Rank);
+    int Total = vBlocks(Count, Size, VCounts, VDispls);
+    if (Fused) {
+      MPI_Allgatherv(In, VCounts[Rank], MPI_DOUBLE, Out, VCounts, VDispls,
+                     MPI_DOUBLE, C);
+    } else {
+      MPI_Gatherv(In, VCounts[Rank], MPI_DOUBLE, Out, VCounts, VDispls,
+                  MPI_DOUBLE, 0, C);
+      MPI_Bcast(Out, Total, MPI_DOUBLE, 0, C);
+    }
+    break;
+  }
   case Packed: {
     int Third = Count / 3 > 0 ? Count / 3 : 1;
     if (Fused) {
@@ -286,10 +317,13 @@ static double predicted(enum Rule R, int Fused, double M, int P, double Ts,
   switch (R) {
   case ReduceBcast:
     return Fused ? Reduce : Reduce + Bcast; // A butterfly allreduce: (16).
-  case GatherBcast: {
-    double Gather = L * Ts + (P - 1) * M * Tw; // Binomial tree.
-    double Whole = L * (Ts + P * M * Tw);      // (15) on p blocks.
-    return Fused ? L * Ts + (P - 1) * M * Tw : Gather + Whole;
+  case GatherBcast:
+  case GathervBcast: {
+    // The v form's blocks average three quarters of M.
+    double Block = R == GatherBcast ? M : 0.75 * M;
+    double Gather = L * Ts + (P - 1) * Block * Tw; // Binomial tree.
+    double Whole = L * (Ts + P * Block * Tw);      // (15) on p blocks.
+    return Fused ? L * Ts + (P - 1) * Block * Tw : Gather + Whole;
   }
   case Packed: {
     double Third = M / 3;
@@ -339,6 +373,11 @@ int main(int argc, char **argv) {
   int Rank, Size;
   MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
   MPI_Comm_size(MPI_COMM_WORLD, &Size);
+  if (Size > MaxProcesses) {
+    if (Rank == 0)
+      fprintf(stderr, "fusion: at most %d processes\n", MaxProcesses);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   int Reps = argc > 1 ? atoi(argv[1]) : 9;
   int Iterations = argc > 2 ? atoi(argv[2]) : 20;
   double Ts, Tw;

@@ -269,6 +269,28 @@ std::optional<QueryValue> queryInOtherUnit(const FieldDecl *Field,
   return std::nullopt;
 }
 
+/// A constructor's parameter that initializes a field of its class and
+/// that the body does not write (`Team(MPI_Comm Comm) : Comm(Comm) {
+/// MPI_Comm_rank(Comm, &Rank); }`) names the communicator the field
+/// holds: the key of that field; \p Key unchanged otherwise.
+CommKey asInitializedField(CommKey Key, TranslationUnitFacts &TU) {
+  const auto *Param = dyn_cast_or_null<ParmVarDecl>(Key.Decl);
+  const auto *Ctor =
+      Param ? dyn_cast<CXXConstructorDecl>(Param->getDeclContext()) : nullptr;
+  if (!Ctor || !Ctor->hasBody() || !TU.factsOf(*Ctor).writesOf(Param).empty())
+    return Key;
+  for (const CXXCtorInitializer *Init : Ctor->inits()) {
+    const FieldDecl *Field = Init->getMember();
+    const auto *Ref =
+        Field && Init->getInit()
+            ? dyn_cast<DeclRefExpr>(Init->getInit()->IgnoreParenImpCasts())
+            : nullptr;
+    if (Ref && Ref->getDecl() == Param)
+      return CommKey{"", Field};
+  }
+  return Key;
+}
+
 std::optional<QueryValue> fieldQuery(const FieldDecl *Field,
                                      TranslationUnitFacts &TU) {
   if (const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent()))
@@ -296,6 +318,7 @@ std::optional<QueryValue> fieldQuery(const FieldDecl *Field,
     case FieldUse::Other:
       return std::nullopt;
     case FieldUse::Query:
+      Query->Comm = asInitializedField(Query->Comm, TU);
       Found = Any ? agree(Found, Query) : Query;
       Any = true;
       if (!Found)

@@ -18,6 +18,7 @@
 #include "RankEvaluatorImpl.h"
 
 #include "RankUniformity.h"
+#include "StatementTree.h"
 
 #include "clang/AST/RecordLayout.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -301,9 +302,11 @@ Value RankEvaluator::Impl::libraryCall(const CallExpr *Call,
       Value A = Arg(0), B = Arg(1);
       Bytes = A.isInt() && B.isInt() ? A.I * B.I : -1;
     }
-    return Value::pointer(newObject("the block allocated here", nullptr,
-                                    M == Mode::Region, Bytes),
-                          0);
+    ObjectId Block = newObject("the block allocated here", nullptr,
+                               M == Mode::Region, Bytes);
+    if (Name == "calloc")
+      zeroFill(Block, Bytes, Call);
+    return Value::pointer(Block, 0);
   }
   if (isPureArithmeticCall(Call)) {
     SmallVector<Value, 2> Vals;
@@ -505,6 +508,20 @@ Value RankEvaluator::Impl::vectorCall(const CXXMemberCallExpr *Call,
       return Value::unknown(0);
     return Value::pointer(Elements.Obj, Elements.I + *I * ElemSize);
   }
+  if ((Name == "front" || Name == "back") && Call->getNumArgs() == 0) {
+    if (!Count.isInt()) {
+      stopWith(Count, "the size of", ObjectExpr);
+      return Value::unknown(0);
+    }
+    if (Count.I <= 0 || !Elements.isPointer()) {
+      stop("std::vector::" + Name.str() + " of an empty vector",
+           Call->getBeginLoc());
+      return Value::unknown(0);
+    }
+    return Value::pointer(Elements.Obj,
+                          Elements.I +
+                              (Name == "back" ? (Count.I - 1) * ElemSize : 0));
+  }
   if ((Name == "resize" || Name == "assign") && Call->getNumArgs() >= 1) {
     Value N = eval(Call->getArg(0));
     store(Place{Vec->Obj, Vec->Off + 8}, SizeT, N, Call);
@@ -539,8 +556,15 @@ Value RankEvaluator::Impl::construct(const CXXConstructExpr *Construct,
     Value N = Value::integer(0);
     if (Construct->getNumArgs() >= 1 &&
         !isa<CXXDefaultArgExpr>(Construct->getArg(0)) &&
-        Construct->getArg(0)->getType()->isIntegerType())
+        Construct->getArg(0)->getType()->isIntegerType()) {
       N = eval(Construct->getArg(0));
+      // `std::vector<int> v(n)` holds n zeros, `v(n, x)` n copies of x.
+      bool Filled = Construct->getNumArgs() >= 2 &&
+                    !isa<CXXDefaultArgExpr>(Construct->getArg(1));
+      if (N.isInt())
+        fillElements(Elements, Elem, N.I,
+                     Filled ? eval(Construct->getArg(1)) : Value::integer(0));
+    }
     store(Into, Ctx.getPointerType(Elem), Value::pointer(Elements, 0), nullptr);
     store(Place{Into.Obj, Into.Off + 8}, Ctx.getSizeType(), N, nullptr);
     return Value::pointer(Into.Obj, Into.Off);
@@ -608,6 +632,40 @@ Value RankEvaluator::Impl::construct(const CXXConstructExpr *Construct,
                  "' that is not followed",
              Construct->getBeginLoc());
   return Value::pointer(Into.Obj, Into.Off);
+}
+
+void RankEvaluator::Impl::zeroFill(ObjectId Block, int64_t Bytes,
+                                   const CallExpr *Call) {
+  // The elements' type is the pointer's the block is converted to
+  // (`int *counts = calloc(n, sizeof(int));`).
+  const Stmt *Parent = parentStmt(*Call, Ctx);
+  while (isa_and_nonnull<ParenExpr>(Parent))
+    Parent = parentStmt(*Parent, Ctx);
+  const auto *Cast = dyn_cast_or_null<CastExpr>(Parent);
+  QualType Element = Cast && Cast->getType()->isPointerType()
+                         ? Cast->getType()->getPointeeType()
+                         : QualType();
+  if (Element.isNull() || !Element->isIntegralOrEnumerationType())
+    return;
+  int64_t Size = sizeOf(Element);
+  if (Size > 0 && Bytes >= 0 && Bytes % Size == 0)
+    fillElements(Block, Element, Bytes / Size,
+                 Value::integer(0, Ctx.getIntWidth(Element),
+                                Element->isSignedIntegerOrEnumerationType()));
+}
+
+void RankEvaluator::Impl::fillElements(ObjectId Block, QualType Element,
+                                       int64_t Count, const Value &V) {
+  int64_t Size = sizeOf(Element);
+  constexpr int64_t MaxFilledBytes = 1 << 20;
+  if (!Element->isIntegralOrEnumerationType() || !V.isInt() || Size <= 0 ||
+      Count < 0 || Count * Size > MaxFilledBytes)
+    return;
+  Value Stored = Value::integer(V.I, Ctx.getIntWidth(Element),
+                                Element->isSignedIntegerOrEnumerationType());
+  eval::Object &O = Objects[Block];
+  for (int64_t Off = 0; Off < Count * Size; Off += Size)
+    O.Cells[Off] = {Stored, static_cast<uint32_t>(Size)};
 }
 
 void RankEvaluator::Impl::readArguments(const CallExpr *Call, unsigned First) {

@@ -81,11 +81,21 @@ bool integerElementRead(const Expr *Base, ASTContext &Ctx) {
   return Read && Read->getCastKind() == CK_LValueToRValue;
 }
 
+const VarDecl *pointerBase(const Expr *E);
+
 /// Every pointer variable whose elements \p S reads as integers, in
-/// \p Out.
+/// \p Out: indexed or dereferenced by the program, or given to an MPI
+/// call as its counts or displacements (MPI_Gatherv's `recvcounts`).
 void elementsReadIn(const Stmt *S, ASTContext &Ctx,
                     llvm::SmallPtrSetImpl<const VarDecl *> &Out) {
   findFirst(S, [&](const Stmt *X) {
+    if (const auto *Call = dyn_cast<CallExpr>(X); Call && mpiCallee(Call))
+      for (mpi::Role R : {mpi::Role::SendCounts, mpi::Role::SendDispls,
+                          mpi::Role::RecvCounts, mpi::Role::RecvDispls})
+        if (const Expr *Arg = mpiArg(Call, R))
+          if (const VarDecl *V = pointerBase(Arg);
+              V && V->getType()->isPointerType())
+            Out.insert(V);
     const auto *Ref = dyn_cast<DeclRefExpr>(X);
     const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (!V || !V->getType()->isPointerType())
@@ -435,7 +445,10 @@ void RankEvaluator::Impl::findInputs() {
           Broadcast = true;
     if (!Param && !Carried && !Broadcast)
       continue;
-    if (!Uniformity.variableDivergence(V, *R.Function, V->getLocation()))
+    // Read where the region starts: a broadcast before it overwrites what
+    // some ranks alone gave the variable (`if (rank == 0) n = atoi(...);`).
+    if (!Uniformity.variableDivergence(V, *R.Function,
+                                       R.first()->getBeginLoc()))
       Candidates.push_back(V);
   }
   for (const ValueDecl *Field : Fields) {

@@ -30,6 +30,9 @@ std::string FusionSite::description() const {
   case FusionKind::GatherBcast:
     return "MPI_Gather followed by MPI_Bcast of the gathered buffer from the "
            "same root";
+  case FusionKind::GathervBcast:
+    return "MPI_Gatherv followed by MPI_Bcast of the gathered buffer from the "
+           "same root";
   case FusionKind::Packed: {
     std::string Name = fusion::nameOf(Calls.front());
     return std::to_string(Calls.size()) + " " + Name +
@@ -69,6 +72,8 @@ std::string FusionSite::replacement() const {
     return "replace them with MPI_Allreduce";
   case FusionKind::GatherBcast:
     return "replace them with MPI_Allgather";
+  case FusionKind::GathervBcast:
+    return "replace them with MPI_Allgatherv";
   case FusionKind::Packed:
     return "replace them with one " + fusion::nameOf(Calls.front()) +
            " on a packed buffer";
@@ -486,12 +491,17 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
     }
     // A pair's first call may be checked in place.
     const CallExpr *PairFirst = pairCallOf(Block.body_begin()[I], Context);
-    bool Reduce = calls(PairFirst, mpi::FunctionId::Reduce);
-    if (Reduce || calls(PairFirst, mpi::FunctionId::Gather)) {
+    std::optional<FusionKind> PairKind =
+        calls(PairFirst, mpi::FunctionId::Reduce) ? FusionKind::ReduceBcast
+        : calls(PairFirst, mpi::FunctionId::Gather)
+            ? std::optional(FusionKind::GatherBcast)
+        : calls(PairFirst, mpi::FunctionId::Gatherv)
+            ? std::optional(FusionKind::GathervBcast)
+            : std::nullopt;
+    if (PairKind) {
       if (std::optional<NextCollective> Bcast =
               broadcastOfResult(Block, I, F)) {
-        FusionSite S = Site(
-            Reduce ? FusionKind::ReduceBcast : FusionKind::GatherBcast, I, I);
+        FusionSite S = Site(*PairKind, I, I);
         if (S.Calls.empty()) {
           S.Stmts.push_back(Block.body_begin()[I]);
           S.Calls.push_back(PairFirst);
@@ -564,12 +574,16 @@ void FusionFinder::judgePair(FusionSite &Site, unsigned FirstIndex,
   bool Reduce = Site.Kind == FusionKind::ReduceBcast;
   if (Reduce)
     judgeReduceBcast(Site);
-  else
+  else if (Site.Kind == FusionKind::GatherBcast)
     judgeGatherBcast(Site);
+  else
+    judgeGathervBcast(Site, FirstIndex, SecondIndex);
   judgeCodeFlow(Site);
   PairEffect Effect;
   Effect.Held = mpiArgAsWritten(Site.Calls[0], mpi::Role::RecvBuffer);
-  Effect.Fused = Reduce ? "MPI_Allreduce" : "MPI_Allgather";
+  Effect.Fused = Reduce                                 ? "MPI_Allreduce"
+                 : Site.Kind == FusionKind::GatherBcast ? "MPI_Allgather"
+                                                        : "MPI_Allgatherv";
   Effect.Moved = "the broadcast";
   Effect.Holds =
       "where only the root holds " +
@@ -661,7 +675,7 @@ void FusionFinder::judgeReduceBcast(FusionSite &Site) {
              mpiArgAsWritten(Reduce, mpi::Role::Datatype), Reduce);
 }
 
-void FusionFinder::judgeGatherBcast(FusionSite &Site) {
+void FusionFinder::judgeGatheredBuffer(FusionSite &Site) {
   const CallExpr *Gather = Site.Calls[0], *Bcast = Site.Calls[1];
   auto Refuse = [&](SafetyCheck Check, std::string Why, SourceLocation Loc) {
     Site.Refusals.push_back({Check, std::move(Why), Loc});
@@ -675,6 +689,24 @@ void FusionFinder::judgeGatherBcast(FusionSite &Site) {
                spelled(mpiArgAsWritten(Gather, mpi::Role::RecvType), Context) +
                "'",
            Bcast->getBeginLoc());
+  std::string Send =
+      spelled(mpiArgAsWritten(Gather, mpi::Role::SendBuffer), Context);
+  if (Send.find("MPI_IN_PLACE") != std::string::npos)
+    Refuse(SafetyCheck::SourceForm,
+           "the root gathers in place ('" + Send +
+               "'), and the others' blocks are not in the result buffer for " +
+               (Site.Kind == FusionKind::GatherBcast ? "MPI_Allgather"
+                                                     : "MPI_Allgatherv") +
+               " to take them from there",
+           Gather->getBeginLoc());
+}
+
+void FusionFinder::judgeGatherBcast(FusionSite &Site) {
+  const CallExpr *Gather = Site.Calls[0], *Bcast = Site.Calls[1];
+  auto Refuse = [&](SafetyCheck Check, std::string Why, SourceLocation Loc) {
+    Site.Refusals.push_back({Check, std::move(Why), Loc});
+  };
+  judgeGatheredBuffer(Site);
   // The broadcast sends every block: the communicator's size times the
   // gather's count, spelled as a product with a variable that holds the
   // size.
@@ -708,14 +740,6 @@ void FusionFinder::judgeGatherBcast(FusionSite &Site) {
                spelled(mpiArgAsWritten(Gather, mpi::Role::RecvCount), Context) +
                "'",
            Bcast->getBeginLoc());
-  std::string Send =
-      spelled(mpiArgAsWritten(Gather, mpi::Role::SendBuffer), Context);
-  if (Send.find("MPI_IN_PLACE") != std::string::npos)
-    Refuse(SafetyCheck::SourceForm,
-           "the root gathers in place ('" + Send +
-               "'), and the others' blocks are not in the result buffer for "
-               "MPI_Allgather to take them from there",
-           Gather->getBeginLoc());
 }
 
 void FusionFinder::judgeBetween(FusionSite &Site, unsigned FirstIndex,

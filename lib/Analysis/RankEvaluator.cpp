@@ -68,6 +68,10 @@ void RankEvaluator::run(int64_t Rank, int64_t Size, ArrayRef<int64_t> Setting,
 
 ArrayRef<RegionInput> RankEvaluator::inputs() const { return P->Inputs; }
 
+eval::Reason RankEvaluator::reasonOf(uint32_t Why) const {
+  return Why < P->reasons() ? P->reasonOf(Why) : eval::Reason();
+}
+
 void RankEvaluator::setProbes(ArrayRef<Probe> Probes) {
   P->Probes.assign(Probes.begin(), Probes.end());
   P->AnchorProbesAreEntryProbes = P->AnchorProbes == P->Probes;

@@ -233,6 +233,11 @@ public:
   /// The region's inputs, in the order of their bits.
   llvm::ArrayRef<RegionInput> inputs() const;
 
+  /// Why the last run could not follow a value: \p Why is an Unknown
+  /// value's eval::Value::Why or an object's eval::Object::ContentWhy
+  /// (empty text for 0). Valid until the next run.
+  eval::Reason reasonOf(uint32_t Why) const;
+
   /// The value an input takes when a setting does not give one.
   static constexpr int64_t DefaultInput = 3;
 

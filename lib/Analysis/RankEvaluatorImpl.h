@@ -81,6 +81,10 @@ public:
   /// Per probe: still evaluated (empty: all are).
   std::vector<bool> LiveProbes;
 
+  /// The reason of an Unknown value of the last run (0: none).
+  const eval::Reason &reasonOf(uint32_t Why) const { return Reasons[Why]; }
+  size_t reasons() const { return Reasons.size(); }
+
 private:
   /// The anchors this run has passed (their probes are evaluated at the
   /// first pass only).
@@ -224,6 +228,16 @@ private:
                                   bool Blocking);
   /// In the region, reads the arguments of \p Call from \p First on as
   /// output reads them (what cannot be evaluated is no reason to stop).
+  /// The block \p Block of \p Bytes that `calloc` \p Call made holds
+  /// zeros: of the integer type of the pointer it is converted to (a
+  /// block of another type, or too large, is left unknown).
+  void zeroFill(eval::ObjectId Block, int64_t Bytes,
+                const clang::CallExpr *Call);
+  /// \p Block's first \p Count elements of the integer type \p Element
+  /// hold \p V (nothing for other types, unknown values, or more than a
+  /// MiB).
+  void fillElements(eval::ObjectId Block, clang::QualType Element,
+                    int64_t Count, const eval::Value &V);
   void readArguments(const clang::CallExpr *Call, unsigned First);
   /// Records a write of the rank's own data as an operation; with
   /// \p CopyOf, an unchanged copy of the scalar variable there.

@@ -58,6 +58,62 @@ bool isUniformingCollective(const CallExpr *Call) {
   }
 }
 
+/// Whether every rank that runs \p F runs \p Call whenever it runs the
+/// statement of \p F's body that holds it: no loop, branch or short
+/// circuit lies between them (the condition of an `if` runs).
+bool runsWithItsStatement(const CallExpr *Call, const FunctionDecl &F,
+                          ASTContext &Ctx) {
+  const Stmt *Child = Call;
+  for (const Stmt *P = parentStmt(*Call, Ctx); P; P = parentStmt(*P, Ctx)) {
+    if (P == F.getBody())
+      return true;
+    if (const auto *If = dyn_cast<IfStmt>(P)) {
+      if (Child != If->getCond())
+        return false;
+    } else if (const auto *Choice = dyn_cast<ConditionalOperator>(P)) {
+      if (Child != Choice->getCond())
+        return false;
+    } else if (const auto *Op = dyn_cast<BinaryOperator>(P)) {
+      if (Op->isLogicalOp() && Child == Op->getRHS())
+        return false;
+    } else if (!isa<Expr, DeclStmt, CompoundStmt>(P)) {
+      return false;
+    }
+    Child = P;
+  }
+  return false;
+}
+
+/// Whether the write \p W of \p V cannot reach \p Use: a broadcast (or
+/// another collective that leaves one value on every rank) of \p V lies
+/// between them in the body of \p F, in no loop or branch, and no `goto`
+/// jumps around it (`if (rank == 0) n = atoi(argv[1]); MPI_Bcast(&n, ...);`
+/// then reads of `n`).
+bool overwrittenForAll(const VarDecl *V, const Write &W, SourceLocation Use,
+                       const FunctionFacts &Facts, const FunctionDecl &F,
+                       ASTContext &Ctx) {
+  if (Use.isInvalid() || W.Kind == WriteKind::Init)
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Before = [&](SourceLocation A, SourceLocation B) {
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
+                                        SM.getExpansionLoc(B));
+  };
+  for (const Write &B : Facts.writesOf(V)) {
+    if (&B == &W || B.Kind != WriteKind::AddressPass || !B.Call ||
+        !isUniformingCollective(B.Call) ||
+        !Before(W.Where->getEndLoc(), B.Call->getBeginLoc()) ||
+        !Before(B.Call->getEndLoc(), Use) ||
+        !runsWithItsStatement(B.Call, F, Ctx))
+      continue;
+    bool Jumps = findFirst(F.getBody(), [](const Stmt *S) {
+      return isa<GotoStmt, IndirectGotoStmt>(S);
+    });
+    return !Jumps;
+  }
+  return false;
+}
+
 /// Whether \p W hands the variable's address to an MPI call that only
 /// reads it (the send buffer of a send).
 bool isReadOnlyPass(const Write &W) {
@@ -292,8 +348,9 @@ std::optional<Divergence> RankUniformity::variable(const VarDecl *V,
                       Use};
   const FunctionFacts &Facts = TU.factsOf(Where);
   for (const Write &W : Facts.writesOf(V))
-    if (auto Why = write(V, W, Where, Depth))
-      return Why;
+    if (!overwrittenForAll(V, W, Use, Facts, Where, TU.context()))
+      if (auto Why = write(V, W, Where, Depth))
+        return Why;
   if (const auto *Param = dyn_cast<ParmVarDecl>(V))
     return parameter(Param, Use, Where, Depth);
   if (Facts.writesOf(V).empty())

@@ -510,7 +510,8 @@ private:
            S.Kind == analysis::FusionKind::Packed ? "packed with the first call"
            : S.Kind == analysis::FusionKind::ReduceBcast
                ? "the broadcast of the reduced value"
-           : S.Kind == analysis::FusionKind::GatherBcast
+           : S.Kind == analysis::FusionKind::GatherBcast ||
+                   S.Kind == analysis::FusionKind::GathervBcast
                ? "the broadcast of the gathered buffer"
            : analysis::isScanPair(S.Kind)
                ? "the combination of the scan's result"

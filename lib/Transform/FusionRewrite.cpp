@@ -40,7 +40,7 @@ std::string handleName(const CallExpr *Call, mpi::Role R, ASTContext &Context) {
   return E ? analysis::mpiHandleName(E, Context) : std::string();
 }
 
-/// The fused call of a pair (MPI_Allreduce, MPI_Allgather).
+/// The fused call of a pair (MPI_Allreduce, MPI_Allgather, MPI_Allgatherv).
 std::string pairCall(const FusionSite &Site, ASTContext &Context) {
   const CallExpr *First = Site.Calls[0];
   auto Arg = [&](mpi::Role R) { return argText(First, R, Context); };
@@ -49,6 +49,14 @@ std::string pairCall(const FusionSite &Site, ASTContext &Context) {
                          Site.SendBuffer, Arg(mpi::Role::RecvBuffer),
                          Arg(mpi::Role::Count), Arg(mpi::Role::Datatype),
                          Arg(mpi::Role::Op), Arg(mpi::Role::Comm))
+        .str();
+  if (Site.Kind == FusionKind::GathervBcast)
+    return llvm::formatv(
+               "MPI_Allgatherv({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7})",
+               Arg(mpi::Role::SendBuffer), Arg(mpi::Role::SendCount),
+               Arg(mpi::Role::SendType), Arg(mpi::Role::RecvBuffer),
+               Arg(mpi::Role::RecvCounts), Arg(mpi::Role::RecvDispls),
+               Arg(mpi::Role::RecvType), Arg(mpi::Role::Comm))
         .str();
   return llvm::formatv("MPI_Allgather({0}, {1}, {2}, {3}, {4}, {5}, {6})",
                        Arg(mpi::Role::SendBuffer), Arg(mpi::Role::SendCount),

@@ -13,7 +13,9 @@
 ///  - MPI_Reduce to a root followed by MPI_Bcast of the reduced buffer from
 ///    that root is MPI_Allreduce;
 ///  - MPI_Gather to a root followed by MPI_Bcast of the gathered buffer
-///    from that root is MPI_Allgather;
+///    from that root is MPI_Allgather; with MPI_Gatherv, MPI_Allgatherv,
+///    when every rank holds the root's counts and displacements and the
+///    blocks are exactly what the broadcast sends;
 ///  - independent MPI_Allreduce, MPI_Reduce or MPI_Bcast calls back to
 ///    back, with one operation, datatype, root and communicator, are one
 ///    call on a packed buffer;
@@ -68,6 +70,7 @@ class ProjectFacts;
 enum class FusionKind {
   ReduceBcast,      ///< MPI_Reduce, MPI_Bcast of its result: MPI_Allreduce.
   GatherBcast,      ///< MPI_Gather, MPI_Bcast of its result: MPI_Allgather.
+  GathervBcast,     ///< MPI_Gatherv, MPI_Bcast of its result: Allgatherv.
   Packed,           ///< Independent calls of one collective: one, packed.
   BcastReduce,      ///< MPI_Bcast, MPI_Reduce of it: local at the root.
   BcastAllreduce,   ///< MPI_Bcast, MPI_Allreduce of it: local everywhere.
@@ -208,6 +211,16 @@ private:
   void judgeCodeFlow(FusionSite &Site);
   void judgeReduceBcast(FusionSite &Site);
   void judgeGatherBcast(FusionSite &Site);
+  /// matching-arguments, source-form: the broadcast's datatype is the
+  /// gather's receive datatype, and the root does not gather in place.
+  void judgeGatheredBuffer(FusionSite &Site);
+  /// MPI_Gatherv (statement \p GathervIndex), MPI_Bcast of its result
+  /// (\p BcastIndex): the counts and displacements, which MPI_Allgatherv
+  /// reads on every rank, are the same on every rank, and the blocks they
+  /// give are exactly the elements the broadcast sends
+  /// (FusionGathervBlocks.cpp).
+  void judgeGathervBcast(FusionSite &Site, unsigned GathervIndex,
+                         unsigned BcastIndex);
   /// The MPI_Reduce, MPI_Allreduce or MPI_Scan of the buffer the call at
   /// \p First writes as its argument \p Result (a broadcast's, a scan's
   /// result), on the same communicator, if it is the next collective.

@@ -1,0 +1,225 @@
+//===- VariableUniformityTest.cpp - Variables every rank holds alike ------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// RankUniformity::variableDivergence on the way real codes read their
+/// input: the root alone reads a value and broadcasts it, and what was read
+/// before the broadcast no longer matters after it. The broadcast must run
+/// on every rank that reaches the read, and nothing after it may give the
+/// variable another value. Also the communicator a constructor's parameter
+/// names when it initializes a member (queryValueOf).
+///
+//===----------------------------------------------------------------------===//
+
+#include "EvalPrelude.h"
+
+#include "CommQueries.h"
+#include "RankUniformity.h"
+
+#include "gtest/gtest.h"
+
+using namespace mpilift::analysis;
+using namespace mpilift::analysis::test;
+
+namespace {
+
+/// Whether `n`, read as the argument of the call of `use` in `main`, may
+/// differ between ranks.
+std::optional<Divergence> divergenceOfN(const std::string &Code) {
+  Parsed P("void use(int);\n" + Code);
+  EXPECT_TRUE(P.AST);
+  const clang::FunctionDecl *Main = P.function("main");
+  EXPECT_NE(Main, nullptr);
+  if (!Main)
+    return Divergence{"no main", {}};
+  const clang::Expr *Arg = nullptr;
+  findFirst(Main->getBody(), [&](const clang::Stmt *S) {
+    const auto *Call = llvm::dyn_cast<clang::CallExpr>(S);
+    const clang::FunctionDecl *Callee =
+        Call ? Call->getDirectCallee() : nullptr;
+    if (Callee && Callee->getName() == "use")
+      Arg = Call->getArg(0);
+    return Arg != nullptr;
+  });
+  EXPECT_NE(Arg, nullptr);
+  const clang::VarDecl *N = Arg ? namedVariable(Arg) : nullptr;
+  if (!N)
+    return Divergence{"no n", {}};
+  return RankUniformity(*P.TU).variableDivergence(N, *Main, Arg->getBeginLoc());
+}
+
+TEST(VariableUniformityTest, ReadOnTheRootThenBroadcast) {
+  EXPECT_FALSE(divergenceOfN(R"(
+int main(void) {
+  int rank, n = 4;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    n = 10 + rank;
+  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  use(n);
+  return 0;
+}
+)"));
+}
+
+TEST(VariableUniformityTest, CheckedBroadcastRunsEverywhere) {
+  EXPECT_FALSE(divergenceOfN(R"(
+int main(void) {
+  int rank, n = 4, ierr;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    n = 10 + rank;
+  if ((ierr = MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
+    return ierr;
+  use(n);
+  return 0;
+}
+)"));
+}
+
+TEST(VariableUniformityTest, BroadcastSomeRanksSkip) {
+  std::optional<Divergence> Why = divergenceOfN(R"(
+int main(void) {
+  int rank, size, n = 4;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0)
+    n = 10 + rank;
+  if (size > 2)
+    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  use(n);
+  return 0;
+}
+)");
+  ASSERT_TRUE(Why);
+  EXPECT_NE(Why->Reason.find("'n' is written where not every rank may get"),
+            std::string::npos)
+      << Why->Reason;
+}
+
+TEST(VariableUniformityTest, WrittenAfterTheBroadcast) {
+  std::optional<Divergence> Why = divergenceOfN(R"(
+int main(void) {
+  int rank, n = 4;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 1)
+    n = 3;
+  use(n);
+  return 0;
+}
+)");
+  ASSERT_TRUE(Why);
+  EXPECT_NE(Why->Reason.find("the condition 'rank == 1'"), std::string::npos)
+      << Why->Reason;
+}
+
+TEST(VariableUniformityTest, ReadBeforeTheBroadcast) {
+  EXPECT_TRUE(divergenceOfN(R"(
+int main(void) {
+  int rank, n = 4;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    n = 10 + rank;
+  use(n);
+  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return 0;
+}
+)"));
+}
+
+TEST(VariableUniformityTest, AGotoMayJumpPastTheBroadcast) {
+  EXPECT_TRUE(divergenceOfN(R"(
+int main(void) {
+  int rank, n = 4;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    n = 10 + rank;
+  if (rank == 3)
+    goto late;
+  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+late:
+  use(n);
+  return 0;
+}
+)"));
+}
+
+TEST(VariableUniformityTest, BroadcastInALoopCoversNothing) {
+  EXPECT_TRUE(divergenceOfN(R"(
+int main(void) {
+  int rank, n = 4, k;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    n = 10 + rank;
+  for (k = 0; k < rank; ++k)
+    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  use(n);
+  return 0;
+}
+)"));
+}
+
+/// The communicator the size field `Size` of class `Team` is queried on.
+std::optional<QueryValue> sizeQuery(const Parsed &P) {
+  const clang::FunctionDecl *Get = P.function("size");
+  if (!Get)
+    return std::nullopt;
+  const clang::FieldDecl *Size = nullptr;
+  findFirst(Get->getBody(), [&](const clang::Stmt *S) {
+    if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(S))
+      Size = llvm::dyn_cast<clang::FieldDecl>(M->getMemberDecl());
+    return Size != nullptr;
+  });
+  return Size ? queryValueOf(Size, *Get, *P.TU) : std::nullopt;
+}
+
+TEST(VariableUniformityTest, ConstructorParameterNamesTheMember) {
+  Parsed P(R"(
+class Team {
+public:
+  explicit Team(MPI_Comm Comm) : Comm(Comm) { MPI_Comm_size(Comm, &Size); }
+  int size() const { return Size; }
+  MPI_Comm comm() const { return Comm; }
+private:
+  MPI_Comm Comm;
+  int Size;
+};
+int main() { return Team(MPI_COMM_WORLD).size(); }
+)",
+           /*CXX=*/true);
+  std::optional<QueryValue> Q = sizeQuery(P);
+  ASSERT_TRUE(Q);
+  EXPECT_EQ(Q->Query, CommQuery::Size);
+  ASSERT_NE(Q->Comm.Decl, nullptr);
+  EXPECT_TRUE(llvm::isa<clang::FieldDecl>(Q->Comm.Decl));
+  EXPECT_EQ(Q->Comm.Decl->getName(), "Comm");
+}
+
+TEST(VariableUniformityTest, ConstructorParameterWrittenFirst) {
+  // The body changes the parameter before the query: the field does not
+  // hold the communicator queried.
+  Parsed P(R"(
+class Team {
+public:
+  explicit Team(MPI_Comm Comm) : Comm(Comm) {
+    Comm = MPI_COMM_WORLD;
+    MPI_Comm_size(Comm, &Size);
+  }
+  int size() const { return Size; }
+private:
+  MPI_Comm Comm;
+  int Size;
+};
+int main() { return Team(MPI_COMM_WORLD).size(); }
+)",
+           /*CXX=*/true);
+  std::optional<QueryValue> Q = sizeQuery(P);
+  ASSERT_TRUE(Q);
+  EXPECT_FALSE(Q->Comm.Decl && llvm::isa<clang::FieldDecl>(Q->Comm.Decl));
+}
+
+} // namespace
