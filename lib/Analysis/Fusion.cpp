@@ -443,7 +443,11 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
       continue;
     }
     const CallExpr *Call = statementCall(Block.body_begin()[I]);
-    if (calls(Call, mpi::FunctionId::Bcast)) {
+    // A broadcast checked in place stays as it is; what follows it may
+    // still be computed locally.
+    const CallExpr *Bcast =
+        Call ? Call : pairCallOf(Block.body_begin()[I], Context);
+    if (calls(Bcast, mpi::FunctionId::Bcast)) {
       std::optional<Triple> Three = bcastScanTriple(F, Block, I);
       if (Three && Three->Site.isSafe() &&
           (!Three->Site.Cost || Three->Site.Cost->pays())) {
@@ -453,13 +457,17 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
         continue;
       }
       if (std::optional<NextCollective> Second =
-              combinationOfResult(Block, I, F, mpi::Role::InOutBuffer)) {
+              combinationOfResult(Block, I, F, mpi::Role::InOutBuffer, Bcast)) {
         FusionKind Kind = calls(Second->Call, mpi::FunctionId::Reduce)
                               ? FusionKind::BcastReduce
                           : calls(Second->Call, mpi::FunctionId::Allreduce)
                               ? FusionKind::BcastAllreduce
                               : FusionKind::BcastScan;
         FusionSite S = Site(Kind, I, I);
+        if (S.Calls.empty()) {
+          S.Stmts.push_back(Block.body_begin()[I]);
+          S.Calls.push_back(Bcast);
+        }
         S.Stmts.push_back(Block.body_begin()[Second->Index]);
         S.Calls.push_back(Second->Call);
         S.LocalStmt = Second->Holder;
@@ -484,6 +492,15 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
         S.Stmts.push_back(Block.body_begin()[Second->Index]);
         S.Calls.push_back(Second->Call);
         judgeScanPair(S, I, Second->Index);
+        if (Second->Returned || Second->Checked)
+          S.Refusals.push_back(
+              {SafetyCheck::SourceForm,
+               (Second->Returned
+                    ? "the function returns " + nameOf(Second->Call) + "'s code"
+                    : nameOf(Second->Call) + "'s code is checked in place") +
+                   "; the rewrite on pairs unpacks the result after the "
+                   "fused call, and keeps no code returned or checked there",
+               Second->Call->getBeginLoc()});
         if (!S.Cost || S.Cost->pays())
           Pair(std::move(S), I, Second->Index);
         continue;
@@ -533,7 +550,8 @@ FusionFinder::bcastScanTriple(const FunctionDecl &F, const CompoundStmt &Block,
                               unsigned I) {
   std::optional<NextCollective> Scan =
       combinationOfResult(Block, I, F, mpi::Role::InOutBuffer);
-  if (!Scan || !calls(Scan->Call, mpi::FunctionId::Scan))
+  if (!Scan || Scan->Returned || Scan->Checked ||
+      !calls(Scan->Call, mpi::FunctionId::Scan))
     return std::nullopt;
   std::optional<NextCollective> Last = combinationOfResult(
       Block, Scan->Index, F, mpi::Role::RecvBuffer, Scan->Call);

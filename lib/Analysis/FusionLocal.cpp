@@ -263,9 +263,9 @@ FusionFinder::combinationOfResult(const CompoundStmt &Block, unsigned First,
   if (!Call)
     return std::nullopt;
   std::optional<NextCollective> Next = nextCollective(Block, First, F);
-  // A second call returned or checked in place is fused only into a call
-  // of its own.
-  if (!Next || Next->Returned || Next->Checked ||
+  // The second call may be returned or checked in place: the callers say
+  // what becomes of its code.
+  if (!Next ||
       !(calls(Next->Call, mpi::FunctionId::Reduce) ||
         calls(Next->Call, mpi::FunctionId::Allreduce) ||
         calls(Next->Call, mpi::FunctionId::Scan)) ||

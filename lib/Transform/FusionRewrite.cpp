@@ -503,6 +503,15 @@ llvm::Expected<tooling::AtomicChange> rewriteLocal(const FusionSite &Site,
     Error = analysis::sourceText(Op->getLHS(), Context);
     Assign = " " + Op->getOpcodeStr().str() + " ";
   }
+  // `return MPI_Allreduce(...);`: the queries' code is returned, from a
+  // variable of its own. `if (MPI_Allreduce(...) != MPI_SUCCESS) ...`: each
+  // query is checked the same way.
+  const auto *Returned = dyn_cast<ReturnStmt>(Holder);
+  const auto *Check = dyn_cast<IfStmt>(Holder);
+  if (Returned) {
+    Error = freshName("rc", Code, &Taken);
+    Declared = "int ";
+  }
   bool Accumulates = Assign != " = ";
   std::string Text = "int ";
   Text += NeedRank && NeedSize ? Rank + ", " + Size : NeedRank ? Rank : Size;
@@ -512,6 +521,12 @@ llvm::Expected<tooling::AtomicChange> rewriteLocal(const FusionSite &Site,
   auto Ask = [&](StringRef Query, StringRef Into, bool First) {
     std::string Call =
         llvm::formatv("{0}({1}, &{2});\n", Query, Comm, Into).str();
+    if (Check)
+      return analysis::checkWithCall(
+                 Check, Second,
+                 llvm::formatv("{0}({1}, &{2})", Query, Comm, Into).str(),
+                 Context) +
+             "\n";
     if (Error.empty())
       return Call;
     if (First || Accumulates)
@@ -551,6 +566,8 @@ llvm::Expected<tooling::AtomicChange> rewriteLocal(const FusionSite &Site,
     Text = "{\n" + Text + "}";
   else
     Text.pop_back();
+  if (Returned)
+    Text += "\nreturn " + Error + ";";
   tooling::AtomicChange Change(SM, Range.getBegin());
   if (llvm::Error E = Change.replace(SM, Range, Text))
     return E;
