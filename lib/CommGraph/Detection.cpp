@@ -377,6 +377,40 @@ const char *name(CollectiveKind K) {
   return "?";
 }
 
+std::vector<Transfer> coalesceTransfers(std::vector<Transfer> Transfers) {
+  Transfers.erase(std::remove_if(Transfers.begin(), Transfers.end(),
+                                 [](const Transfer &T) {
+                                   return T.Src == T.Dst &&
+                                          T.SrcAddr == T.DstAddr;
+                                 }),
+                  Transfers.end());
+  // By pair, then by how far the bytes move (transfers that can join have
+  // one distance), then by address.
+  auto Shift = [](const Transfer &T) { return T.DstAddr - T.SrcAddr; };
+  std::sort(Transfers.begin(), Transfers.end(),
+            [&](const Transfer &A, const Transfer &B) {
+              return std::make_tuple(A.Src, A.Dst, Shift(A), A.SrcAddr,
+                                     A.Size) <
+                     std::make_tuple(B.Src, B.Dst, Shift(B), B.SrcAddr, B.Size);
+            });
+  std::vector<Transfer> Out;
+  for (const Transfer &T : Transfers) {
+    if (!Out.empty()) {
+      Transfer &Last = Out.back();
+      // The same bytes again (a piece that reached a rank twice), or the
+      // bytes right after: one transfer.
+      if (Last.Src == T.Src && Last.Dst == T.Dst && Shift(Last) == Shift(T) &&
+          T.SrcAddr <= Last.SrcAddr + Last.Size) {
+        Last.Size = std::max(Last.SrcAddr + Last.Size, T.SrcAddr + T.Size) -
+                    Last.SrcAddr;
+        continue;
+      }
+    }
+    Out.push_back(T);
+  }
+  return Out;
+}
+
 Detection detect(const std::vector<Transfer> &Transfers, Rank NumProcs,
                  const DetectionOptions &Options) {
   return Detector(Transfers, NumProcs, Options).run();

@@ -306,10 +306,13 @@ private:
       });
       // Candidates whose messages leave an occurrence are gone already
       // (neverReported).
-      if (!Free || !report(Cand, Streams, Found))
+      std::vector<std::pair<int, size_t>> Following;
+      if (!Free || !report(Cand, Streams, Claimed, Found, Following))
         continue;
       Reported.emplace_back(Found.size() - 1, &Cand);
       for (const auto &[R, K] : Steps)
+        Claimed.insert(R, K);
+      for (const auto &[R, K] : Following)
         Claimed.insert(R, K);
     }
     dropInterleavedRoots(Reported, Found);
@@ -711,6 +714,16 @@ private:
     // The dataflow of the first and the last occurrence, as for fixed roots.
     bool Checked;
     std::string Kind = dataflowOfBoth(Streams, First, 0, Last, 0, Checked);
+    std::vector<std::vector<RankPart>> Occurrences;
+    for (const Instance &In : Instances)
+      Occurrences.push_back(In.parts());
+    if (Checked && (Kind == "scatter" || Kind == "scatterv"))
+      if (std::optional<std::vector<std::vector<RankPart>>> Whole =
+              scatterThenAllgather(Streams, Occurrences, Mine, Claimed)) {
+        Occurrences = std::move(*Whole);
+        Kind = "bcast";
+        P.Topology = "scatter-allgather";
+      }
     if (Checked) {
       if (Kind.empty())
         return;
@@ -721,16 +734,65 @@ private:
     } else if (P.Collective == "bcast") {
       P.Collective = "unknown"; // Broadcast or scatter: no data to tell.
     }
-    judgeContents(P, Streams, First, 0, Last, 0);
+    judgeContents(P, Streams, Occurrences.front(), 0, Occurrences.back(), 0);
     Candidate Cand;
     Cand.Comm = C;
-    for (const Instance &In : Instances)
-      for (RankPart &Part : In.parts())
+    for (std::vector<RankPart> &Parts : Occurrences)
+      for (RankPart &Part : Parts) {
+        for (size_t K = 0; K < Part.Length; ++K)
+          Claimed.insert(Part.CommRank, Part.Starts[0] + K);
         Cand.Parts.push_back(std::move(Part));
+      }
     addSites(P, Cand, Streams);
     Found.push_back(std::move(P));
-    for (const auto &[R, K] : Steps)
-      Claimed.insert(R, K);
+  }
+
+  /// scatterThenAllgather for the occurrences of a fixed-root candidate.
+  std::optional<std::vector<std::vector<RankPart>>>
+  scatterThenAllgather(const std::vector<Stream> &Streams,
+                       const Candidate &Cand, const StepSet &Claimed) const {
+    StepSet Mine(Streams);
+    std::vector<std::vector<RankPart>> Occurrences(
+        Cand.Parts.empty() ? 0 : Cand.Parts[0].Starts.size());
+    for (size_t Occ = 0; Occ < Occurrences.size(); ++Occ)
+      for (const RankPart &Part : Cand.Parts) {
+        Occurrences[Occ].push_back(
+            {Part.CommRank, {Part.Starts[Occ]}, Part.Length});
+        for (size_t K = 0; K < Part.Length; ++K)
+          Mine.insert(Part.CommRank, Part.Starts[Occ] + K);
+      }
+    return scatterThenAllgather(Streams, Occurrences, Mine, Claimed);
+  }
+
+  /// The occurrences of a scatter (\p Occurrences, one start per part)
+  /// with the steps that follow them on every rank under the same tag, if
+  /// those complete a broadcast: on every rank the first and the last
+  /// occurrence, so extended, move the root's whole message (HPL's long
+  /// broadcasts spread the pieces down a tree, then roll them around a
+  /// ring). The steps added must be free: in no occurrence (\p Mine) and
+  /// claimed by no pattern.
+  std::optional<std::vector<std::vector<RankPart>>>
+  scatterThenAllgather(const std::vector<Stream> &Streams,
+                       const std::vector<std::vector<RankPart>> &Occurrences,
+                       const StepSet &Mine, const StepSet &Claimed) const {
+    std::optional<std::vector<std::vector<RankPart>>> Whole =
+        withFollowingSteps(Streams, Occurrences);
+    if (!Whole)
+      return std::nullopt;
+    for (size_t Occ = 0; Occ < Whole->size(); ++Occ)
+      for (size_t I = 0; I < (*Whole)[Occ].size(); ++I) {
+        const RankPart &Part = (*Whole)[Occ][I];
+        for (size_t K = Occurrences[Occ][I].Length; K < Part.Length; ++K)
+          if (Mine.contains(Part.CommRank, Part.Starts[0] + K) ||
+              Claimed.contains(Part.CommRank, Part.Starts[0] + K))
+            return std::nullopt;
+      }
+    bool Checked;
+    std::string Kind =
+        dataflowOfBoth(Streams, Whole->front(), 0, Whole->back(), 0, Checked);
+    if (!Checked || Kind != "bcast")
+      return std::nullopt;
+    return Whole;
   }
 
   /// Whether templatePatterns would turn \p Cand down whatever else it
@@ -762,9 +824,12 @@ private:
   }
 
   /// Turns a candidate into a pattern unless the dataflow of its
-  /// occurrences says it is none.
+  /// occurrences says it is none. A scatter that the steps after it make a
+  /// broadcast (scatterThenAllgather) takes those steps, which go to
+  /// \p Following.
   bool report(const Candidate &Cand, const std::vector<Stream> &Streams,
-              std::vector<Pattern> &Found) {
+              const StepSet &Claimed, std::vector<Pattern> &Found,
+              std::vector<std::pair<int, size_t>> &Following) {
     const trace::Communicator &Comm = T.Comms[Cand.Comm];
     Pattern P;
     P.Collective = Cand.Collective;
@@ -798,6 +863,14 @@ private:
     bool Checked;
     std::string Kind = dataflowOfBoth(Streams, Cand.Parts, 0, Cand.Parts,
                                       P.Occurrences - 1, Checked);
+    std::optional<std::vector<std::vector<RankPart>>> Rolled;
+    if (Checked && (Kind == "scatter" || Kind == "scatterv"))
+      Rolled = scatterThenAllgather(Streams, Cand, Claimed);
+    if (Rolled) {
+      Kind = "bcast";
+      P.Collective = "bcast";
+      P.Topology = "scatter-allgather";
+    }
     if (Checked && Kind.empty() && gatherThatCombines(Cand, Streams)) {
       P.Collective = "reduce";
       P.Note = "messages of one size go up the tree and land on one buffer "
@@ -816,6 +889,22 @@ private:
     }
     if (P.Collective == "bcast-or-scatter")
       P.Collective = "unknown";
+    if (Rolled) {
+      // The occurrences with the steps that complete them.
+      Candidate Extended = Cand;
+      Extended.Parts.clear();
+      for (size_t Occ = 0; Occ < Rolled->size(); ++Occ)
+        for (size_t I = 0; I < (*Rolled)[Occ].size(); ++I) {
+          const RankPart &Part = (*Rolled)[Occ][I];
+          for (size_t K = Cand.Parts[I].Length; K < Part.Length; ++K)
+            Following.emplace_back(Part.CommRank, Part.Starts[0] + K);
+          Extended.Parts.push_back(Part);
+        }
+      judgeContents(P, Streams, Rolled->front(), 0, Rolled->back(), 0);
+      addSites(P, Extended, Streams);
+      Found.push_back(std::move(P));
+      return true;
+    }
     judgeContents(P, Streams, Cand.Parts, 0, Cand.Parts, P.Occurrences - 1);
     uint64_t Whole = 0;
     size_t Segments = pipelineSegments(Cand, Streams, Whole);

@@ -335,10 +335,66 @@ std::string dataflowKind(const cg::Graph &G, std::string &Why) {
   }
   cg::DetectionOptions O;
   O.Subsets = false;
-  cg::Detection D = cg::detect(SST, G.numProcs(), O);
-  if (D.Collectives.size() != 1 || !D.Residual.empty())
+  cg::Detection D =
+      cg::detect(cg::coalesceTransfers(std::move(SST)), G.numProcs(), O);
+  if (D.Collectives.empty())
     return "";
-  return cg::name(D.Collectives[0].Kind);
+  if (D.Collectives.size() == 1 && D.Residual.empty())
+    return cg::name(D.Collectives[0].Kind);
+  // Broadcasts of blocks of several sizes from one root to the same
+  // processes (the pieces of a panel the root holds apart, which a ring
+  // brings back to it, into other places of its own memory) are one
+  // broadcast.
+  const cg::Collective &First = D.Collectives[0];
+  if (First.Kind != cg::CollectiveKind::Bcast)
+    return "";
+  for (const cg::Collective &C : D.Collectives)
+    if (C.Kind != First.Kind || C.Root != First.Root || C.Group != First.Group)
+      return "";
+  for (const cg::Transfer &T : D.Residual)
+    if (T.Src != First.Root || T.Dst != First.Root)
+      return "";
+  return cg::name(First.Kind);
+}
+
+std::optional<std::vector<std::vector<RankPart>>>
+withFollowingSteps(const std::vector<Stream> &Streams,
+                   const std::vector<std::vector<RankPart>> &Occurrences) {
+  std::vector<std::vector<RankPart>> Out = Occurrences;
+  bool Extended = false;
+  for (size_t Occ = 0; Occ < Out.size(); ++Occ) {
+    // The occurrence's tag: one for all its messages.
+    std::optional<int32_t> Tag;
+    for (const RankPart &P : Out[Occ])
+      for (size_t K = 0; K < P.Length; ++K) {
+        const StepEvent &S = Streams[P.CommRank][P.Starts[0] + K];
+        if (!S.P2P)
+          continue;
+        if (Tag && *Tag != S.Tag)
+          return std::nullopt;
+        Tag = S.Tag;
+      }
+    if (!Tag)
+      return std::nullopt;
+    for (size_t I = 0; I < Out[Occ].size(); ++I) {
+      RankPart &P = Out[Occ][I];
+      const Stream &Mine = Streams[P.CommRank];
+      // Up to where the next occurrence starts on this rank.
+      size_t Limit = Mine.size();
+      for (const std::vector<RankPart> &Other : Occurrences)
+        for (const RankPart &Next : Other)
+          if (Next.CommRank == P.CommRank && Next.Starts[0] > P.Starts[0])
+            Limit = std::min(Limit, Next.Starts[0]);
+      size_t End = P.Starts[0] + P.Length;
+      while (End < Limit && Mine[End].P2P && Mine[End].Tag == *Tag)
+        ++End;
+      Extended |= End > P.Starts[0] + P.Length;
+      P.Length = End - P.Starts[0];
+    }
+  }
+  if (!Extended)
+    return std::nullopt;
+  return Out;
 }
 
 std::string dataflowOfBoth(const std::vector<Stream> &Streams,

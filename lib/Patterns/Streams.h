@@ -174,6 +174,17 @@ void judgeContents(Pattern &P, const std::vector<Stream> &Streams,
                    const std::vector<RankPart> &LastParts,
                    size_t LastOccurrence);
 
+/// Each occurrence's parts (one start each) extended, on every rank, by
+/// the point-to-point steps right after them that carry the occurrence's
+/// tag, up to where the next occurrence starts on that rank: a second
+/// phase of the collective the template found the first of (HPL's long
+/// broadcasts scatter the pieces, then roll them around a ring). Nothing
+/// when no rank has such steps, or the occurrence's messages have several
+/// tags.
+std::optional<std::vector<std::vector<RankPart>>>
+withFollowingSteps(const std::vector<Stream> &Streams,
+                   const std::vector<std::vector<RankPart>> &Occurrences);
+
 /// A graph of one occurrence: each rank's steps of it, with their
 /// dependencies among each other.
 bool buildWindowGraph(const std::vector<Stream> &Streams,

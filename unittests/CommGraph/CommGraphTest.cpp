@@ -807,3 +807,25 @@ TEST(CommGraphTest, OneProcessHasNoCollectives) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CommGraphTest, CoalescedTransfersMoveTheSameBytes) {
+  // Rank 0's block of 0x300 bytes reached rank 1 in three pieces, one
+  // twice, and came back to rank 0 where it was; rank 2 got two pieces at
+  // different distances from their sources, rank 0 one elsewhere.
+  std::vector<Transfer> In = {
+      {1, 0x1100, 0x100, 0, 0x500}, {1, 0x1000, 0x100, 0, 0x400},
+      {1, 0x1100, 0x100, 0, 0x500}, {1, 0x1200, 0x100, 0, 0x600},
+      {0, 0x500, 0x100, 0, 0x500},  {2, 0x2000, 0x100, 0, 0x400},
+      {2, 0x3000, 0x100, 0, 0x500}, {0, 0x900, 0x100, 0, 0x500}};
+  std::vector<Transfer> Out = coalesceTransfers(In);
+  // Sorted by source, destination, distance and address.
+  ASSERT_EQ(Out.size(), 4u);
+  EXPECT_EQ(Out[0], Transfer(0, 0x900, 0x100, 0, 0x500));
+  EXPECT_EQ(Out[1], Transfer(1, 0x1000, 0x300, 0, 0x400));
+  EXPECT_EQ(Out[2], Transfer(2, 0x2000, 0x100, 0, 0x400));
+  EXPECT_EQ(Out[3], Transfer(2, 0x3000, 0x100, 0, 0x500));
+}
+
+} // namespace

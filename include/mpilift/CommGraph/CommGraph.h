@@ -366,6 +366,15 @@ struct Detection {
   std::vector<Transfer> Residual; ///< Transfers no collective covers.
 };
 
+/// The same bytes moved, in fewer transfers: a transfer that brings bytes
+/// back to the place they came from (a root that receives its own pieces
+/// again as a ring passes them around) moves nothing and goes, and
+/// transfers between one pair of ranks that continue or repeat each other
+/// on both sides (pieces of one block that travelled different paths, a
+/// piece that reached a rank twice) become one. The result is sorted by
+/// source, destination, distance moved and address.
+std::vector<Transfer> coalesceTransfers(std::vector<Transfer> Transfers);
+
 /// Algorithm 5 on SST transfers, in the abstraction order allgather >
 /// alltoall > bcast > gather, scatter; then rooted collectives on the
 /// largest subsets; then vector variants.
