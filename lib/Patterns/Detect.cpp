@@ -734,7 +734,10 @@ private:
     } else if (P.Collective == "bcast") {
       P.Collective = "unknown"; // Broadcast or scatter: no data to tell.
     }
-    judgeContents(P, Streams, Occurrences.front(), 0, Occurrences.back(), 0);
+    // The messages of a scatter and a roll are pieces: their payloads
+    // differ by design, and the dataflow has shown the broadcast.
+    if (P.Topology != "scatter-allgather")
+      judgeContents(P, Streams, Occurrences.front(), 0, Occurrences.back(), 0);
     Candidate Cand;
     Cand.Comm = C;
     for (std::vector<RankPart> &Parts : Occurrences)
@@ -900,7 +903,6 @@ private:
             Following.emplace_back(Part.CommRank, Part.Starts[0] + K);
           Extended.Parts.push_back(Part);
         }
-      judgeContents(P, Streams, Rolled->front(), 0, Rolled->back(), 0);
       addSites(P, Extended, Streams);
       Found.push_back(std::move(P));
       return true;

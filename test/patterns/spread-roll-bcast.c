@@ -6,7 +6,8 @@
 // HPL's column of the current panel does, or stays at 0 (argument F).
 // Neither phase alone is a broadcast: the spread is a scatter, the roll an
 // allgather; the dataflow of the two shows that every process ends with
-// the root's panel. (blonM, where the root first hands the whole panel to
+// the root's panel. The pieces differ, so payload hashes (--hash) are not
+// compared. (blonM, where the root first hands the whole panel to
 // the next process and the others spread and roll without it, argument M,
 // is still found by nothing: no template takes its spread. At 5 processes
 // the spread is no template's binomial tree either, and the roll alone is
@@ -16,6 +17,8 @@
 // RUN: %mpicc %s -o %t.exe
 // RUN: rm -rf %t.d && %mpirun -np 4 %mpilift-run -o %t.d -- %t.exe > %t.out
 // RUN: %mpilift detect %t.d | FileCheck %s --check-prefix=ROTATING
+// RUN: rm -rf %t.h && %mpirun -np 4 %mpilift-run --hash -o %t.h -- %t.exe > %t.outh
+// RUN: %mpilift detect %t.h | FileCheck %s --check-prefix=ROTATING --implicit-check-not=contents
 // RUN: rm -rf %t.f && %mpirun -np 4 %mpilift-run -o %t.f -- %t.exe F > %t.outf
 // RUN: %mpilift detect %t.f | FileCheck %s --check-prefix=FIXED
 // ROTATING: bcast scatter-allgather comm 1 roots 0-{{[34]}}, {{.*}}, 6 occurrences, evidence both (the root changes between occurrences)
