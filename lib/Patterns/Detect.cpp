@@ -1126,7 +1126,8 @@ private:
       }
       addEmptyStepsBetween(Streams, Used, Steps);
       Grouping G{&Coll, Candidate(), 0};
-      if (compact(Streams, Steps, G.Cand, G.Runs))
+      if (compact(Streams, Steps, G.Cand, G.Runs) &&
+          selfContained(Streams, G.Cand, G.Runs, Coll))
         Groupings.push_back(std::move(G));
     }
     std::vector<std::optional<size_t>> CoveredBy = coarserGroupings(Groupings);
@@ -1226,6 +1227,22 @@ private:
   /// sites and peers form back-to-back copies of exactly its sequence,
   /// nothing else inside a copy, and every rank has as many copies. Fills
   /// \p Cand with the copies and \p Runs with their number.
+  /// Whether the first and the last of the \p Runs occurrences of
+  /// \p Cand, each on its own, form the collective \p Coll that the
+  /// dataflow of all unexplained steps named. The data of an occurrence
+  /// must come from that occurrence: the trace does not show a root
+  /// refilling its buffer, so across occurrences data seems to flow from
+  /// an earlier root (a ring that rolls the pieces of a broadcast whose
+  /// root moves looks like a broadcast from the first root).
+  static bool selfContained(const std::vector<Stream> &Streams,
+                            const Candidate &Cand, uint64_t Runs,
+                            const cg::Collective &Coll) {
+    bool Checked;
+    std::string Kind =
+        dataflowOfBoth(Streams, Cand.Parts, 0, Cand.Parts, Runs - 1, Checked);
+    return !Checked || Kind == cg::name(Coll.Kind);
+  }
+
   bool compact(const std::vector<Stream> &Streams,
                const std::set<std::pair<int, size_t>> &Steps, Candidate &Cand,
                uint64_t &Runs) {
