@@ -421,8 +421,9 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
     S.Kind = Kind;
     S.Function = &F;
     S.Block = &Block;
+    // A call checked in place counts as its statement's call.
     for (unsigned I = First; I <= Last; ++I)
-      if (const CallExpr *Call = statementCall(Block.body_begin()[I])) {
+      if (const CallExpr *Call = pairCallOf(Block.body_begin()[I], Context)) {
         S.Stmts.push_back(Block.body_begin()[I]);
         S.Calls.push_back(Call);
       }
@@ -464,10 +465,6 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
                               ? FusionKind::BcastAllreduce
                               : FusionKind::BcastScan;
         FusionSite S = Site(Kind, I, I);
-        if (S.Calls.empty()) {
-          S.Stmts.push_back(Block.body_begin()[I]);
-          S.Calls.push_back(Bcast);
-        }
         S.Stmts.push_back(Block.body_begin()[Second->Index]);
         S.Calls.push_back(Second->Call);
         S.LocalStmt = Second->Holder;
@@ -519,10 +516,6 @@ void FusionFinder::findIn(const FunctionDecl &F, const CompoundStmt &Block,
       if (std::optional<NextCollective> Bcast =
               broadcastOfResult(Block, I, F)) {
         FusionSite S = Site(*PairKind, I, I);
-        if (S.Calls.empty()) {
-          S.Stmts.push_back(Block.body_begin()[I]);
-          S.Calls.push_back(PairFirst);
-        }
         S.Stmts.push_back(Block.body_begin()[Bcast->Index]);
         S.Calls.push_back(Bcast->Call);
         judgePair(S, I, Bcast->Index);

@@ -1,5 +1,4 @@
-//===- FusionGathervBlocks.cpp - MPI_Gatherv, then MPI_Bcast of its blocks
-//-===//
+//===- FusionGathervBlocks.cpp - MPI_Gatherv, then MPI_Bcast --------------===//
 //
 // Part of mpilift.
 //
@@ -78,8 +77,8 @@ std::vector<int64_t> inputValues(int64_t P) {
   return V;
 }
 
-/// Runs at most this many ranks in all; the larger sizes go first when
-/// two inputs multiply the settings.
+/// Runs at most this many ranks in all: the sizes above 16 are left out,
+/// largest first, when two inputs multiply the settings.
 constexpr uint64_t RunBudget = 40000;
 
 constexpr int64_t IntBytes = 4;

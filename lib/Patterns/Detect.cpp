@@ -706,17 +706,16 @@ private:
     for (int R : Roots)
       P.Roots.push_back(Comm.Members[R]);
     std::sort(P.Roots.begin(), P.Roots.end());
-    const std::vector<RankPart> First = Instances.front().parts(),
-                                Last = Instances.back().parts();
-    P.Bytes = occurrenceBytes(Streams, First, 0);
-    for (const Instance &In : Instances)
-      addSize(P, occurrenceBytes(Streams, In.parts(), 0));
-    // The dataflow of the first and the last occurrence, as for fixed roots.
-    bool Checked;
-    std::string Kind = dataflowOfBoth(Streams, First, 0, Last, 0, Checked);
     std::vector<std::vector<RankPart>> Occurrences;
     for (const Instance &In : Instances)
       Occurrences.push_back(In.parts());
+    P.Bytes = occurrenceBytes(Streams, Occurrences.front(), 0);
+    for (const std::vector<RankPart> &Parts : Occurrences)
+      addSize(P, occurrenceBytes(Streams, Parts, 0));
+    // The dataflow of the first and the last occurrence, as for fixed roots.
+    bool Checked;
+    std::string Kind = dataflowOfBoth(Streams, Occurrences.front(), 0,
+                                      Occurrences.back(), 0, Checked);
     if (Checked && (Kind == "scatter" || Kind == "scatterv"))
       if (std::optional<std::vector<std::vector<RankPart>>> Whole =
               scatterThenAllgather(Streams, Occurrences, Mine, Claimed)) {
