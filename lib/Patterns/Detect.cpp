@@ -12,6 +12,8 @@
 
 #include "Streams.h"
 
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Parallel.h"
 
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace mpilift {
 namespace patterns {
@@ -130,23 +133,66 @@ occurrences(const Stream &S, const CondensedStream &Condensed,
       return Groups; // A peer outside the communicator: never matches.
   }
   // Symbols and steps correspond one to one: a match is an occurrence.
-  for (Index P : findOccurrences(Condensed.Text, Condensed.SA, Shape))
-    Groups[symbols(S, P, A.size())].push_back(P);
+  // Matches share their shape, so they differ in call sites alone; most
+  // share them with the match before (a loop's), the rest are looked up
+  // by a hash of their sites. Nothing is allocated per match: a halo
+  // exchange matches a chain's repeat on every rank in every iteration.
+  size_t Len = A.size();
+  auto sameSites = [&](size_t P, size_t Q) {
+    for (size_t K = 0; K < Len; ++K)
+      if (S[P + K].Site != S[Q + K].Site)
+        return false;
+    return true;
+  };
+  std::vector<std::pair<size_t, std::vector<size_t>>> Found; // First, all.
+  std::unordered_map<uint64_t, std::vector<size_t>> ByHash;  // Into Found.
+  size_t Last = 0;
+  for (Index P : findOccurrences(Condensed.Text, Condensed.SA, Shape)) {
+    if (Found.empty() || !sameSites(Found[Last].first, P)) {
+      uint64_t H = 0;
+      for (size_t K = 0; K < Len; ++K)
+        H = llvm::hash_combine(H, S[P + K].Site);
+      std::vector<size_t> &Same = ByHash[H];
+      auto It = llvm::find_if(
+          Same, [&](size_t G) { return sameSites(Found[G].first, P); });
+      if (It == Same.end()) {
+        Same.push_back(Found.size());
+        Found.emplace_back(P, std::vector<size_t>());
+        It = std::prev(Same.end());
+      }
+      Last = *It;
+    }
+    Found[Last].second.push_back(P);
+  }
+  for (auto &[First, Starts] : Found)
+    Groups.emplace(symbols(S, First, Len), std::move(Starts));
   return Groups;
 }
 
-/// The rotations of \p Tm worth trying for a root whose stream is \p Mine:
-/// those that put a peer the root talks to first (0 alone for templates
-/// without rotation).
-std::set<int64_t> rotationsToTry(const Template &Tm, const Stream &Mine,
-                                 int64_t N) {
+/// The ranks of the communicator \p S exchanges messages with, ascending.
+std::vector<int32_t> peersOf(const Stream &S, int64_t N) {
+  std::vector<bool> Talks(N, false);
+  for (const StepEvent &E : S)
+    if (E.P2P && E.Peer >= 0 && E.Peer < N)
+      Talks[E.Peer] = true;
+  std::vector<int32_t> Peers;
+  for (int32_t R = 0; R < N; ++R)
+    if (Talks[R])
+      Peers.push_back(R);
+  return Peers;
+}
+
+/// The rotations of \p Tm worth trying for a root whose peers are \p
+/// Peers (peersOf): those that put a peer the root talks to first (0 alone
+/// for templates without rotation).
+std::set<int64_t> rotationsToTry(const Template &Tm,
+                                 const std::vector<int32_t> &Peers, int64_t N) {
   if (!Tm.hasRotation())
     return {0};
   std::set<int64_t> Rotations;
-  for (const StepEvent &S : Mine)
-    if (S.P2P && S.Peer >= 0)
-      for (int64_t Delta : {-2, -1, 0, 1})
-        Rotations.insert(((S.Peer + Delta) % N + N) % N);
+  for (int32_t Peer : Peers)
+    for (int64_t Delta : {-2, -1, 0, 1})
+      Rotations.insert(((Peer + Delta) % N + N) % N);
   return Rotations;
 }
 
@@ -263,6 +309,9 @@ private:
     int64_t N = static_cast<int64_t>(Streams.size());
     std::vector<Candidate> Candidates;
     Partners = messagePartners(Streams);
+    Peers.assign(Streams.size(), {});
+    llvm::parallelFor(0, Streams.size(),
+                      [&](size_t R) { Peers[R] = peersOf(Streams[R], N); });
     for (const Template &Tm : builtinTemplates()) {
       bool AllToAll = Tm.collective() != "bcast";
       for (Derivation D :
@@ -270,8 +319,14 @@ private:
             Derivation::GatherThenBcast}) {
         if (AllToAll && D != Derivation::AsIs)
           continue;
-        for (int64_t Root = 0; Root < (AllToAll ? 1 : N); ++Root)
+        GrownSteps.emplace(Streams);
+        for (int64_t Root = 0; Root < (AllToAll ? 1 : N); ++Root) {
           tryRoot(Tm, D, C, Root, Streams, Candidates);
+          for (const auto &[R, K] : GrownByThisRoot)
+            GrownSteps->insert(R, K);
+          GrownByThisRoot.clear();
+        }
+        GrownSteps.reset();
       }
     }
     std::vector<RotatingGroup> Groups = rotatingRootGroups();
@@ -317,6 +372,7 @@ private:
     }
     dropInterleavedRoots(Reported, Found);
     Partners.clear();
+    Peers.clear();
     Groups.clear();
     WindowLengths.clear();
   }
@@ -367,21 +423,38 @@ private:
   /// alike on each rank can take messages from different iterations (with
   /// a root that changes, a rank's sends as root and as forwarder).
   bool messagesStayInside(const Candidate &Cand) const {
-    std::map<int, const RankPart *> PartOf;
-    for (const RankPart &P : Cand.Parts)
-      PartOf[P.CommRank] = &P;
-    for (const RankPart &P : Cand.Parts)
-      for (size_t Occ = 0; Occ < P.Starts.size(); ++Occ)
-        for (size_t K = 0; K < P.Length; ++K) {
-          auto [R2, K2] = Partners[P.CommRank][P.Starts[Occ] + K];
-          auto It = PartOf.find(R2);
-          if (R2 < 0 || It == PartOf.end())
+    std::vector<int> PartOf(Partners.size(), -1);
+    for (size_t I = 0; I < Cand.Parts.size(); ++I)
+      PartOf[Cand.Parts[I].CommRank] = int(I);
+    for (size_t I = 0; I < Cand.Parts.size(); ++I)
+      if (!partStaysInside(Cand, PartOf, I, /*AllRanksIn=*/true))
+        return false;
+    return true;
+  }
+
+  /// Whether the messages of part \p I of \p Cand stay inside its
+  /// occurrences, as far as the parts there tell: \p PartOf gives each
+  /// rank's index in Cand.Parts, -1 for a rank without one, whose messages
+  /// leave if \p AllRanksIn and are not judged yet otherwise. A message
+  /// matched by nothing leaves.
+  bool partStaysInside(const Candidate &Cand, const std::vector<int> &PartOf,
+                       size_t I, bool AllRanksIn) const {
+    const RankPart &P = Cand.Parts[I];
+    for (size_t Occ = 0; Occ < P.Starts.size(); ++Occ)
+      for (size_t K = 0; K < P.Length; ++K) {
+        auto [R2, K2] = Partners[P.CommRank][P.Starts[Occ] + K];
+        if (R2 < 0)
+          return false;
+        if (PartOf[R2] < 0) {
+          if (AllRanksIn)
             return false;
-          const RankPart &Other = *It->second;
-          if (Occ >= Other.Starts.size() || K2 < Other.Starts[Occ] ||
-              K2 >= Other.Starts[Occ] + Other.Length)
-            return false;
+          continue;
         }
+        const RankPart &Other = Cand.Parts[PartOf[R2]];
+        if (Occ >= Other.Starts.size() || K2 < Other.Starts[Occ] ||
+            K2 >= Other.Starts[Occ] + Other.Length)
+          return false;
+      }
     return true;
   }
 
@@ -391,7 +464,7 @@ private:
     int64_t N = static_cast<int64_t>(Streams.size());
     const Stream &Mine = Streams[Root];
     std::set<std::vector<Step>> Seen; // Rotations giving the same repeat.
-    for (int64_t Cr : rotationsToTry(Tm, Mine, N)) {
+    for (int64_t Cr : rotationsToTry(Tm, Peers[Root], N)) {
       TemplateParams P{N, Root, Cr};
       std::vector<Step> A = derive(D, Tm.master(P));
       if (A.empty() || !Seen.insert(A).second)
@@ -436,6 +509,14 @@ private:
     // Copies: Cand.Parts grows below, which moves what Root refers to.
     const int RootRank = Root.CommRank;
     const size_t RootStart = Root.Starts[0], RootLength = Root.Length;
+    // Messages that leave an occurrence turn the candidate down
+    // (neverReported); judged as each rank's part comes, they end the
+    // search early (a halo exchange fits a chain from every root, with
+    // every rank's windows, and its messages cross the occurrences).
+    std::vector<int> PartOf(P.N, -1);
+    PartOf[RootRank] = 0;
+    if (!partStaysInside(Cand, PartOf, 0, /*AllRanksIn=*/false))
+      return false;
     for (int64_t R = 0; R < P.N; ++R) {
       if (R == P.Root)
         continue;
@@ -472,6 +553,10 @@ private:
       if (!Chosen)
         return false;
       Cand.Parts.push_back({int(R), *Chosen, Alpha.size()});
+      PartOf[R] = int(Cand.Parts.size() - 1);
+      if (!partStaysInside(Cand, PartOf, Cand.Parts.size() - 1,
+                           /*AllRanksIn=*/false))
+        return false;
     }
     return true;
   }
@@ -552,6 +637,13 @@ private:
     std::vector<size_t> Windows;
     for (const auto &[Ignored, Starts] : Found)
       for (size_t Start : Starts) {
+        // A start inside an occurrence grown from an earlier root is that
+        // occurrence's step (where this rank forwards, or another reading
+        // of the same messages): not grown again. A halo exchange forms a
+        // chain from every root through the same steps; growing each would
+        // cost every rank for every root.
+        if (GrownSteps->contains(int(P.Root), Start))
+          continue;
         if (!growInstance(Streams, Partners, shapeOf, int(P.Root), Start,
                           Windows))
           continue;
@@ -562,6 +654,8 @@ private:
           for (size_t K = 0; K < Lengths.back(); ++K) {
             const StepEvent &E = Streams[R][Windows[R] + K];
             std::get<2>(Key).insert({E.Site, E.Send});
+            GrownByThisRoot.emplace_back(int32_t(R),
+                                         static_cast<uint32_t>(Windows[R] + K));
           }
         }
         Grown G{int(P.Root), &*WindowLengths.insert(std::move(Lengths)).first};
@@ -1379,6 +1473,8 @@ private:
   std::vector<CondensedStream> Condensed;
   /// The message partners of its steps (messagePartners).
   std::vector<std::vector<StepRef>> Partners;
+  /// Each rank's peers in its stream (peersOf).
+  std::vector<std::vector<int32_t>> Peers;
   /// Occurrences grown from master repeats of every root, by group and by
   /// their windows (rotations giving the same repeat find them twice).
   using RotatingKey =
@@ -1388,6 +1484,11 @@ private:
   /// its elements where they are); cleared with the groups.
   std::set<std::vector<uint32_t>> WindowLengths;
   trace::Trace *Release;
+  /// The steps of the occurrences growRotating grew from the roots before
+  /// the current one, for the template and derivation being tried, and
+  /// those it grew from the current root.
+  std::optional<StepSet> GrownSteps;
+  std::vector<StepRef> GrownByThisRoot;
 };
 
 } // namespace

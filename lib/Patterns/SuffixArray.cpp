@@ -31,6 +31,8 @@
 
 #include "mpilift/Patterns/SuffixArray.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
@@ -633,6 +635,30 @@ std::vector<Index> EnhancedSuffixArray::occurrences(const Repeat &R) const {
   return P;
 }
 
+/// The positions [\p First, \p Last) of a suffix array of a text of
+/// \p N symbols, in ascending order. Many positions (a repeat of every
+/// iteration of a loop) are marked in a bitmap of the text and read back
+/// in order, in time linear in their number and N / 64; a few are sorted.
+static std::vector<Index> ascending(std::vector<Index>::const_iterator First,
+                                    std::vector<Index>::const_iterator Last,
+                                    Index N) {
+  size_t M = static_cast<size_t>(Last - First);
+  std::vector<Index> Out;
+  Out.reserve(M);
+  if (M < N / 64 + 16) {
+    Out.assign(First, Last);
+    std::sort(Out.begin(), Out.end());
+    return Out;
+  }
+  std::vector<uint64_t> Bits(N / 64 + 1, 0);
+  for (auto It = First; It != Last; ++It)
+    Bits[*It / 64] |= uint64_t(1) << (*It % 64);
+  for (size_t W = 0; W < Bits.size(); ++W)
+    for (uint64_t B = Bits[W]; B; B &= B - 1)
+      Out.push_back(static_cast<Index>(W * 64 + llvm::countr_zero(B)));
+  return Out;
+}
+
 std::vector<Index> findOccurrences(const std::vector<Symbol> &Text,
                                    const std::vector<Index> &SA,
                                    const std::vector<Symbol> &Pattern) {
@@ -654,9 +680,7 @@ std::vector<Index> findOccurrences(const std::vector<Symbol> &Text,
                                     [&](Index S) { return compare(S) < 0; });
   auto Last = std::partition_point(First, SA.end(),
                                    [&](Index S) { return compare(S) == 0; });
-  std::vector<Index> Out(First, Last);
-  std::sort(Out.begin(), Out.end());
-  return Out;
+  return ascending(First, Last, N);
 }
 
 namespace {
