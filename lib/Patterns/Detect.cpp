@@ -238,51 +238,69 @@ bool alignedWithRoot(const Stream &RootS, size_t RootStart, size_t RootLen,
 //===-- Template evidence
 //--------------------------------------------------===//
 
+/// Each communicator of three processes or more that the search looks at,
+/// with its members' streams (by communicator rank).
+using CommStreams = std::vector<std::pair<uint32_t, std::vector<Stream>>>;
+
+/// The communicators of \p T the search looks at, with empty streams.
+CommStreams searchedComms(const trace::Trace &T) {
+  CommStreams Work;
+  for (uint32_t C = 0; C < T.Comms.size(); ++C) {
+    const trace::Communicator &Comm = T.Comms[C];
+    // With two processes every message is formally a broadcast: a
+    // collective needs at least three.
+    if (!Comm.IsInter && Comm.Members.size() >= 3)
+      Work.emplace_back(C, std::vector<Stream>(Comm.Members.size()));
+  }
+  return Work;
+}
+
+/// Builds the streams of world rank \p World in \p Work from \p T, call
+/// sites as recorded.
+void takeStreams(const trace::Trace &T, int World, CommStreams &Work) {
+  const std::vector<uint32_t> AsRecorded;
+  for (auto &[C, Streams] : Work) {
+    int32_t Member = commRank(T.Comms[C], World);
+    if (Member >= 0)
+      Streams[Member] = streamOf(T, World, C, AsRecorded);
+  }
+}
+
+/// Releases the events and request records of world rank \p World.
+void releaseEvents(trace::Trace &T, int World) {
+  std::vector<trace::Event>().swap(T.Ranks[World].Events);
+  std::vector<trace::RequestRecord>().swap(T.Ranks[World].Requests);
+}
+
+/// Gives the pages of released events back to the system.
+void trimHeap() {
+#ifdef __GLIBC__
+  // The events' arrays came from the heap (glibc raises its mmap threshold
+  // as large blocks are freed); give their pages back.
+  malloc_trim(0);
+#endif
+}
+
 class Detector {
 public:
-  /// \p Release: \p T itself, whose events the search may release once
-  /// it has taken its steps from them; null to leave them.
-  Detector(const trace::Trace &T, const DetectOptions &O,
-           trace::Trace *Release = nullptr)
-      : T(T), Options(O), SourceSite(sitesBySource(T)), Release(Release) {}
+  /// \p Work: every rank's streams (takeStreams), call sites as recorded.
+  Detector(const trace::Trace &T, const DetectOptions &O)
+      : T(T), Options(O), SourceSite(sitesBySource(T)) {}
 
-  DetectResult run() {
+  DetectResult run(CommStreams Work) {
     DetectResult Out;
     Out.Partial = T.FromMpilift && !T.Complete;
     if (Out.Partial)
       Out.Warnings.push_back("the trace is incomplete: patterns cover what was "
                              "recorded");
-    // Every communicator's streams first, rank by rank: a rank's events
-    // are then read no more, and may go before the next rank's are read.
-    std::vector<std::pair<uint32_t, std::vector<Stream>>> Work;
-    for (uint32_t C = 0; C < T.Comms.size(); ++C) {
-      const trace::Communicator &Comm = T.Comms[C];
-      // With two processes every message is formally a broadcast: a
-      // collective needs at least three.
-      if (!Comm.IsInter && Comm.Members.size() >= 3)
-        Work.emplace_back(C, std::vector<Stream>(Comm.Members.size()));
-    }
-    for (int32_t World = 0; World < T.WorldSize; ++World) {
-      for (auto &[C, Streams] : Work) {
-        int32_t Member = commRank(T.Comms[C], World);
-        if (Member >= 0)
-          Streams[Member] = streamOf(T, World, C, SourceSite);
-      }
-      if (Release) {
-        std::vector<trace::Event>().swap(Release->Ranks[World].Events);
-        std::vector<trace::RequestRecord>().swap(
-            Release->Ranks[World].Requests);
-      }
-    }
-    if (Release) {
-#ifdef __GLIBC__
-      // The events' arrays came from the heap (glibc raises its mmap
-      // threshold as large blocks are freed); give their pages back.
-      malloc_trim(0);
-#endif
-    }
+    // A compiler's copies of one call are one site (sitesBySource); known
+    // only once every rank's sites are.
+    for (auto &[C, Streams] : Work)
+      llvm::parallelFor(0, Streams.size(),
+                        [&](size_t R) { Streams[R].mapSites(SourceSite); });
     for (auto &[C, Streams] : Work) {
       std::vector<Pattern> Found;
+      Partners = messagePartners(Streams);
       if (Options.UseTemplates) {
         // Each rank's stream is condensed on its own: on all cores.
         Condensed.assign(Streams.size(), CondensedStream());
@@ -294,6 +312,7 @@ public:
       }
       if (Options.UseDataflow)
         dataflowPatterns(C, Streams, Found, Out.Warnings);
+      Partners.clear();
       mergeVaryingRoots(Found);
       Out.Patterns.insert(Out.Patterns.end(), Found.begin(), Found.end());
       std::vector<Stream>().swap(Streams);
@@ -308,7 +327,6 @@ private:
                         std::vector<Pattern> &Found) {
     int64_t N = static_cast<int64_t>(Streams.size());
     std::vector<Candidate> Candidates;
-    Partners = messagePartners(Streams);
     Peers.assign(Streams.size(), {});
     llvm::parallelFor(0, Streams.size(),
                       [&](size_t R) { Peers[R] = peersOf(Streams[R], N); });
@@ -371,7 +389,6 @@ private:
         Claimed.insert(R, K);
     }
     dropInterleavedRoots(Reported, Found);
-    Partners.clear();
     Peers.clear();
     Groups.clear();
     WindowLengths.clear();
@@ -936,20 +953,19 @@ private:
     P.Evidence = "template";
     const RankPart &RootPart = Cand.Parts[0];
     const Stream &RootSteps = Streams[RootPart.CommRank];
-    std::vector<const StepEvent *> RootSends;
-    for (size_t K = 0; K < RootPart.Length; ++K) {
-      const StepEvent &S = RootSteps[RootPart.Starts[0] + K];
-      if (S.Send)
-        RootSends.push_back(&S);
-    }
+    std::vector<size_t> RootSends;
+    for (size_t K = 0; K < RootPart.Length; ++K)
+      if (RootSteps[RootPart.Starts[0] + K].Send)
+        RootSends.push_back(RootPart.Starts[0] + K);
     P.Bytes = occurrenceBytes(Streams, Cand.Parts, 0);
     for (size_t Occurrence = 1; Occurrence < P.Occurrences; ++Occurrence)
       addSize(P, occurrenceBytes(Streams, Cand.Parts, Occurrence));
     if (P.Collective == "bcast") {
       // A star root's sends tell broadcast from scatter; the dataflow
       // decides for the others (one send cannot tell).
-      std::string Kind = RootSends.size() > 1 ? classifyRootSends(RootSends)
-                                              : std::string("unknown");
+      std::string Kind = RootSends.size() > 1
+                             ? classifyRootSends(RootSteps, RootSends)
+                             : std::string("unknown");
       P.Collective = Kind == "unknown" ? "bcast-or-scatter" : Kind;
     }
     // The dataflow of the first and last occurrence. Where the trace has
@@ -1120,6 +1136,68 @@ private:
     return St.Message;
   }
 
+  /// Whether the analysis of the steps \p Used of \p Streams (ascending
+  /// indices per rank) may find a collective over the whole communicator,
+  /// or that they cannot be matched. Not when every step is matched inside
+  /// them, none is a blocking send (the model of the analysis takes those
+  /// as synchronous, and says when the program relies on MPI buffering
+  /// them), and no rank sends from a buffer it receives into: a rank's data
+  /// then reaches only the ranks it sends to, and every collective needs a
+  /// rank that sends to, or receives from, every other rank (a halo
+  /// exchange has neither). The graph of such steps is the largest
+  /// `detect` would build (all the steps of a long run no template
+  /// explains), to find nothing.
+  bool dataflowMayFormACollective(
+      const std::vector<Stream> &Streams,
+      const std::vector<std::vector<size_t>> &Used) const {
+    size_t N = Streams.size();
+    auto isUsed = [&](StepRef S) {
+      return S.first >= 0 &&
+             std::binary_search(Used[S.first].begin(), Used[S.first].end(),
+                                size_t(S.second));
+    };
+    std::vector<bool> SendsTo(N), ReceivesFrom(N);
+    for (size_t R = 0; R < N; ++R) {
+      SendsTo.assign(N, false);
+      ReceivesFrom.assign(N, false);
+      size_t Out = 0, In = 0;
+      std::vector<std::pair<uint64_t, uint64_t>> Received; // [begin, end).
+      for (size_t K : Used[R]) {
+        const StepEvent &E = Streams[R][K];
+        if (E.Peer < 0 || size_t(E.Peer) >= N || E.BlockingSend ||
+            !isUsed(Partners[R][K]))
+          return true; // It may not match: the analysis says why.
+        std::vector<bool> &Peers = E.Send ? SendsTo : ReceivesFrom;
+        if (!Peers[E.Peer]) {
+          Peers[E.Peer] = true;
+          ++(E.Send ? Out : In);
+        }
+        if (!E.Send && E.Bytes > 0)
+          Received.emplace_back(E.Buffer, E.Buffer + E.Bytes);
+      }
+      if (Out + 1 >= N || In + 1 >= N)
+        return true;
+      std::sort(Received.begin(), Received.end());
+      // Each received region's end, as far as the regions before reach.
+      for (size_t I = 1; I < Received.size(); ++I)
+        Received[I].second =
+            std::max(Received[I].second, Received[I - 1].second);
+      for (size_t K : Used[R]) {
+        const StepEvent &E = Streams[R][K];
+        if (!E.Send || E.Bytes == 0)
+          continue;
+        // The last region starting before this send's end: does any region
+        // up to it reach past the send's start?
+        auto It =
+            std::lower_bound(Received.begin(), Received.end(),
+                             std::make_pair(E.Buffer + E.Bytes, uint64_t(0)));
+        if (It != Received.begin() && std::prev(It)->second > E.Buffer)
+          return true; // It may forward what it received.
+      }
+    }
+    return false;
+  }
+
   /// All point-to-point steps of the communicator as one graph; the
   /// collectives its dataflow forms over all ranks become patterns if they
   /// are compact: on every rank their steps come in runs of one length, as
@@ -1144,8 +1222,9 @@ private:
           Used[R].push_back(K);
       HaveSteps |= !Used[R].empty();
     }
-    if (!HaveSteps)
+    if (!HaveSteps || !dataflowMayFormACollective(Streams, Used))
       return;
+    std::vector<std::vector<StepRef>>().swap(Partners); // Read no more.
     // The graph: each rank's unclaimed steps with their dependencies.
     cg::Graph G(static_cast<cg::Rank>(Streams.size()));
     std::vector<StepRef> OpStep;
@@ -1483,7 +1562,6 @@ private:
   /// The window lengths of grown occurrences, each kept once (a set keeps
   /// its elements where they are); cleared with the groups.
   std::set<std::vector<uint32_t>> WindowLengths;
-  trace::Trace *Release;
   /// The steps of the occurrences growRotating grew from the roots before
   /// the current one, for the template and derivation being tried, and
   /// those it grew from the current root.
@@ -1495,12 +1573,42 @@ private:
 
 DetectResult detectPatterns(const trace::Trace &T,
                             const DetectOptions &Options) {
-  return Detector(T, Options).run();
+  CommStreams Work = searchedComms(T);
+  for (int32_t World = 0; World < T.WorldSize; ++World)
+    takeStreams(T, World, Work);
+  return Detector(T, Options).run(std::move(Work));
 }
 
 DetectResult detectPatternsReleasingEvents(trace::Trace &T,
                                            const DetectOptions &Options) {
-  return Detector(T, Options, &T).run();
+  RankStepCollector Steps;
+  for (int32_t World = 0; World < T.WorldSize; ++World)
+    Steps.take(T, World);
+  return Steps.detect(T, Options);
+}
+
+struct RankStepCollector::Impl {
+  std::optional<CommStreams> Work;
+};
+
+RankStepCollector::RankStepCollector() : I(std::make_unique<Impl>()) {}
+RankStepCollector::~RankStepCollector() = default;
+
+void RankStepCollector::take(trace::Trace &T, int World) {
+  if (!I->Work)
+    I->Work = searchedComms(T);
+  takeStreams(T, World, *I->Work);
+  releaseEvents(T, World);
+}
+
+DetectResult RankStepCollector::detect(const trace::Trace &T,
+                                       const DetectOptions &Options) {
+  if (!I->Work)
+    I->Work = searchedComms(T); // A trace of no ranks.
+  trimHeap();
+  CommStreams Work = std::move(*I->Work);
+  I->Work.reset();
+  return Detector(T, Options).run(std::move(Work));
 }
 
 } // namespace patterns

@@ -83,8 +83,8 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
   Stream S;
   Frontier F;
   std::map<uint32_t, uint32_t> StepOfPost; // Posting event -> step.
-  auto add = [&](const StepEvent &St, bool Blocking) {
-    uint32_t Index = S.push(St, F.steps());
+  auto add = [&](const StepEvent &St, bool Blocking, uint64_t Hash) {
+    uint32_t Index = S.push(St, F.steps(), Hash);
     if (Blocking)
       F.blocking(Index);
     return Index;
@@ -108,22 +108,22 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
     St.Bytes = E.Bytes;
     St.Buffer = E.Buffer;
     St.HasHash = E.HasHash;
-    St.Hash = E.Hash;
+    uint64_t Hash = E.Hash;
     switch (F0) {
     case Family::BlockingSend:
       St.Send = true;
       St.BlockingSend = true;
       St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
-      add(St, /*Blocking=*/true);
+      add(St, /*Blocking=*/true, Hash);
       break;
     case Family::NonblockingSend:
       St.Send = true;
       St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
-      StepOfPost[I] = add(St, /*Blocking=*/false);
+      StepOfPost[I] = add(St, /*Blocking=*/false, Hash);
       break;
     case Family::BlockingRecv:
       St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
-      add(St, /*Blocking=*/true);
+      add(St, /*Blocking=*/true, Hash);
       break;
     case Family::NonblockingRecv: {
       int32_t Peer = E.Peer;
@@ -132,17 +132,17 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
         St.Tag = Done->Tag;
         St.Bytes = Done->Bytes;
         St.HasHash = Done->HasHash;
-        St.Hash = Done->Hash;
+        Hash = Done->Hash;
       }
       St.Peer = Peer >= 0 ? commRank(C, Peer) : -1;
-      StepOfPost[I] = add(St, /*Blocking=*/false);
+      StepOfPost[I] = add(St, /*Blocking=*/false, Hash);
       break;
     }
     case Family::SendRecv: {
       // Both halves run concurrently; what follows waits for both.
       St.Send = true;
       St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
-      uint32_t First = add(St, /*Blocking=*/false);
+      uint32_t First = add(St, /*Blocking=*/false, Hash);
       StepEvent Rv = St;
       Rv.Send = false;
       Rv.Peer = E.RecvPeer >= 0 ? commRank(C, E.RecvPeer) : -1;
@@ -150,15 +150,14 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
       Rv.Bytes = E.RecvBytes;
       Rv.Buffer = E.RecvBuffer;
       Rv.HasHash = E.HasRecvHash;
-      Rv.Hash = E.RecvHash;
-      add(Rv, /*Blocking=*/true);
+      add(Rv, /*Blocking=*/true, E.RecvHash);
       F.completed(First);
       break;
     }
     case Family::BlockingCollective:
     case Family::NonblockingCollective:
       St.P2P = false;
-      add(St, /*Blocking=*/false);
+      add(St, /*Blocking=*/false, Hash);
       break;
     default:
       break; // Probes and the like: no step, no break in a pattern.
@@ -231,23 +230,25 @@ messagePartners(const std::vector<Stream> &Streams) {
 
 //===-- Classification ----------------------------------------------------===//
 
-std::string classifyRootSends(const std::vector<const StepEvent *> &Sends) {
+std::string classifyRootSends(const Stream &S,
+                              const std::vector<size_t> &Sends) {
   if (Sends.empty())
     return "unknown";
+  const StepEvent &First = S[Sends[0]];
   bool SameBuffer = true, SameHash = true;
-  for (const StepEvent *S : Sends) {
-    SameBuffer &= S->Buffer == Sends[0]->Buffer && S->Bytes == Sends[0]->Bytes;
-    SameHash &= !S->HasHash || (S->Hash == Sends[0]->Hash);
+  for (size_t K : Sends) {
+    SameBuffer &= S[K].Buffer == First.Buffer && S[K].Bytes == First.Bytes;
+    SameHash &= !S[K].HasHash || S.hash(K) == S.hash(Sends[0]);
   }
-  if (SameBuffer && Sends[0]->Buffer)
+  if (SameBuffer && First.Buffer)
     return SameHash ? "bcast" : "unknown";
   // base + peer * size: a scatter.
-  uint64_t Size = Sends[0]->Bytes;
+  uint64_t Size = First.Bytes;
   if (Size == 0)
     return "unknown";
-  uint64_t Base = Sends[0]->Buffer - uint64_t(Sends[0]->Peer) * Size;
-  for (const StepEvent *S : Sends)
-    if (S->Bytes != Size || S->Buffer - uint64_t(S->Peer) * Size != Base)
+  uint64_t Base = First.Buffer - uint64_t(First.Peer) * Size;
+  for (size_t K : Sends)
+    if (S[K].Bytes != Size || S[K].Buffer - uint64_t(S[K].Peer) * Size != Base)
       return "unknown";
   return "scatter";
 }
@@ -265,14 +266,16 @@ std::optional<bool> sameContents(const std::vector<Stream> &Streams,
     if (Occurrence >= P.Starts.size())
       continue;
     for (size_t K = 0; K < P.Length; ++K) {
-      const StepEvent &S = Streams[P.CommRank][P.Starts[Occurrence] + K];
+      size_t At = P.Starts[Occurrence] + K;
+      const StepEvent &S = Streams[P.CommRank][At];
       if (!S.P2P)
         continue;
       if (!S.HasHash)
         return std::nullopt;
-      if (First && *First != S.Hash)
+      uint64_t Hash = Streams[P.CommRank].hash(At);
+      if (First && *First != Hash)
         return false;
-      First = S.Hash;
+      First = Hash;
     }
   }
   return true;

@@ -32,10 +32,10 @@ namespace detail {
 
 /// One send or receive of a rank on a communicator, or (P2P false) another
 /// operation on it that a pattern must not span (a collective). Laid out
-/// without padding (40 bytes): a long trace holds one per message.
+/// without padding (32 bytes): a long trace holds one per message. Its
+/// payload hash, if the trace has one, is kept by the stream.
 struct StepEvent {
   uint64_t Bytes = 0, Buffer = 0;
-  uint64_t Hash = 0;
   int32_t Peer = -1; ///< Communicator rank, -1 if outside it.
   int32_t Tag = 0;
   uint32_t Site = trace::NoSite;
@@ -59,29 +59,47 @@ public:
   std::vector<StepEvent>::const_iterator begin() const { return Steps.begin(); }
   std::vector<StepEvent>::const_iterator end() const { return Steps.end(); }
 
-  /// Appends \p St, which follows the earlier steps \p After; returns its
-  /// index.
-  uint32_t push(const StepEvent &St, llvm::ArrayRef<uint32_t> After) {
+  /// Appends \p St, which follows the earlier steps \p After and carried
+  /// the payload hash \p Hash if St.HasHash; returns its index.
+  uint32_t push(const StepEvent &St, llvm::ArrayRef<uint32_t> After,
+                uint64_t Hash = 0) {
+    if (St.HasHash || !Hashes.empty()) {
+      Hashes.resize(Steps.size(), 0);
+      Hashes.push_back(St.HasHash ? Hash : 0);
+    }
     Steps.push_back(St);
     Predecessors.insert(Predecessors.end(), After.begin(), After.end());
     AfterEnd.push_back(static_cast<uint32_t>(Predecessors.size()));
     return static_cast<uint32_t>(Steps.size() - 1);
   }
+  /// The payload hash of step \p K, if it has one (HasHash).
+  uint64_t hash(size_t K) const { return K < Hashes.size() ? Hashes[K] : 0; }
   /// The earlier steps step \p K follows.
   llvm::ArrayRef<uint32_t> after(size_t K) const {
     uint32_t Begin = K == 0 ? 0 : AfterEnd[K - 1];
     return llvm::ArrayRef<uint32_t>(Predecessors)
         .slice(Begin, AfterEnd[K] - Begin);
   }
+  /// Replaces each step's call site by \p Representative[site] (sites past
+  /// its end stay).
+  void mapSites(const std::vector<uint32_t> &Representative) {
+    for (StepEvent &St : Steps)
+      if (St.Site < Representative.size())
+        St.Site = Representative[St.Site];
+  }
   /// Gives back what the arrays reserved beyond their contents.
   void shrinkToFit() {
     Steps.shrink_to_fit();
+    Hashes.shrink_to_fit();
     Predecessors.shrink_to_fit();
     AfterEnd.shrink_to_fit();
   }
 
 private:
   std::vector<StepEvent> Steps;
+  /// Each step's payload hash; empty until a step has one (most traces
+  /// are written without).
+  std::vector<uint64_t> Hashes;
   std::vector<uint32_t> Predecessors;
   std::vector<uint32_t> AfterEnd; ///< Step K's end in Predecessors.
 };
@@ -162,8 +180,10 @@ bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
 std::vector<std::vector<StepRef>>
 messagePartners(const std::vector<Stream> &Streams);
 
-/// Broadcast or scatter from the root's sends of one occurrence.
-std::string classifyRootSends(const std::vector<const StepEvent *> &Sends);
+/// Broadcast or scatter from the root's sends of one occurrence: steps
+/// \p Sends of its stream \p S.
+std::string classifyRootSends(const Stream &S,
+                              const std::vector<size_t> &Sends);
 
 /// For a broadcast, what the payload hashes of its first and last
 /// occurrence say (Pattern::Contents); one whose messages differ is no

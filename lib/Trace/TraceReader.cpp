@@ -753,7 +753,8 @@ void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
 
 } // namespace
 
-llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered) {
+llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered,
+                                RankReadCallback OnRank) {
   llvm::Expected<std::string> Anchor = findAnchor(Directory, Recovered);
   if (!Anchor)
     return Anchor.takeError();
@@ -879,8 +880,11 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered) {
       if (L.InCall) // Cut off inside a call (incomplete trace).
         Rd.finishCall(L, L.Current.Begin);
     }
-    if (Rank >= 0 && Rank < T.WorldSize)
+    if (Rank >= 0 && Rank < T.WorldSize) {
       finishRank(T.Ranks[Rank], Read);
+      if (OnRank)
+        OnRank(T, Rank);
+    }
   }
   OTF2_EvtReaderCallbacks_Delete(EC);
   OTF2_Reader_CloseEvtFiles(R);

@@ -18,9 +18,10 @@ llvm::raw_ostream &warning() {
   return llvm::WithColor::warning(llvm::errs(), "mpilift");
 }
 
-std::optional<trace::Trace> readTraceForCommand(const std::string &Dir) {
+std::optional<trace::Trace>
+readTraceForCommand(const std::string &Dir, trace::RankReadCallback OnRank) {
   bool Recovered = false;
-  llvm::Expected<trace::Trace> T = trace::readTrace(Dir, &Recovered);
+  llvm::Expected<trace::Trace> T = trace::readTrace(Dir, &Recovered, OnRank);
   if (!T) {
     error() << llvm::toString(T.takeError()) << "\n";
     return std::nullopt;

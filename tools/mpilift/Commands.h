@@ -29,8 +29,11 @@ llvm::raw_ostream &warning();
 
 /// Reads the trace in \p Dir for a subcommand: says so if the run had ended
 /// abnormally and its spill files were converted now; on failure prints the
-/// error and returns nothing (exit with ExitBadInput).
-std::optional<trace::Trace> readTraceForCommand(const std::string &Dir);
+/// error and returns nothing (exit with ExitBadInput). \p OnRank as for
+/// trace::readTrace.
+std::optional<trace::Trace>
+readTraceForCommand(const std::string &Dir,
+                    trace::RankReadCallback OnRank = nullptr);
 
 /// Reads the machine profile at \p Path into \p Out for a subcommand's
 /// --cost-profile (an empty path leaves \p Out alone); on failure prints

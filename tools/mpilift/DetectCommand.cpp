@@ -92,15 +92,18 @@ int runDetectCommand(int Argc, const char **Argv) {
     error() << "--format must be text or json, not '" << Format << "'\n";
     return ExitBadInput;
   }
-  std::optional<trace::Trace> T = readTraceForCommand(Dir);
+  // Only the definitions are printed: each rank's events go once the
+  // search has taken its steps, before the next rank is read.
+  patterns::RankStepCollector Steps;
+  std::optional<trace::Trace> T = readTraceForCommand(
+      Dir, [&](trace::Trace &T, int Rank) { Steps.take(T, Rank); });
   if (!T)
     return ExitBadInput;
   if (T->Sites.empty())
     warning() << "'" << Dir
               << "' records no call sites (a foreign archive?): patterns "
                  "name no source locations\n";
-  // Only the definitions are printed: the events may go once read.
-  patterns::DetectResult R = patterns::detectPatternsReleasingEvents(*T);
+  patterns::DetectResult R = Steps.detect(*T);
   patterns::SiteNames Names(*T);
   std::error_code EC;
   llvm::ToolOutputFile Out(Output, EC, llvm::sys::fs::OF_Text);

@@ -37,6 +37,11 @@ public:
   void send(int From, int To, uint64_t Bytes, uint64_t Buffer = 0) {
     add(From, mpi::FunctionId::Send, To, Bytes, Buffer);
   }
+  /// A send whose completion the trace does not show (an MPI_Isend never
+  /// waited for, as far as the search is concerned).
+  void isend(int From, int To, uint64_t Bytes, uint64_t Buffer) {
+    add(From, mpi::FunctionId::Isend, To, Bytes, Buffer);
+  }
   void recv(int At, int From, uint64_t Bytes, uint64_t Buffer = 0) {
     add(At, mpi::FunctionId::Recv, From, Bytes, Buffer);
   }
@@ -309,6 +314,39 @@ TEST(DetectTest, SegmentsThatContinueEachOtherAreOnePipelinedBroadcast) {
   EXPECT_EQ(R.Patterns[0].Segments, 1u);
   EXPECT_EQ(R.Patterns[0].Occurrences, 6u);
   EXPECT_EQ(R.Patterns[0].Bytes, 32u);
+}
+
+/// A broadcast down an irregular tree of 5 ranks (0 -> 3 -> {1, 4},
+/// 0 -> 2), which no template lists, \p Iterations times, with
+/// nonblocking sends; every rank receives into 0x1000 and rank 3 forwards
+/// from \p ForwardFrom.
+TraceBuilder irregularTree(int Iterations, uint64_t ForwardFrom) {
+  TraceBuilder B(5, true);
+  for (int It = 0; It < Iterations; ++It) {
+    B.isend(0, 3, 64, 0x1000);
+    B.recv(3, 0, 64, 0x1000);
+    B.isend(3, 1, 64, ForwardFrom);
+    B.recv(1, 3, 64, 0x1000);
+    B.isend(3, 4, 64, ForwardFrom);
+    B.recv(4, 3, 64, 0x1000);
+    B.isend(0, 2, 64, 0x1000);
+    B.recv(2, 0, 64, 0x1000);
+  }
+  return B;
+}
+
+// The dataflow of the steps no template explains is analysed only where
+// a rank forwards what it received or talks to every other rank: rank 3
+// sending from where it received makes the tree a broadcast; sending from
+// elsewhere, each rank's data reaches only its own receivers.
+TEST(DetectTest, OnlyForwardedDataMakesADataflowBroadcast) {
+  DetectResult Forwarded = detectPatterns(irregularTree(4, 0x1000).T);
+  ASSERT_EQ(Forwarded.Patterns.size(), 1u);
+  EXPECT_EQ(Forwarded.Patterns[0].Collective, "bcast");
+  EXPECT_EQ(Forwarded.Patterns[0].Evidence, "dataflow");
+  EXPECT_EQ(Forwarded.Patterns[0].Root, 0);
+  EXPECT_EQ(Forwarded.Patterns[0].Occurrences, 4u);
+  EXPECT_TRUE(detectPatterns(irregularTree(4, 0x2000).T).Patterns.empty());
 }
 
 TEST(DetectTest, OnlyIncompleteMpiliftTracesArePartial) {

@@ -228,6 +228,26 @@ TEST_F(RoundTripTest, EventsSurviveConversion) {
   EXPECT_EQ(E1[0].Begin, 500u);
 }
 
+// A reader's callback gets each rank once its events are read, in rank
+// order, with the definitions complete; what it releases stays released.
+TEST_F(RoundTripTest, RanksAreHandedOverAsTheyAreRead) {
+  writeTwoRanks(/*TornRank1=*/false);
+  ASSERT_TRUE(tracert::convertSpillFiles(Dir).Ok);
+  std::vector<std::pair<int, size_t>> Seen; // Rank, events then.
+  llvm::Expected<trace::Trace> T =
+      trace::readTrace(Dir, nullptr, [&](trace::Trace &T, int Rank) {
+        EXPECT_EQ(T.Comms.size(), 2u);
+        EXPECT_FALSE(T.Sites.empty());
+        Seen.emplace_back(Rank, T.Ranks[Rank].Events.size());
+        if (Rank == 0)
+          std::vector<trace::Event>().swap(T.Ranks[Rank].Events);
+      });
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  EXPECT_EQ(Seen, (std::vector<std::pair<int, size_t>>{{0, 4}, {1, 1}}));
+  EXPECT_TRUE(T->Ranks[0].Events.empty());
+  EXPECT_EQ(T->Ranks[1].Events.size(), 1u);
+}
+
 // A call's parts written in later chunks than the call (the buffer filled
 // between them), with another thread's chunk in between: the converter
 // reads a chunk at a time and must keep the call and its parts together.

@@ -38,6 +38,7 @@
 #include "mpilift/Trace/Trace.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,39 @@ DetectResult detectPatterns(const trace::Trace &T,
 DetectResult
 detectPatternsReleasingEvents(trace::Trace &T,
                               const DetectOptions &Options = DetectOptions());
+
+/// Takes what the search reads (each rank's point-to-point steps on each
+/// communicator of three processes or more) from a trace rank by rank, as
+/// trace::readTrace reads it, and releases each rank's events once taken:
+/// the events of one rank are in memory at a time, not those of all.
+///
+/// \code
+///   patterns::RankStepCollector Steps;
+///   auto T = trace::readTrace(Dir, nullptr, [&](trace::Trace &T, int R) {
+///     Steps.take(T, R);
+///   });
+///   if (T)
+///     Result = Steps.detect(*T);
+/// \endcode
+class RankStepCollector {
+public:
+  RankStepCollector();
+  ~RankStepCollector();
+  RankStepCollector(const RankStepCollector &) = delete;
+  RankStepCollector &operator=(const RankStepCollector &) = delete;
+
+  /// Takes the steps of world rank \p World of \p T, whose definitions
+  /// are complete, and releases that rank's events and request records.
+  void take(trace::Trace &T, int World);
+  /// The patterns of \p T once every rank was taken, as detectPatterns
+  /// finds them.
+  DetectResult detect(const trace::Trace &T,
+                      const DetectOptions &Options = DetectOptions());
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> I;
+};
 
 } // namespace patterns
 } // namespace mpilift

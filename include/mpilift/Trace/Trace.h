@@ -17,6 +17,7 @@
 
 #include "mpilift/MPI/Vocabulary.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -130,11 +131,19 @@ struct Trace {
   }
 };
 
+/// Called by readTrace with each rank as soon as its events are read, in
+/// ascending rank order: the definitions are complete, the call sites are
+/// those seen so far. The callee may take what it needs and release the
+/// rank's events, so that a long trace is never in memory as a whole.
+using RankReadCallback = llvm::function_ref<void(Trace &T, int Rank)>;
+
 /// Reads the trace in \p Directory (the directory mpilift-run -o named, or
 /// an OTF2 anchor file). If the run ended abnormally and left spill files,
-/// they are converted first (see \p Recovered).
+/// they are converted first (see \p Recovered). \p OnRank, if given, is
+/// called as each rank is read.
 llvm::Expected<Trace> readTrace(llvm::StringRef Directory,
-                                bool *Recovered = nullptr);
+                                bool *Recovered = nullptr,
+                                RankReadCallback OnRank = nullptr);
 
 } // namespace trace
 } // namespace mpilift
