@@ -345,6 +345,7 @@ private:
           GrownByThisRoot.clear();
         }
         GrownSteps.reset();
+        SlaveOccurrences.clear();
       }
     }
     std::vector<RotatingGroup> Groups = rotatingRootGroups();
@@ -534,48 +535,78 @@ private:
     PartOf[RootRank] = 0;
     if (!partStaysInside(Cand, PartOf, 0, /*AllRanksIn=*/false))
       return false;
+    // Each rank's part, chosen among its occurrences (the same for most
+    // roots: found once per rank and shape).
+    std::vector<std::pair<const std::vector<size_t> *, size_t>> Chosen;
     for (int64_t R = 0; R < P.N; ++R) {
       if (R == P.Root)
         continue;
       std::vector<Step> Alpha = derive(D, Tm.slave(P, R));
       if (Alpha.empty())
         return false; // Every rank of the communicator takes part.
-      // Several call sites may fit the shape; prefer one whose messages use
-      // the tags the root's do (the dataflow check rejects mismatches).
-      const std::vector<size_t> *Chosen = nullptr;
-      std::map<SymbolString, std::vector<size_t>> Groups =
-          occurrences(Streams[R], Condensed[R], Alpha, P.N);
-      // Best: the group whose messages match the root's one for one; then
-      // one with the root's tags; then any.
-      for (int Need : {2, 1, 0}) {
-        for (const auto &[Sites, Starts] : Groups) {
-          if (Starts.size() != K)
-            continue;
-          bool TagsFit = true;
-          for (size_t J = 0; J < Alpha.size(); ++J)
-            TagsFit &= RootTags.count(Streams[R][Starts[0] + J].Tag) > 0;
-          bool Aligned =
-              TagsFit &&
-              alignedWithRoot(Streams[RootRank], RootStart, RootLength,
-                              int32_t(P.Root), Streams[R], Starts[0],
-                              Alpha.size(), int32_t(R), Partners);
-          if (Need == 0 || (Need == 1 && TagsFit) || (Need == 2 && Aligned)) {
-            Chosen = &Starts;
-            break;
-          }
-        }
-        if (Chosen)
-          break;
-      }
-      if (!Chosen)
+      const std::vector<size_t> *Starts =
+          chooseSlaveOccurrences(Streams, int(R), Alpha, K, RootTags, RootRank,
+                                 RootStart, RootLength, int32_t(P.Root));
+      if (!Starts)
         return false;
-      Cand.Parts.push_back({int(R), *Chosen, Alpha.size()});
+      Chosen.emplace_back(Starts, Alpha.size());
+    }
+    // The dataflow of the first and the last occurrence turns most
+    // candidates down (neverReported): a halo exchange has the shape of a
+    // chain from every root on every rank, and forwards nothing. Judged on
+    // those two before every rank's occurrences are copied and checked.
+    std::vector<RankPart> Ends{
+        {RootRank, {RootStart, Root.Starts.back()}, RootLength}};
+    for (size_t I = 0; I < Chosen.size(); ++I) {
+      int R = int(I) + (int(I) >= RootRank ? 1 : 0);
+      Ends.push_back({R,
+                      {Chosen[I].first->front(), Chosen[I].first->back()},
+                      Chosen[I].second});
+    }
+    if (dataflowTurnsDown(Cand, Ends, Streams))
+      return false;
+    for (size_t I = 0; I < Chosen.size(); ++I) {
+      int R = Ends[I + 1].CommRank;
+      Cand.Parts.push_back({R, *Chosen[I].first, Chosen[I].second});
       PartOf[R] = int(Cand.Parts.size() - 1);
       if (!partStaysInside(Cand, PartOf, Cand.Parts.size() - 1,
                            /*AllRanksIn=*/false))
         return false;
     }
     return true;
+  }
+
+  /// Among the occurrences of rank \p R's slave repeat \p Alpha, the group
+  /// (one call site each) with \p K occurrences that fits the root's best:
+  /// one whose messages match the root's one for one (the root's
+  /// occurrence at \p RootStart, \p RootLength steps), then one with the
+  /// root's tags \p RootTags (the dataflow check rejects mismatches), then
+  /// any; null if none has \p K.
+  const std::vector<size_t> *
+  chooseSlaveOccurrences(const std::vector<Stream> &Streams, int R,
+                         const std::vector<Step> &Alpha, size_t K,
+                         const std::set<int32_t> &RootTags, int RootRank,
+                         size_t RootStart, size_t RootLength, int32_t Root) {
+    auto [It, New] = SlaveOccurrences.try_emplace({R, Alpha});
+    if (New)
+      It->second =
+          occurrences(Streams[R], Condensed[R], Alpha, int64_t(Streams.size()));
+    const std::map<SymbolString, std::vector<size_t>> &Groups = It->second;
+    for (int Need : {2, 1, 0})
+      for (const auto &[Sites, Starts] : Groups) {
+        if (Starts.size() != K)
+          continue;
+        bool TagsFit = true;
+        for (size_t J = 0; J < Alpha.size(); ++J)
+          TagsFit &= RootTags.count(Streams[R][Starts[0] + J].Tag) > 0;
+        bool Aligned =
+            TagsFit && alignedWithRoot(Streams[RootRank], RootStart, RootLength,
+                                       Root, Streams[R], Starts[0],
+                                       Alpha.size(), int32_t(R), Partners);
+        if (Need == 0 || (Need == 1 && TagsFit) || (Need == 2 && Aligned))
+          return &Starts;
+      }
+    return nullptr;
   }
 
   //===-- Roles that change with the root --------------------------------===//
@@ -916,24 +947,34 @@ private:
   /// with every rank's occurrences.
   bool neverReported(const Candidate &Cand,
                      const std::vector<Stream> &Streams) const {
-    if (!messagesStayInside(Cand))
-      return true;
-    size_t Last = Cand.Parts[0].Starts.size() - 1;
-    bool Checked;
-    std::string Kind =
-        dataflowOfBoth(Streams, Cand.Parts, 0, Cand.Parts, Last, Checked);
-    return Checked && Kind.empty() && !gatherThatCombines(Cand, Streams);
+    return !messagesStayInside(Cand) ||
+           dataflowTurnsDown(Cand, Cand.Parts, Streams);
   }
 
-  /// Whether \p Cand is a gather whose first and last occurrences send
-  /// messages of one size up a tree onto one buffer where a rank receives
-  /// several: a reduction whose combines the trace does not show.
-  static bool gatherThatCombines(const Candidate &Cand,
+  /// Whether the dataflow of the first and the last occurrence of \p Parts
+  /// (of candidate \p Cand) forms no collective, where the trace has the
+  /// buffers to tell, and is no gather that combines.
+  static bool dataflowTurnsDown(const Candidate &Cand,
+                                const std::vector<RankPart> &Parts,
+                                const std::vector<Stream> &Streams) {
+    size_t Last = Parts[0].Starts.size() - 1;
+    bool Checked;
+    std::string Kind = dataflowOfBoth(Streams, Parts, 0, Parts, Last, Checked);
+    return Checked && Kind.empty() &&
+           !gatherThatCombines(Cand.Collective, Parts, Streams);
+  }
+
+  /// Whether \p Parts of a candidate of \p Collective is a gather whose
+  /// first and last occurrences send messages of one size up a tree onto
+  /// one buffer where a rank receives several: a reduction whose combines
+  /// the trace does not show.
+  static bool gatherThatCombines(const std::string &Collective,
+                                 const std::vector<RankPart> &Parts,
                                  const std::vector<Stream> &Streams) {
-    size_t Last = Cand.Parts[0].Starts.size() - 1;
-    return Cand.Collective == "gather" &&
-           combinesWhereItArrives(Streams, Cand.Parts, 0) &&
-           combinesWhereItArrives(Streams, Cand.Parts, Last);
+    size_t Last = Parts[0].Starts.size() - 1;
+    return Collective == "gather" &&
+           combinesWhereItArrives(Streams, Parts, 0) &&
+           combinesWhereItArrives(Streams, Parts, Last);
   }
 
   /// Turns a candidate into a pattern unless the dataflow of its
@@ -983,7 +1024,8 @@ private:
       P.Collective = "bcast";
       P.Topology = "scatter-allgather";
     }
-    if (Checked && Kind.empty() && gatherThatCombines(Cand, Streams)) {
+    if (Checked && Kind.empty() &&
+        gatherThatCombines(Cand.Collective, Cand.Parts, Streams)) {
       P.Collective = "reduce";
       P.Note = "messages of one size go up the tree and land on one buffer "
                "where a rank receives several: the data is combined where "
@@ -1566,6 +1608,11 @@ private:
   /// the current one, for the template and derivation being tried, and
   /// those it grew from the current root.
   std::optional<StepSet> GrownSteps;
+  /// The occurrences of each rank's slave repeats, by rank and repeat, for
+  /// the template and derivation being tried: the same for most roots.
+  std::map<std::pair<int, std::vector<Step>>,
+           std::map<SymbolString, std::vector<size_t>>>
+      SlaveOccurrences;
   std::vector<StepRef> GrownByThisRoot;
 };
 

@@ -9,6 +9,9 @@
 #include "mpilift/MPI/Vocabulary.h"
 #include "mpilift/Trace/Symbolizer.h"
 
+#include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -29,13 +32,26 @@ int32_t commRank(const trace::Communicator &C, int32_t World) {
 
 namespace {
 
-/// The peer, tag and size a nonblocking receive got, from its completion.
-const trace::RequestRecord *completionOf(const trace::RankTrace &R,
-                                         uint32_t Posting) {
+/// For each event of \p R that posted a request, its first completion
+/// record: the peer, tag and size a nonblocking receive got.
+llvm::DenseMap<uint32_t, const trace::RequestRecord *>
+completions(const trace::RankTrace &R) {
+  llvm::DenseMap<uint32_t, const trace::RequestRecord *> Out;
   for (const trace::RequestRecord &Rec : R.Requests)
-    if (!Rec.Started && Rec.PostedBy == Posting)
-      return &Rec;
-  return nullptr;
+    if (!Rec.Started && Rec.PostedBy != trace::NoEvent)
+      Out.try_emplace(Rec.PostedBy, &Rec);
+  return Out;
+}
+
+/// The rank in \p C of each world rank of a run of \p WorldSize, -1 for
+/// none (commRank, for every world rank at once).
+std::vector<int32_t> commRanks(const trace::Communicator &C,
+                               int32_t WorldSize) {
+  std::vector<int32_t> Out(std::max(WorldSize, int32_t(0)), -1);
+  for (size_t I = C.Members.size(); I-- > 0;)
+    if (C.Members[I] >= 0 && C.Members[I] < WorldSize)
+      Out[C.Members[I]] = static_cast<int32_t>(I);
+  return Out;
 }
 
 /// Tracks what has completed on a rank: the frontier every new step must
@@ -83,6 +99,14 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
   Stream S;
   Frontier F;
   std::map<uint32_t, uint32_t> StepOfPost; // Posting event -> step.
+  const llvm::DenseMap<uint32_t, const trace::RequestRecord *> Completion =
+      completions(R);
+  const std::vector<int32_t> RankIn = commRanks(C, T.WorldSize);
+  auto commRankOf = [&](int32_t World) {
+    if (World >= 0 && World < int32_t(RankIn.size()))
+      return RankIn[World];
+    return World >= 0 ? commRank(C, World) : -1;
+  };
   auto add = [&](const StepEvent &St, bool Blocking, uint64_t Hash) {
     uint32_t Index = S.push(St, F.steps(), Hash);
     if (Blocking)
@@ -113,39 +137,39 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
     case Family::BlockingSend:
       St.Send = true;
       St.BlockingSend = true;
-      St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
+      St.Peer = commRankOf(E.Peer);
       add(St, /*Blocking=*/true, Hash);
       break;
     case Family::NonblockingSend:
       St.Send = true;
-      St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
+      St.Peer = commRankOf(E.Peer);
       StepOfPost[I] = add(St, /*Blocking=*/false, Hash);
       break;
     case Family::BlockingRecv:
-      St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
+      St.Peer = commRankOf(E.Peer);
       add(St, /*Blocking=*/true, Hash);
       break;
     case Family::NonblockingRecv: {
       int32_t Peer = E.Peer;
-      if (const trace::RequestRecord *Done = completionOf(R, I)) {
+      if (const trace::RequestRecord *Done = Completion.lookup(I)) {
         Peer = Done->Peer;
         St.Tag = Done->Tag;
         St.Bytes = Done->Bytes;
         St.HasHash = Done->HasHash;
         Hash = Done->Hash;
       }
-      St.Peer = Peer >= 0 ? commRank(C, Peer) : -1;
+      St.Peer = commRankOf(Peer);
       StepOfPost[I] = add(St, /*Blocking=*/false, Hash);
       break;
     }
     case Family::SendRecv: {
       // Both halves run concurrently; what follows waits for both.
       St.Send = true;
-      St.Peer = E.Peer >= 0 ? commRank(C, E.Peer) : -1;
+      St.Peer = commRankOf(E.Peer);
       uint32_t First = add(St, /*Blocking=*/false, Hash);
       StepEvent Rv = St;
       Rv.Send = false;
-      Rv.Peer = E.RecvPeer >= 0 ? commRank(C, E.RecvPeer) : -1;
+      Rv.Peer = commRankOf(E.RecvPeer);
       Rv.Tag = E.RecvTag;
       Rv.Bytes = E.RecvBytes;
       Rv.Buffer = E.RecvBuffer;
