@@ -258,11 +258,10 @@ CommStreams searchedComms(const trace::Trace &T) {
 /// Builds the streams of world rank \p World in \p Work from \p T, call
 /// sites as recorded.
 void takeStreams(const trace::Trace &T, int World, CommStreams &Work) {
-  const std::vector<uint32_t> AsRecorded;
   for (auto &[C, Streams] : Work) {
     int32_t Member = commRank(T.Comms[C], World);
     if (Member >= 0)
-      Streams[Member] = streamOf(T, World, C, AsRecorded);
+      Streams[Member] = streamOf(T, World, C);
   }
 }
 
@@ -283,10 +282,11 @@ void trimHeap() {
 
 class Detector {
 public:
-  /// \p Work: every rank's streams (takeStreams), call sites as recorded.
   Detector(const trace::Trace &T, const DetectOptions &O)
       : T(T), Options(O), SourceSite(sitesBySource(T)) {}
 
+  /// The patterns of \p Work: every rank's streams (takeStreams), call
+  /// sites as recorded.
   DetectResult run(CommStreams Work) {
     DetectResult Out;
     Out.Partial = T.FromMpilift && !T.Complete;
@@ -378,8 +378,8 @@ private:
       bool Free = std::none_of(Steps.begin(), Steps.end(), [&](const auto &S) {
         return Claimed.contains(S.first, S.second);
       });
-      // Candidates whose messages leave an occurrence are gone already
-      // (neverReported).
+      // Candidates whose messages leave an occurrence, or whose dataflow
+      // forms no collective, are gone already (tryRoot).
       std::vector<std::pair<int, size_t>> Following;
       if (!Free || !report(Cand, Streams, Claimed, Found, Following))
         continue;
@@ -444,35 +444,17 @@ private:
     std::vector<int> PartOf(Partners.size(), -1);
     for (size_t I = 0; I < Cand.Parts.size(); ++I)
       PartOf[Cand.Parts[I].CommRank] = int(I);
-    for (size_t I = 0; I < Cand.Parts.size(); ++I)
-      if (!partStaysInside(Cand, PartOf, I, /*AllRanksIn=*/true))
-        return false;
-    return true;
-  }
-
-  /// Whether the messages of part \p I of \p Cand stay inside its
-  /// occurrences, as far as the parts there tell: \p PartOf gives each
-  /// rank's index in Cand.Parts, -1 for a rank without one, whose messages
-  /// leave if \p AllRanksIn and are not judged yet otherwise. A message
-  /// matched by nothing leaves.
-  bool partStaysInside(const Candidate &Cand, const std::vector<int> &PartOf,
-                       size_t I, bool AllRanksIn) const {
-    const RankPart &P = Cand.Parts[I];
-    for (size_t Occ = 0; Occ < P.Starts.size(); ++Occ)
-      for (size_t K = 0; K < P.Length; ++K) {
-        auto [R2, K2] = Partners[P.CommRank][P.Starts[Occ] + K];
-        if (R2 < 0)
-          return false;
-        if (PartOf[R2] < 0) {
-          if (AllRanksIn)
+    for (const RankPart &P : Cand.Parts)
+      for (size_t Occ = 0; Occ < P.Starts.size(); ++Occ)
+        for (size_t K = 0; K < P.Length; ++K) {
+          auto [R2, K2] = Partners[P.CommRank][P.Starts[Occ] + K];
+          if (R2 < 0 || PartOf[R2] < 0)
             return false;
-          continue;
+          const RankPart &Other = Cand.Parts[PartOf[R2]];
+          if (Occ >= Other.Starts.size() || K2 < Other.Starts[Occ] ||
+              K2 >= Other.Starts[Occ] + Other.Length)
+            return false;
         }
-        const RankPart &Other = Cand.Parts[PartOf[R2]];
-        if (Occ >= Other.Starts.size() || K2 < Other.Starts[Occ] ||
-            K2 >= Other.Starts[Occ] + Other.Length)
-          return false;
-      }
     return true;
   }
 
@@ -500,14 +482,20 @@ private:
         Cand.RootCommRank = Tm.collective() == "bcast" ? int(Root) : -1;
         Cand.Parts.push_back({int(Root), Starts, A.size()});
         Cand.Order = Candidates.size();
-        if (growToSlaves(Tm, D, P, Streams, Cand) &&
-            !neverReported(Cand, Streams))
+        if (growToSlaves(Tm, D, P, Streams, Cand) && messagesStayInside(Cand))
           Candidates.push_back(std::move(Cand));
       }
     }
   }
 
-  /// Finds every other rank's slave repeat with as many occurrences.
+  /// Finds every other rank's slave repeat with as many occurrences, and
+  /// whether the dataflow of the first and last occurrence (where the
+  /// trace has buffers) forms a collective, as report decides: false when
+  /// not, or when some rank has no such repeat. A candidate turned down
+  /// never claims a step, so it is not kept: a halo exchange has the shape
+  /// of a chain from every root, with every rank's occurrences, and
+  /// forwards nothing. The dataflow is judged on those two occurrences
+  /// before every rank's others are copied.
   bool growToSlaves(const Template &Tm, Derivation D, const TemplateParams &P,
                     const std::vector<Stream> &Streams, Candidate &Cand) {
     size_t K = Cand.Parts[0].Starts.size();
@@ -524,55 +512,31 @@ private:
     }
     if (SendTags.size() > 1 || RecvTags.size() > 1)
       return false;
-    // Copies: Cand.Parts grows below, which moves what Root refers to.
-    const int RootRank = Root.CommRank;
-    const size_t RootStart = Root.Starts[0], RootLength = Root.Length;
-    // Messages that leave an occurrence turn the candidate down
-    // (neverReported); judged as each rank's part comes, they end the
-    // search early (a halo exchange fits a chain from every root, with
-    // every rank's windows, and its messages cross the occurrences).
-    std::vector<int> PartOf(P.N, -1);
-    PartOf[RootRank] = 0;
-    if (!partStaysInside(Cand, PartOf, 0, /*AllRanksIn=*/false))
-      return false;
-    // Each rank's part, chosen among its occurrences (the same for most
-    // roots: found once per rank and shape).
-    std::vector<std::pair<const std::vector<size_t> *, size_t>> Chosen;
+    // Each rank's occurrences (found once per rank and shape: the same
+    // for most roots), and its first and last one in Ends.
+    std::vector<const std::vector<size_t> *> Chosen;
+    std::vector<RankPart> Ends{{Root.CommRank,
+                                {Root.Starts.front(), Root.Starts.back()},
+                                Root.Length}};
     for (int64_t R = 0; R < P.N; ++R) {
       if (R == P.Root)
         continue;
       std::vector<Step> Alpha = derive(D, Tm.slave(P, R));
       if (Alpha.empty())
         return false; // Every rank of the communicator takes part.
-      const std::vector<size_t> *Starts =
-          chooseSlaveOccurrences(Streams, int(R), Alpha, K, RootTags, RootRank,
-                                 RootStart, RootLength, int32_t(P.Root));
+      const std::vector<size_t> *Starts = chooseSlaveOccurrences(
+          Streams, int(R), Alpha, K, RootTags, Root.CommRank,
+          Root.Starts.front(), Root.Length, int32_t(P.Root));
       if (!Starts)
         return false;
-      Chosen.emplace_back(Starts, Alpha.size());
+      Chosen.push_back(Starts);
+      Ends.push_back({int(R), {Starts->front(), Starts->back()}, Alpha.size()});
     }
-    // The dataflow of the first and the last occurrence turns most
-    // candidates down (neverReported): a halo exchange has the shape of a
-    // chain from every root on every rank, and forwards nothing. Judged on
-    // those two before every rank's occurrences are copied and checked.
-    std::vector<RankPart> Ends{
-        {RootRank, {RootStart, Root.Starts.back()}, RootLength}};
-    for (size_t I = 0; I < Chosen.size(); ++I) {
-      int R = int(I) + (int(I) >= RootRank ? 1 : 0);
-      Ends.push_back({R,
-                      {Chosen[I].first->front(), Chosen[I].first->back()},
-                      Chosen[I].second});
-    }
-    if (dataflowTurnsDown(Cand, Ends, Streams))
+    if (dataflowTurnsDown(Cand.Collective, Ends, Streams))
       return false;
-    for (size_t I = 0; I < Chosen.size(); ++I) {
-      int R = Ends[I + 1].CommRank;
-      Cand.Parts.push_back({R, *Chosen[I].first, Chosen[I].second});
-      PartOf[R] = int(Cand.Parts.size() - 1);
-      if (!partStaysInside(Cand, PartOf, Cand.Parts.size() - 1,
-                           /*AllRanksIn=*/false))
-        return false;
-    }
+    for (size_t I = 0; I < Chosen.size(); ++I)
+      Cand.Parts.push_back(
+          {Ends[I + 1].CommRank, *Chosen[I], Ends[I + 1].Length});
     return true;
   }
 
@@ -939,29 +903,17 @@ private:
     return Whole;
   }
 
-  /// Whether templatePatterns would turn \p Cand down whatever else it
-  /// finds: its messages leave an occurrence, or (where the trace has
-  /// buffers) the dataflow of its first and last occurrences forms no
-  /// collective, as report decides. Such a candidate never claims a step,
-  /// so it is not kept: a halo exchange is a candidate from every root,
-  /// with every rank's occurrences.
-  bool neverReported(const Candidate &Cand,
-                     const std::vector<Stream> &Streams) const {
-    return !messagesStayInside(Cand) ||
-           dataflowTurnsDown(Cand, Cand.Parts, Streams);
-  }
-
   /// Whether the dataflow of the first and the last occurrence of \p Parts
-  /// (of candidate \p Cand) forms no collective, where the trace has the
-  /// buffers to tell, and is no gather that combines.
-  static bool dataflowTurnsDown(const Candidate &Cand,
+  /// (of a candidate of \p Collective) forms no collective, where the
+  /// trace has the buffers to tell, and is no gather that combines.
+  static bool dataflowTurnsDown(const std::string &Collective,
                                 const std::vector<RankPart> &Parts,
                                 const std::vector<Stream> &Streams) {
     size_t Last = Parts[0].Starts.size() - 1;
     bool Checked;
     std::string Kind = dataflowOfBoth(Streams, Parts, 0, Parts, Last, Checked);
     return Checked && Kind.empty() &&
-           !gatherThatCombines(Cand.Collective, Parts, Streams);
+           !gatherThatCombines(Collective, Parts, Streams);
   }
 
   /// Whether \p Parts of a candidate of \p Collective is a gather whose
@@ -1436,11 +1388,6 @@ private:
           Steps.insert({R, K});
   }
 
-  /// Whether the occurrence \p Steps (one per rank: the last, which the
-  /// dataflow saw) recurs compactly: on every rank, the steps with its call
-  /// sites and peers form back-to-back copies of exactly its sequence,
-  /// nothing else inside a copy, and every rank has as many copies. Fills
-  /// \p Cand with the copies and \p Runs with their number.
   /// Whether the first and the last of the \p Runs occurrences of
   /// \p Cand, each on its own, form the collective \p Coll that the
   /// dataflow of all unexplained steps named. The data of an occurrence
@@ -1457,6 +1404,11 @@ private:
     return !Checked || Kind == cg::name(Coll.Kind);
   }
 
+  /// Whether the occurrence \p Steps (one per rank: the last, which the
+  /// dataflow saw) recurs compactly: on every rank, the steps with its call
+  /// sites and peers form back-to-back copies of exactly its sequence,
+  /// nothing else inside a copy, and every rank has as many copies. Fills
+  /// \p Cand with the copies and \p Runs with their number.
   bool compact(const std::vector<Stream> &Streams,
                const std::set<std::pair<int, size_t>> &Steps, Candidate &Cand,
                uint64_t &Runs) {

@@ -92,8 +92,7 @@ std::vector<uint32_t> sitesBySource(const trace::Trace &T) {
   return Same;
 }
 
-Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
-                const std::vector<uint32_t> &SourceSite) {
+Stream streamOf(const trace::Trace &T, int World, uint32_t Comm) {
   const trace::Communicator &C = T.Comms[Comm];
   const trace::RankTrace &R = T.Ranks[World];
   Stream S;
@@ -127,7 +126,7 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
     if (E.Comm != Comm)
       continue;
     StepEvent St;
-    St.Site = E.Site < SourceSite.size() ? SourceSite[E.Site] : E.Site;
+    St.Site = E.Site;
     St.Tag = E.Tag;
     St.Bytes = E.Bytes;
     St.Buffer = E.Buffer;

@@ -162,10 +162,9 @@ int32_t commRank(const trace::Communicator &C, int32_t World);
 /// information stay apart.
 std::vector<uint32_t> sitesBySource(const trace::Trace &T);
 
-/// The steps of world rank \p World on communicator \p Comm, each call
-/// site replaced by its representative in \p SourceSite.
-Stream streamOf(const trace::Trace &T, int World, uint32_t Comm,
-                const std::vector<uint32_t> &SourceSite);
+/// The steps of world rank \p World on communicator \p Comm, with the
+/// call sites as recorded (Stream::mapSites joins a compiler's copies).
+Stream streamOf(const trace::Trace &T, int World, uint32_t Comm);
 
 /// Adds \p Steps of stream \p S (ascending indices) to \p L with the
 /// dependencies among them; records which stream step each op is. With
