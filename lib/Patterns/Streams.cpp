@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <set>
 
 namespace mpilift {
 namespace patterns {
@@ -439,6 +440,62 @@ std::string dataflowOfBoth(const std::vector<Stream> &Streams,
     Kinds[Which] = dataflowKind(G, Why);
   }
   return Kinds[0] == Kinds[1] ? Kinds[0] : "";
+}
+
+std::optional<std::vector<std::vector<RankPart>>>
+scatterThenAllgather(const std::vector<Stream> &Streams,
+                     const std::vector<std::vector<RankPart>> &Occurrences,
+                     const StepSet &Mine, const StepSet &Claimed) {
+  std::optional<std::vector<std::vector<RankPart>>> Whole =
+      withFollowingSteps(Streams, Occurrences);
+  if (!Whole)
+    return std::nullopt;
+  for (size_t Occ = 0; Occ < Whole->size(); ++Occ)
+    for (size_t I = 0; I < (*Whole)[Occ].size(); ++I) {
+      const RankPart &Part = (*Whole)[Occ][I];
+      for (size_t K = Occurrences[Occ][I].Length; K < Part.Length; ++K)
+        if (Mine.contains(Part.CommRank, Part.Starts[0] + K) ||
+            Claimed.contains(Part.CommRank, Part.Starts[0] + K))
+          return std::nullopt;
+    }
+  bool Checked;
+  std::string Kind =
+      dataflowOfBoth(Streams, Whole->front(), 0, Whole->back(), 0, Checked);
+  if (!Checked || Kind != "bcast")
+    return std::nullopt;
+  return Whole;
+}
+
+void addSites(Pattern &P, const std::vector<RankPart> &Parts,
+              const std::vector<Stream> &Streams,
+              const trace::Communicator &Comm) {
+  std::map<std::pair<uint32_t, bool>, std::set<int>> Sites;
+  for (const RankPart &Part : Parts)
+    for (size_t Start : Part.Starts)
+      for (size_t K = 0; K < Part.Length; ++K) {
+        const StepEvent &S = Streams[Part.CommRank][Start + K];
+        Sites[{S.Site, S.Send}].insert(Comm.Members[Part.CommRank]);
+      }
+  for (const auto &[Key, Ranks] : Sites)
+    P.Sites.push_back(
+        {Key.first, Key.second, std::vector<int>(Ranks.begin(), Ranks.end())});
+}
+
+uint64_t occurrenceBytes(const std::vector<Stream> &Streams,
+                         const std::vector<RankPart> &Parts,
+                         size_t Occurrence) {
+  uint64_t Bytes = 0;
+  for (const RankPart &Part : Parts)
+    for (size_t K = 0; K < Part.Length; ++K)
+      Bytes = std::max(
+          Bytes, Streams[Part.CommRank][Part.Starts[Occurrence] + K].Bytes);
+  return Bytes;
+}
+
+void addSize(Pattern &P, uint64_t Bytes) {
+  uint64_t Largest = std::max({P.Bytes, P.MaxBytes, Bytes});
+  P.Bytes = std::min(P.Bytes, Bytes);
+  P.MaxBytes = Largest > P.Bytes ? Largest : 0;
 }
 
 } // namespace detail

@@ -7,7 +7,8 @@
 //
 // What `mpilift detect` searches: each rank's sends and receives on one
 // communicator as a stream of steps, their message partners, and what the
-// dataflow of a window of steps forms. Private to lib/Patterns.
+// dataflow of a window of steps forms, and what a pattern reports of its
+// steps. Private to lib/Patterns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -222,6 +223,34 @@ std::string dataflowOfBoth(const std::vector<Stream> &Streams,
                            size_t FirstOccurrence,
                            const std::vector<RankPart> &LastParts,
                            size_t LastOccurrence, bool &Checked);
+
+//===-- What a pattern reports of its steps
+//--------------------------------===//
+
+/// The occurrences of a scatter (\p Occurrences, one start per part)
+/// with the steps that follow them on every rank under the same tag, if
+/// those complete a broadcast: on every rank the first and the last
+/// occurrence, so extended, move the root's whole message (HPL's long
+/// broadcasts spread the pieces down a tree, then roll them around a
+/// ring). The steps added must be free: in no occurrence (\p Mine) and
+/// claimed by no pattern.
+std::optional<std::vector<std::vector<RankPart>>>
+scatterThenAllgather(const std::vector<Stream> &Streams,
+                     const std::vector<std::vector<RankPart>> &Occurrences,
+                     const StepSet &Mine, const StepSet &Claimed);
+
+/// Adds to \p P the call sites of the steps of \p Parts (on communicator
+/// \p Comm), each with the world ranks that call it.
+void addSites(Pattern &P, const std::vector<RankPart> &Parts,
+              const std::vector<Stream> &Streams,
+              const trace::Communicator &Comm);
+
+/// The largest message of one occurrence of \p Parts.
+uint64_t occurrenceBytes(const std::vector<Stream> &Streams,
+                         const std::vector<RankPart> &Parts, size_t Occurrence);
+
+/// Widens the sizes \p P reports to take in an occurrence of \p Bytes.
+void addSize(Pattern &P, uint64_t Bytes);
 
 } // namespace detail
 } // namespace patterns
