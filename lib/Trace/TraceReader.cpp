@@ -230,6 +230,11 @@ public:
   std::map<std::pair<uint32_t, uint64_t>, uint32_t> SiteIndex;
   std::map<uint32_t, uint32_t> ModuleIndex;
   LocationState *Current = nullptr;
+  /// The call sites the rank being read used, in the order it first used
+  /// them, and for each site the last rank that used it (plus one).
+  std::vector<uint32_t> RankSites;
+  std::vector<uint32_t> LastUser;
+  int CurrentRank = 0;
 };
 
 Attrs Reader::attributes(OTF2_AttributeList *List) {
@@ -312,8 +317,15 @@ uint32_t Reader::siteIndex(const Attrs &A) {
   if (It == SiteIndex.end()) {
     It = SiteIndex.emplace(Key, T.Sites.size()).first;
     T.Sites.push_back({Module, Offset});
+    LastUser.push_back(0);
   }
-  return It->second;
+  uint32_t Site = It->second;
+  uint32_t User = static_cast<uint32_t>(CurrentRank) + 1;
+  if (LastUser[Site] != User) {
+    LastUser[Site] = User;
+    RankSites.push_back(Site);
+  }
+  return Site;
 }
 
 Event &Reader::callFor(LocationState &L, mpi::FunctionId Standalone,
@@ -592,9 +604,12 @@ llvm::Error archiveError(llvm::StringRef Path, const std::string &Detail) {
       llvm::formatv("'{0}': {1}", Path, Detail).str());
 }
 
+} // namespace
+
 /// Resolves DIR/traces.otf2 (or an anchor file given directly); converts
 /// spill files left by an abnormal end first.
-llvm::Expected<std::string> findAnchor(llvm::StringRef Input, bool *Recovered) {
+llvm::Expected<std::string> prepareTrace(llvm::StringRef Input,
+                                         bool *Recovered) {
   if (!llvm::sys::fs::exists(Input))
     return archiveError(Input, "no such file or directory");
   if (!llvm::sys::fs::is_directory(Input)) {
@@ -618,6 +633,8 @@ llvm::Expected<std::string> findAnchor(llvm::StringRef Input, bool *Recovered) {
                                "spill files)");
   return std::string(Anchor);
 }
+
+namespace {
 
 void readProperties(OTF2_Reader *R, Trace &T) {
   uint32_t N = 0;
@@ -754,8 +771,8 @@ void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
 } // namespace
 
 llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered,
-                                RankReadCallback OnRank) {
-  llvm::Expected<std::string> Anchor = findAnchor(Directory, Recovered);
+                                RankReadCallback OnRank, RankFilter Wanted) {
+  llvm::Expected<std::string> Anchor = prepareTrace(Directory, Recovered);
   if (!Anchor)
     return Anchor.takeError();
   ErrorCapture Errors;
@@ -806,6 +823,13 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered,
   if (llvm::Error E = buildCommunicators(Defs, Rd, RankOfLocation, *Anchor))
     return E;
 
+  // Ranks outside the world are read by whoever reads rank 0: their call
+  // sites take numbers as the definitions of one reader give them.
+  auto isWanted = [&](int Rank) {
+    return !Wanted || Wanted(Rank >= 0 && Rank < T.WorldSize ? Rank : 0);
+  };
+  for (auto It = RankOfLocation.begin(); It != RankOfLocation.end();)
+    It = isWanted(It->second) ? std::next(It) : RankOfLocation.erase(It);
   for (const auto &[Loc, Rank] : RankOfLocation)
     OTF2_Reader_SelectLocation(R, Loc);
   bool HaveDefFiles = OTF2_Reader_OpenDefFiles(R) == OTF2_SUCCESS;
@@ -850,6 +874,8 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered,
   for (const auto &[Loc, Rank] : RankOfLocation)
     LocationsOf[Rank].push_back(Loc);
   for (const auto &[Rank, Locations] : LocationsOf) {
+    Rd.CurrentRank = Rank;
+    Rd.RankSites.clear();
     std::vector<LocationState> States(Locations.size());
     std::vector<LocationState *> Read;
     for (size_t I = 0; I < Locations.size(); ++I) {
@@ -882,6 +908,7 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered,
     }
     if (Rank >= 0 && Rank < T.WorldSize) {
       finishRank(T.Ranks[Rank], Read);
+      T.Ranks[Rank].SiteOrder = Rd.RankSites;
       if (OnRank)
         OnRank(T, Rank);
     }

@@ -106,6 +106,11 @@ struct RankTrace {
   int Rank = 0;
   std::vector<Event> Events;
   std::vector<RequestRecord> Requests;
+  /// The call sites the rank's events use, each once, in the order they
+  /// were first read: a reader of all ranks numbers sites in this order,
+  /// rank by rank, so that readers of a share of the ranks can agree on
+  /// one numbering.
+  std::vector<uint32_t> SiteOrder;
 };
 
 /// A whole traced run.
@@ -137,13 +142,26 @@ struct Trace {
 /// rank's events, so that a long trace is never in memory as a whole.
 using RankReadCallback = llvm::function_ref<void(Trace &T, int Rank)>;
 
+/// Which world ranks a reader reads the events of.
+using RankFilter = llvm::function_ref<bool(int Rank)>;
+
 /// Reads the trace in \p Directory (the directory mpilift-run -o named, or
 /// an OTF2 anchor file). If the run ended abnormally and left spill files,
 /// they are converted first (see \p Recovered). \p OnRank, if given, is
-/// called as each rank is read.
+/// called as each rank is read. With \p Wanted, only the events of the
+/// ranks it accepts are read; the other ranks have none, and the call
+/// sites are those of the ranks read.
 llvm::Expected<Trace> readTrace(llvm::StringRef Directory,
                                 bool *Recovered = nullptr,
-                                RankReadCallback OnRank = nullptr);
+                                RankReadCallback OnRank = nullptr,
+                                RankFilter Wanted = nullptr);
+
+/// What readTrace does first: the OTF2 anchor of the trace in \p
+/// Directory, once the spill files of a run that ended abnormally are
+/// converted (\p Recovered says so). Several readers of one trace let one
+/// of them prepare it first.
+llvm::Expected<std::string> prepareTrace(llvm::StringRef Directory,
+                                         bool *Recovered = nullptr);
 
 } // namespace trace
 } // namespace mpilift
