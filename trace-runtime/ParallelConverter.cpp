@@ -23,16 +23,19 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "mpilift/Dist/Wire.h"
 #include "mpilift/TraceRuntime/Convert.h"
 
 #include "ArchiveDefinitions.h"
 #include "RankWriter.h"
 #include "SpillFile.h"
-#include "Wire.h"
 
 namespace mpilift {
 namespace tracert {
 namespace {
+
+using dist::WireReader;
+using dist::WireWriter;
 
 //===-- What travels
 //-------------------------------------------------------===//

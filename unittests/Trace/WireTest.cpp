@@ -1,14 +1,14 @@
-//===- WireTest.cpp - Bytes between converting processes ------------------===//
+//===- WireTest.cpp - Bytes between processes ------------------===//
 //
 // Part of mpilift.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Wire.h"
+#include "mpilift/Dist/Wire.h"
 
 #include "gtest/gtest.h"
 
-using namespace mpilift::tracert;
+using namespace mpilift::dist;
 
 namespace {
 

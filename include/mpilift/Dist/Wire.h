@@ -1,4 +1,4 @@
-//===- Wire.h - Bytes exchanged between converting processes ----*- C++ -*-===//
+//===- Wire.h - Bytes exchanged between processes ---------------*- C++ -*-===//
 //
 // Part of mpilift.
 //
@@ -6,14 +6,15 @@
 ///
 /// \file
 /// A byte string written and read field by field, for what the processes of
-/// a parallel conversion send each other. Both ends run the same build, so
-/// plain objects travel as their bytes; the reader checks every length and
-/// fails instead of reading past the end.
+/// a parallel conversion or of a shared `mpilift detect` send each other.
+/// Both ends run the same build, so plain objects travel as their bytes;
+/// the reader checks every length and fails instead of reading past the
+/// end. Header-only: the trace runtime uses it without LLVM.
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef MPILIFT_TRACE_RUNTIME_WIRE_H
-#define MPILIFT_TRACE_RUNTIME_WIRE_H
+#ifndef MPILIFT_DIST_WIRE_H
+#define MPILIFT_DIST_WIRE_H
 
 #include <cstdint>
 #include <cstring>
@@ -22,7 +23,7 @@
 #include <vector>
 
 namespace mpilift {
-namespace tracert {
+namespace dist {
 
 /// Appends fields to a byte string.
 class WireWriter {
@@ -41,7 +42,12 @@ public:
     Bytes.append(reinterpret_cast<const char *>(V.data()),
                  V.size() * sizeof(T));
   }
+  /// Makes room for \p N more bytes at once (a long message grows no
+  /// copy at a time).
+  void reserve(size_t N) { Bytes.reserve(Bytes.size() + N); }
   const std::string &bytes() const { return Bytes; }
+  /// Hands the bytes over, leaving the writer empty.
+  std::string take() { return std::move(Bytes); }
 
 private:
   std::string Bytes;
@@ -97,7 +103,7 @@ private:
   bool Ok = true;
 };
 
-} // namespace tracert
+} // namespace dist
 } // namespace mpilift
 
-#endif // MPILIFT_TRACE_RUNTIME_WIRE_H
+#endif // MPILIFT_DIST_WIRE_H
