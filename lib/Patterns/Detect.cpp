@@ -13,9 +13,6 @@
 #include "llvm/Support/Parallel.h"
 
 #include <algorithm>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <map>
 #include <optional>
 #include <set>
@@ -26,48 +23,6 @@ namespace patterns {
 namespace {
 
 using namespace detail;
-
-/// Each communicator of three processes or more that the search looks at,
-/// with its members' streams (by communicator rank).
-using CommStreams = std::vector<std::pair<uint32_t, std::vector<Stream>>>;
-
-/// The communicators of \p T the search looks at, with empty streams.
-CommStreams searchedComms(const trace::Trace &T) {
-  CommStreams Work;
-  for (uint32_t C = 0; C < T.Comms.size(); ++C) {
-    const trace::Communicator &Comm = T.Comms[C];
-    // With two processes every message is formally a broadcast: a
-    // collective needs at least three.
-    if (!Comm.IsInter && Comm.Members.size() >= 3)
-      Work.emplace_back(C, std::vector<Stream>(Comm.Members.size()));
-  }
-  return Work;
-}
-
-/// Builds the streams of world rank \p World in \p Work from \p T, call
-/// sites as recorded.
-void takeStreams(const trace::Trace &T, int World, CommStreams &Work) {
-  for (auto &[C, Streams] : Work) {
-    int32_t Member = commRank(T.Comms[C], World);
-    if (Member >= 0)
-      Streams[Member] = streamOf(T, World, C);
-  }
-}
-
-/// Releases the events and request records of world rank \p World.
-void releaseEvents(trace::Trace &T, int World) {
-  std::vector<trace::Event>().swap(T.Ranks[World].Events);
-  std::vector<trace::RequestRecord>().swap(T.Ranks[World].Requests);
-}
-
-/// Gives the pages of released events back to the system.
-void trimHeap() {
-#ifdef __GLIBC__
-  // The events' arrays came from the heap (glibc raises its mmap threshold
-  // as large blocks are freed); give their pages back.
-  malloc_trim(0);
-#endif
-}
 
 /// The same pattern from the same call sites with different roots is one
 /// pattern whose root varies, not several fixed-root ones.
@@ -113,9 +68,30 @@ void mergeVaryingRoots(std::vector<Pattern> &Found) {
   Found = std::move(Out);
 }
 
-/// The patterns of \p Work: every rank's streams (takeStreams), call sites
-/// as recorded. A compiler's copies of one call are one site (sitesBySource);
-/// known only once every rank's sites are.
+} // namespace
+
+namespace detail {
+
+CommStreams searchedComms(const trace::Trace &T) {
+  CommStreams Work;
+  for (uint32_t C = 0; C < T.Comms.size(); ++C) {
+    const trace::Communicator &Comm = T.Comms[C];
+    // With two processes every message is formally a broadcast: a
+    // collective needs at least three.
+    if (!Comm.IsInter && Comm.Members.size() >= 3)
+      Work.emplace_back(C, std::vector<Stream>(Comm.Members.size()));
+  }
+  return Work;
+}
+
+void takeStreams(const trace::Trace &T, int World, CommStreams &Work) {
+  for (auto &[C, Streams] : Work) {
+    int32_t Member = commRank(T.Comms[C], World);
+    if (Member >= 0)
+      Streams[Member] = streamOf(T, World, C);
+  }
+}
+
 DetectResult detectInStreams(const trace::Trace &T,
                              const DetectOptions &Options, CommStreams Work) {
   DetectResult Out;
@@ -123,6 +99,8 @@ DetectResult detectInStreams(const trace::Trace &T,
   if (Out.Partial)
     Out.Warnings.push_back("the trace is incomplete: patterns cover what was "
                            "recorded");
+  // A compiler's copies of one call are one site (sitesBySource); known
+  // only once every rank's sites are.
   std::vector<uint32_t> SourceSite = sitesBySource(T);
   for (auto &[C, Streams] : Work)
     llvm::parallelFor(0, Streams.size(),
@@ -143,7 +121,7 @@ DetectResult detectInStreams(const trace::Trace &T,
   return Out;
 }
 
-} // namespace
+} // namespace detail
 
 DetectResult detectPatterns(const trace::Trace &T,
                             const DetectOptions &Options) {
@@ -159,30 +137,6 @@ DetectResult detectPatternsReleasingEvents(trace::Trace &T,
   for (int32_t World = 0; World < T.WorldSize; ++World)
     Steps.take(T, World);
   return Steps.detect(T, Options);
-}
-
-struct RankStepCollector::Impl {
-  std::optional<CommStreams> Work;
-};
-
-RankStepCollector::RankStepCollector() : I(std::make_unique<Impl>()) {}
-RankStepCollector::~RankStepCollector() = default;
-
-void RankStepCollector::take(trace::Trace &T, int World) {
-  if (!I->Work)
-    I->Work = searchedComms(T);
-  takeStreams(T, World, *I->Work);
-  releaseEvents(T, World);
-}
-
-DetectResult RankStepCollector::detect(const trace::Trace &T,
-                                       const DetectOptions &Options) {
-  if (!I->Work)
-    I->Work = searchedComms(T); // A trace of no ranks.
-  trimHeap();
-  CommStreams Work = std::move(*I->Work);
-  I->Work.reset();
-  return detectInStreams(T, Options, std::move(Work));
 }
 
 } // namespace patterns

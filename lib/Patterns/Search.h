@@ -190,6 +190,22 @@ private:
 
 //===-- The searches ------------------------------------------------------===//
 
+/// Each communicator of three processes or more that the search looks at,
+/// with its members' streams (by communicator rank).
+using CommStreams = std::vector<std::pair<uint32_t, std::vector<Stream>>>;
+
+/// The communicators of \p T the search looks at, with empty streams.
+CommStreams searchedComms(const trace::Trace &T);
+
+/// Builds the streams of world rank \p World in \p Work from \p T, call
+/// sites as recorded.
+void takeStreams(const trace::Trace &T, int World, CommStreams &Work);
+
+/// The patterns of \p Work: every rank's streams (takeStreams), with call
+/// sites numbered as in \p T.
+DetectResult detectInStreams(const trace::Trace &T,
+                             const DetectOptions &Options, CommStreams Work);
+
 /// Template evidence (FixedRoots.cpp): the patterns of \p S whose steps
 /// match a template's repeats, from a fixed root or (RotatingRoots) one
 /// that changes; candidates compete, the one explaining most steps wins,

@@ -21,6 +21,24 @@ namespace mpilift {
 namespace patterns {
 namespace detail {
 
+bool Stream::read(dist::WireReader &R) {
+  if (!R.getVector(Steps) || !R.getVector(Hashes) ||
+      !R.getVector(Predecessors) || !R.getVector(AfterEnd))
+    return false;
+  if (AfterEnd.size() != Steps.size() || Hashes.size() > Steps.size())
+    return false;
+  uint32_t Begin = 0;
+  for (size_t K = 0; K < AfterEnd.size(); ++K) {
+    if (AfterEnd[K] < Begin || AfterEnd[K] > Predecessors.size())
+      return false;
+    for (uint32_t I = Begin; I < AfterEnd[K]; ++I)
+      if (Predecessors[I] >= K)
+        return false; // A step follows earlier steps only.
+    Begin = AfterEnd[K];
+  }
+  return Begin == Predecessors.size();
+}
+
 namespace cg = commgraph;
 using mpi::Family;
 

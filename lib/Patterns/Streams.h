@@ -16,6 +16,7 @@
 #define MPILIFT_LIB_PATTERNS_STREAMS_H
 
 #include "mpilift/CommGraph/CommGraph.h"
+#include "mpilift/Dist/Wire.h"
 #include "mpilift/Patterns/Detect.h"
 #include "mpilift/Trace/Trace.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -88,6 +89,22 @@ public:
       if (St.Site < Representative.size())
         St.Site = Representative[St.Site];
   }
+  /// Appends the stream to \p W, for another process to read.
+  void write(dist::WireWriter &W) const {
+    W.putVector(Steps);
+    W.putVector(Hashes);
+    W.putVector(Predecessors);
+    W.putVector(AfterEnd);
+  }
+  /// How many bytes write appends.
+  size_t writtenBytes() const {
+    return 4 * sizeof(uint64_t) + Steps.size() * sizeof(StepEvent) +
+           Hashes.size() * sizeof(uint64_t) +
+           (Predecessors.size() + AfterEnd.size()) * sizeof(uint32_t);
+  }
+  /// Reads a stream write wrote; false if the bytes end early or do not
+  /// form one.
+  bool read(dist::WireReader &R);
   /// Gives back what the arrays reserved beyond their contents.
   void shrinkToFit() {
     Steps.shrink_to_fit();

@@ -6,8 +6,10 @@
 
 #include "Commands.h"
 
+#include "mpilift/Dist/ProcessGroup.h"
 #include "mpilift/Patterns/Detect.h"
 #include "mpilift/Patterns/PatternsJson.h"
+#include "mpilift/Patterns/SharedDetect.h"
 #include "mpilift/Trace/Symbolizer.h"
 #include "mpilift/Trace/Trace.h"
 
@@ -72,6 +74,34 @@ void printText(const trace::Trace &T, const patterns::DetectResult &R,
   }
 }
 
+/// Prints the patterns \p R of the trace \p T (read from \p Dir) in
+/// \p Format to \p Output, and the warnings.
+int printResult(const std::string &Dir, const trace::Trace &T,
+                const patterns::DetectResult &R, const std::string &Format,
+                const std::string &Output) {
+  if (T.Sites.empty())
+    warning() << "'" << Dir
+              << "' records no call sites (a foreign archive?): patterns "
+                 "name no source locations\n";
+  patterns::SiteNames Names(T);
+  std::error_code EC;
+  llvm::ToolOutputFile Out(Output, EC, llvm::sys::fs::OF_Text);
+  if (EC) {
+    error() << "cannot write '" << Output << "': " << EC.message() << "\n";
+    return ExitBadInput;
+  }
+  if (Format == "json")
+    Out.os() << llvm::formatv("{0:2}", patterns::toJson(T, R, Names)) << "\n";
+  else
+    printText(T, R, Names, Out.os());
+  Out.keep();
+  for (const std::string &W : R.Warnings)
+    warning() << W << "\n";
+  for (const std::string &E : Names.Errors)
+    warning() << "call sites cannot be mapped to source: " << E << "\n";
+  return ExitClean;
+}
+
 } // namespace
 
 int runDetectCommand(int Argc, const char **Argv) {
@@ -92,6 +122,31 @@ int runDetectCommand(int Argc, const char **Argv) {
     error() << "--format must be text or json, not '" << Format << "'\n";
     return ExitBadInput;
   }
+  llvm::Expected<std::unique_ptr<dist::ProcessGroup>> Group =
+      dist::joinLaunchedProcesses();
+  if (!Group) {
+    std::string Why = llvm::toString(Group.takeError());
+    if (dist::launchedRank() == 0) // Once, not from every process.
+      error() << "mpirun started " << dist::launchedProcesses()
+              << " processes, but they cannot share the work: " << Why << "\n";
+    return ExitBadInput;
+  }
+  if (*Group) {
+    llvm::Expected<std::optional<patterns::SharedDetectResult>> Shared =
+        patterns::detectOnProcesses(Dir, **Group);
+    if (!Shared) {
+      error() << llvm::toString(Shared.takeError()) << "\n";
+      return ExitBadInput;
+    }
+    if (!*Shared)
+      return ExitClean; // Process 0 prints.
+    if ((*Shared)->Recovered)
+      warning() << "the run that wrote '" << Dir
+                << "' ended abnormally; its spill files were converted and "
+                   "the trace is marked incomplete\n";
+    return printResult(Dir, (*Shared)->Trace, (*Shared)->Result, Format,
+                       Output);
+  }
   // Only the definitions are printed: each rank's events go once the
   // search has taken its steps, before the next rank is read.
   patterns::RankStepCollector Steps;
@@ -99,28 +154,8 @@ int runDetectCommand(int Argc, const char **Argv) {
       Dir, [&](trace::Trace &T, int Rank) { Steps.take(T, Rank); });
   if (!T)
     return ExitBadInput;
-  if (T->Sites.empty())
-    warning() << "'" << Dir
-              << "' records no call sites (a foreign archive?): patterns "
-                 "name no source locations\n";
   patterns::DetectResult R = Steps.detect(*T);
-  patterns::SiteNames Names(*T);
-  std::error_code EC;
-  llvm::ToolOutputFile Out(Output, EC, llvm::sys::fs::OF_Text);
-  if (EC) {
-    error() << "cannot write '" << Output << "': " << EC.message() << "\n";
-    return ExitBadInput;
-  }
-  if (Format == "json")
-    Out.os() << llvm::formatv("{0:2}", patterns::toJson(*T, R, Names)) << "\n";
-  else
-    printText(*T, R, Names, Out.os());
-  Out.keep();
-  for (const std::string &W : R.Warnings)
-    warning() << W << "\n";
-  for (const std::string &E : Names.Errors)
-    warning() << "call sites cannot be mapped to source: " << E << "\n";
-  return ExitClean;
+  return printResult(Dir, *T, R, Format, Output);
 }
 
 } // namespace mpilift

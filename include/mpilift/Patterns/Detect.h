@@ -37,6 +37,8 @@
 
 #include "mpilift/Trace/Trace.h"
 
+#include "llvm/Support/Error.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -124,6 +126,21 @@ public:
   /// Takes the steps of world rank \p World of \p T, whose definitions
   /// are complete, and releases that rank's events and request records.
   void take(trace::Trace &T, int World);
+  /// The steps taken so far, with the call sites of \p T (by module and
+  /// offset) and the order each rank taken first used them, as bytes for
+  /// the collector of another process that read other ranks of the same
+  /// trace (add).
+  std::string serialize(const trace::Trace &T);
+  /// Adds the steps of the ranks another process's collector took from
+  /// its reading of the trace \p T came from (serialize). Its call sites
+  /// stay apart from those of \p T until numberSitesAsOneReader.
+  llvm::Error add(const trace::Trace &T, const std::string &Bytes);
+  /// Once every rank's steps are here, taken or added: numbers the call
+  /// sites and modules of \p T as one reader of every rank would have
+  /// (rank by rank, each rank's in the order it first used them), and the
+  /// steps' sites with them, so that detect finds what it would on the
+  /// trace read whole. Each rank's SiteOrder in \p T is set.
+  void numberSitesAsOneReader(trace::Trace &T);
   /// The patterns of \p T once every rank was taken, as detectPatterns
   /// finds them.
   DetectResult detect(const trace::Trace &T,
