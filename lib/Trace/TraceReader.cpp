@@ -184,13 +184,20 @@ OTF2_CallbackCode onAttribute(void *D, OTF2_AttributeRef Self,
 //===-- Events
 //--------------------------------------------------------------===//
 
-/// The facts mpilift attributes carry, read from one attribute list.
+/// The facts mpilift attributes carry, read from one attribute list (one
+/// per event: no allocation).
 struct Attrs {
-  llvm::DenseMap<unsigned, uint64_t> Values;
-  bool has(tf::Attribute A) const { return Values.count(A); }
+  uint64_t Values[tf::NumAttributes];
+  uint32_t Present = 0; ///< Bit A: attribute A is in the list.
+  static_assert(tf::NumAttributes <= 32, "Present holds a bit each");
+
+  void set(tf::Attribute A, uint64_t V) {
+    Values[A] = V;
+    Present |= 1u << A;
+  }
+  bool has(tf::Attribute A) const { return Present & (1u << A); }
   uint64_t get(tf::Attribute A, uint64_t Default = 0) const {
-    auto It = Values.find(A);
-    return It == Values.end() ? Default : It->second;
+    return has(A) ? Values[A] : Default;
   }
   int32_t getInt(tf::Attribute A, int32_t Default) const {
     return has(A) ? static_cast<int32_t>(get(A)) : Default;
@@ -220,6 +227,17 @@ public:
     return It == CommIndex.end() ? NoComm : It->second;
   }
   uint32_t siteIndex(const Attrs &A);
+  /// Indexes the attribute definitions by reference (after the global
+  /// definitions are read): every event's attributes are looked up.
+  void indexAttributes() {
+    for (const auto &[Ref, A] : Defs.Attributes) {
+      if (Ref >= MaxAttributeRef)
+        continue; // Not written by mpilift, which numbers them from 0.
+      if (Ref >= AttributeOf.size())
+        AttributeOf.resize(size_t(Ref) + 1, tf::NumAttributes);
+      AttributeOf[Ref] = A;
+    }
+  }
   /// The call an MPI record belongs to, or a new call if it stands alone.
   Event &callFor(LocationState &L, mpi::FunctionId Standalone, uint64_t Time);
   void finishCall(LocationState &L, uint64_t Time);
@@ -229,6 +247,9 @@ public:
   std::map<uint32_t, uint32_t> CommIndex;
   std::map<std::pair<uint32_t, uint64_t>, uint32_t> SiteIndex;
   std::map<uint32_t, uint32_t> ModuleIndex;
+  static constexpr uint32_t MaxAttributeRef = 1u << 16;
+  /// Each attribute reference's mpilift attribute; NumAttributes for none.
+  std::vector<tf::Attribute> AttributeOf;
   LocationState *Current = nullptr;
   /// The call sites the rank being read used, in the order it first used
   /// them, and for each site the last rank that used it (plus one).
@@ -249,8 +270,7 @@ Attrs Reader::attributes(OTF2_AttributeList *List) {
     if (OTF2_AttributeList_GetAttributeByIndex(List, I, &Ref, &Type, &Value) !=
         OTF2_SUCCESS)
       continue;
-    auto It = Defs.Attributes.find(Ref);
-    if (It == Defs.Attributes.end())
+    if (Ref >= AttributeOf.size() || AttributeOf[Ref] == tf::NumAttributes)
       continue;
     uint64_t V = 0;
     switch (Type) {
@@ -272,7 +292,7 @@ Attrs Reader::attributes(OTF2_AttributeList *List) {
     default:
       continue;
     }
-    A.Values[It->second] = V;
+    A.set(AttributeOf[Ref], V);
   }
   return A;
 }
@@ -721,8 +741,24 @@ llvm::Error buildCommunicators(const Definitions &Defs, Reader &R,
   return llvm::Error::success();
 }
 
-/// Merges a rank's locations in time order and links completions to posts.
-void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
+/// Whether the events of location \p L are already what a rank's events
+/// must be: in time order, with their request records in the same order.
+/// (A rank of one thread, as most are: its events are taken as they are.)
+bool inRankOrder(const LocationState &L) {
+  uint32_t Records = 0;
+  for (size_t I = 0; I < L.Events.size(); ++I) {
+    const Event &E = L.Events[I];
+    if ((I > 0 && E.Begin < L.Events[I - 1].Begin) ||
+        E.FirstRequestRecord != Records)
+      return false;
+    Records += E.NumRequestRecords;
+  }
+  return Records == L.Requests.size();
+}
+
+/// Merges \p Locations into \p Out in time order (by thread at a tie),
+/// each event's request records with it.
+void mergeLocations(RankTrace &Out, std::vector<LocationState *> &Locations) {
   struct Ref {
     uint64_t Begin;
     uint16_t Thread;
@@ -736,7 +772,6 @@ void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
   std::stable_sort(Order.begin(), Order.end(), [](const Ref &A, const Ref &B) {
     return std::tie(A.Begin, A.Thread) < std::tie(B.Begin, B.Thread);
   });
-  llvm::DenseMap<uint64_t, uint32_t> PostedBy;
   Out.Events.reserve(Order.size());
   for (const Ref &Ref : Order) {
     LocationState &L = *Locations[Ref.Location];
@@ -745,13 +780,22 @@ void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
     for (uint32_t K = 0; K < E.NumRequestRecords; ++K)
       Out.Requests.push_back(L.Requests[E.FirstRequestRecord + K]);
     E.FirstRequestRecord = First;
-    uint32_t Index = static_cast<uint32_t>(Out.Events.size());
+    Out.Events.push_back(E);
+  }
+}
+
+/// Links each completion and start in \p Out to the event that posted or
+/// initialised its request (RequestRecord::PostedBy).
+void linkRequests(RankTrace &Out) {
+  llvm::DenseMap<uint64_t, uint32_t> PostedBy;
+  for (uint32_t Index = 0; Index < Out.Events.size(); ++Index) {
+    const Event &E = Out.Events[Index];
     if (E.Request &&
         mpi::info(E.Function).TheFamily != mpi::Family::RequestFree &&
         mpi::info(E.Function).TheFamily != mpi::Family::Cancel)
       PostedBy[E.Request] = Index;
     for (uint32_t K = 0; K < E.NumRequestRecords; ++K) {
-      RequestRecord &Rec = Out.Requests[First + K];
+      RequestRecord &Rec = Out.Requests[E.FirstRequestRecord + K];
       if (Rec.Started) {
         PostedBy[Rec.Request] = Index; // Its completion links to the start.
         auto Init = PostedBy.find(Rec.Persistent);
@@ -763,8 +807,19 @@ void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
       if (It != PostedBy.end())
         Rec.PostedBy = It->second;
     }
-    Out.Events.push_back(E);
   }
+}
+
+/// Merges a rank's locations in time order and links completions to posts.
+void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
+  if (Locations.size() == 1 && inRankOrder(*Locations[0])) {
+    Out.Events = std::move(Locations[0]->Events);
+    Out.Requests = std::move(Locations[0]->Requests);
+    Out.Events.shrink_to_fit();
+  } else {
+    mergeLocations(Out, Locations);
+  }
+  linkRequests(Out);
   Out.Requests.shrink_to_fit();
 }
 
@@ -818,6 +873,7 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered,
   OTF2_Reader_CloseGlobalDefReader(R, G);
   if (Status != OTF2_SUCCESS)
     return fail("cannot read the global definitions");
+  Rd.indexAttributes();
 
   std::map<uint64_t, int> RankOfLocation;
   if (llvm::Error E = buildCommunicators(Defs, Rd, RankOfLocation, *Anchor))
