@@ -199,10 +199,12 @@ bool dataflowMayFormACollective(
     const std::vector<std::vector<StepRef>> &Partners,
     const std::vector<std::vector<size_t>> &Used) {
   size_t N = Streams.size();
+  StepSet UsedSteps(Streams);
+  for (size_t R = 0; R < N; ++R)
+    for (size_t K : Used[R])
+      UsedSteps.insert(int(R), K);
   auto isUsed = [&](StepRef S) {
-    return S.first >= 0 &&
-           std::binary_search(Used[S.first].begin(), Used[S.first].end(),
-                              size_t(S.second));
+    return S.first >= 0 && UsedSteps.contains(S.first, S.second);
   };
   std::vector<bool> SendsTo(N), ReceivesFrom(N);
   for (size_t R = 0; R < N; ++R) {

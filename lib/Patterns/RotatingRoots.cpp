@@ -14,8 +14,28 @@ namespace patterns {
 namespace detail {
 namespace {
 
+constexpr size_t None = ~size_t(0);
+
+/// Where a growth has placed each rank's window (None for no window yet),
+/// and the ranks it reached, in order. Kept from one growth to the next:
+/// most stop after a few ranks, and millions are tried on a long trace,
+/// so only the windows the last one placed are cleared.
+struct Growth {
+  std::vector<size_t> Window;
+  std::vector<int> Reached;
+
+  void start(size_t N, int Root, size_t RootStart) {
+    if (Window.size() != N)
+      Window.assign(N, None);
+    for (int R : Reached)
+      Window[R] = None;
+    Reached.assign(1, Root);
+    Window[Root] = RootStart;
+  }
+};
+
 /// Grows the occurrence of \p Root's master repeat at \p RootStart into
-/// an occurrence of the whole pattern, one window per rank in \p Window:
+/// an occurrence of the whole pattern, one window per rank in \p G:
 /// every step of a window must match the rank's shape, and its message
 /// partner must sit in the peer's window where the peer's shape expects
 /// it; a window is placed by the first message that reaches its rank.
@@ -23,13 +43,11 @@ namespace {
 template <typename ShapeFn>
 bool growInstance(const std::vector<Stream> &Streams,
                   const std::vector<std::vector<StepRef>> &Partner,
-                  ShapeFn &&ShapeOf, int Root, size_t RootStart,
-                  std::vector<size_t> &Window) {
-  constexpr size_t None = ~size_t(0);
+                  ShapeFn &&ShapeOf, int Root, size_t RootStart, Growth &G) {
   size_t N = Streams.size();
-  Window.assign(N, None);
-  Window[Root] = RootStart;
-  std::vector<int> Reached{Root};
+  G.start(N, Root, RootStart);
+  std::vector<size_t> &Window = G.Window;
+  std::vector<int> &Reached = G.Reached;
   bool TagSeen[2] = {false, false};
   int32_t Tag[2] = {0, 0};
   for (size_t Q = 0; Q < Reached.size(); ++Q) {
@@ -107,7 +125,8 @@ void RotatingRoots::grow(
       Shapes[R] = derive(D, R == P.Root ? Tm.master(P) : Tm.slave(P, R));
     return *Shapes[R];
   };
-  std::vector<size_t> Windows;
+  Growth G;
+  const std::vector<size_t> &Windows = G.Window;
   for (const auto &[Ignored, Starts] : Found)
     for (size_t Start : Starts) {
       // A start inside an occurrence grown from an earlier root is that
@@ -117,8 +136,7 @@ void RotatingRoots::grow(
       // cost every rank for every root.
       if (GrownSteps->contains(int(P.Root), Start))
         continue;
-      if (!growInstance(Streams, S.Partners, shapeOf, int(P.Root), Start,
-                        Windows))
+      if (!growInstance(Streams, S.Partners, shapeOf, int(P.Root), Start, G))
         continue;
       Key Group{familyName(Tm, D), Tm.topology(), {}};
       std::vector<uint32_t> Lengths;
