@@ -7,6 +7,8 @@
 
 #include "Search.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 
 namespace mpilift {
@@ -125,8 +127,10 @@ void RotatingRoots::grow(
       Shapes[R] = derive(D, R == P.Root ? Tm.master(P) : Tm.slave(P, R));
     return *Shapes[R];
   };
-  Growth G;
-  const std::vector<size_t> &Windows = G.Window;
+  Growth Attempt;
+  const std::vector<size_t> &Windows = Attempt.Window;
+  const std::string Collective = familyName(Tm, D);
+  std::vector<std::pair<uint32_t, bool>> Sites; // Each once, as met.
   for (const auto &[Ignored, Starts] : Found)
     for (size_t Start : Starts) {
       // A start inside an occurrence grown from an earlier root is that
@@ -136,22 +140,29 @@ void RotatingRoots::grow(
       // cost every rank for every root.
       if (GrownSteps->contains(int(P.Root), Start))
         continue;
-      if (!growInstance(Streams, S.Partners, shapeOf, int(P.Root), Start, G))
+      if (!growInstance(Streams, S.Partners, shapeOf, int(P.Root), Start,
+                        Attempt))
         continue;
-      Key Group{familyName(Tm, D), Tm.topology(), {}};
-      std::vector<uint32_t> Lengths;
+      // An occurrence uses a few call sites over and over (one or two a
+      // rank): a short list finds them faster than a set.
+      Sites.clear();
+      std::vector<uint32_t> Lengths(Windows.size());
       for (size_t R = 0; R < Windows.size(); ++R) {
-        Lengths.push_back(static_cast<uint32_t>(shapeOf(int(R)).size()));
-        for (size_t K = 0; K < Lengths.back(); ++K) {
+        Lengths[R] = static_cast<uint32_t>(shapeOf(int(R)).size());
+        for (size_t K = 0; K < Lengths[R]; ++K) {
           const StepEvent &E = Streams[R][Windows[R] + K];
-          std::get<2>(Group).insert({E.Site, E.Send});
-          GrownByThisRoot.emplace_back(int32_t(R),
-                                       static_cast<uint32_t>(Windows[R] + K));
+          std::pair<uint32_t, bool> Site(E.Site, E.Send);
+          if (!llvm::is_contained(Sites, Site))
+            Sites.push_back(Site);
         }
       }
-      Grown G{int(P.Root), &*WindowLengths.insert(std::move(Lengths)).first};
-      Groups[Group].emplace(
-          std::vector<uint32_t>(Windows.begin(), Windows.end()), G);
+      Key Group{Collective, Tm.topology(), {Sites.begin(), Sites.end()}};
+      const std::vector<uint32_t> *Kept =
+          &*WindowLengths.insert(std::move(Lengths)).first;
+      auto Entry = Groups[Group].emplace(
+          std::vector<uint32_t>(Windows.begin(), Windows.end()),
+          Grown{int(P.Root), Kept});
+      GrownByThisRoot.push_back({&Entry.first->first, Kept});
     }
 }
 
@@ -265,8 +276,10 @@ void RotatingRoots::report(const RotatingGroup &Group, StepSet &Claimed,
 }
 
 void RotatingRoots::endRoot() {
-  for (const auto &[R, K] : GrownByThisRoot)
-    GrownSteps->insert(R, K);
+  for (const auto &[Windows, Lengths] : GrownByThisRoot)
+    for (size_t R = 0; R < Windows->size(); ++R)
+      for (uint32_t K = 0; K < (*Lengths)[R]; ++K)
+        GrownSteps->insert(int(R), (*Windows)[R] + K);
   GrownByThisRoot.clear();
 }
 

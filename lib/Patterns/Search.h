@@ -182,10 +182,13 @@ private:
   /// its elements where they are); cleared with the groups.
   std::set<std::vector<uint32_t>> WindowLengths;
   /// The steps of the occurrences grown from the roots before the current
-  /// one, for the template and derivation being tried, and those grown
-  /// from the current root.
+  /// one, for the template and derivation being tried, and the windows
+  /// and lengths of those grown from the current root (in Groups and
+  /// WindowLengths).
   std::optional<StepSet> GrownSteps;
-  std::vector<StepRef> GrownByThisRoot;
+  std::vector<
+      std::pair<const std::vector<uint32_t> *, const std::vector<uint32_t> *>>
+      GrownByThisRoot;
 };
 
 //===-- The searches ------------------------------------------------------===//
