@@ -240,33 +240,74 @@ bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
 
 std::vector<std::vector<StepRef>>
 messagePartners(const std::vector<Stream> &Streams) {
-  std::vector<std::vector<StepRef>> Partner(Streams.size());
-  // (sender, receiver, tag) -> the sends, and the receives, in order.
-  std::map<std::tuple<int32_t, int32_t, int32_t>, std::vector<StepRef>> Sends,
-      Recvs;
-  for (size_t R = 0; R < Streams.size(); ++R) {
+  size_t N = Streams.size();
+  std::vector<std::vector<StepRef>> Partner(N);
+  // Each rank's sends by (receiver, tag) and receives by (sender, tag),
+  // each channel's steps chained in order through Partner itself (a link
+  // holds the next step of the channel, in the same rank): no list of
+  // steps besides the result (a halo exchange has tens of millions).
+  constexpr uint32_t End = UINT32_MAX;
+  constexpr int32_t Link = -2;
+  struct Channel {
+    uint32_t Head = End, Tail = End;
+    bool Matched = false;
+  };
+  std::vector<llvm::DenseMap<uint64_t, Channel>> SendsOf(N), RecvsOf(N);
+  auto channelKey = [](int32_t Peer, int32_t Tag) {
+    return (uint64_t(uint32_t(Peer)) << 32) | uint32_t(Tag);
+  };
+  for (size_t R = 0; R < N; ++R) {
     Partner[R].assign(Streams[R].size(), StepRef(-1, 0));
     for (uint32_t K = 0; K < Streams[R].size(); ++K) {
       const StepEvent &E = Streams[R][K];
-      if (!E.P2P || E.Peer < 0)
+      if (!E.P2P || E.Peer < 0 || size_t(E.Peer) >= N)
         continue;
-      StepRef Me(int32_t(R), K);
-      if (E.Send)
-        Sends[{int32_t(R), E.Peer, E.Tag}].push_back(Me);
+      Channel &C = (E.Send ? SendsOf : RecvsOf)[R][channelKey(E.Peer, E.Tag)];
+      if (C.Tail == End)
+        C.Head = K;
       else
-        Recvs[{E.Peer, int32_t(R), E.Tag}].push_back(Me);
+        Partner[R][C.Tail] = StepRef(Link, K);
+      C.Tail = K;
     }
   }
-  for (const auto &[Key, SendSteps] : Sends) {
-    auto It = Recvs.find(Key);
-    if (It == Recvs.end())
-      continue;
-    for (size_t I = 0; I < SendSteps.size() && I < It->second.size(); ++I) {
-      StepRef S = SendSteps[I], R = It->second[I];
-      Partner[S.first][S.second] = R;
-      Partner[R.first][R.second] = S;
+  // The next step of a channel after \p K, which the walk overwrites.
+  auto next = [&](size_t R, uint32_t K, const Channel &C) {
+    return K == C.Tail ? End : Partner[R][K].second;
+  };
+  // MPI pairs the k-th send from a to b with tag t with the k-th receive
+  // of b from a with t; what is left of either is unmatched.
+  auto unmatch = [&](size_t R, uint32_t K, const Channel &C) {
+    while (K != End) {
+      uint32_t Next = next(R, K, C);
+      Partner[R][K] = StepRef(-1, 0);
+      K = Next;
     }
-  }
+  };
+  for (size_t P = 0; P < N; ++P)
+    for (auto &[Key, Sends] : SendsOf[P]) {
+      int32_t R = int32_t(Key >> 32), Tag = int32_t(uint32_t(Key));
+      auto It = RecvsOf[R].find(channelKey(int32_t(P), Tag));
+      if (It == RecvsOf[R].end()) {
+        unmatch(P, Sends.Head, Sends);
+        continue;
+      }
+      Channel &Recvs = It->second;
+      Recvs.Matched = true;
+      uint32_t S = Sends.Head, Rv = Recvs.Head;
+      while (S != End && Rv != End) {
+        uint32_t NextS = next(P, S, Sends), NextR = next(R, Rv, Recvs);
+        Partner[P][S] = StepRef(R, Rv);
+        Partner[R][Rv] = StepRef(int32_t(P), S);
+        S = NextS;
+        Rv = NextR;
+      }
+      unmatch(P, S, Sends);
+      unmatch(R, Rv, Recvs);
+    }
+  for (size_t R = 0; R < N; ++R)
+    for (auto &[Key, Recvs] : RecvsOf[R])
+      if (!Recvs.Matched)
+        unmatch(R, Recvs.Head, Recvs);
   return Partner;
 }
 
