@@ -132,12 +132,15 @@ std::string RankStepCollector::serialize(const trace::Trace &T) {
   for (int World : I->Taken) {
     W.put<int32_t>(World);
     W.putVector(I->SiteOrder[World]);
-    for (const auto &[C, Streams] : *I->Work) {
+    for (auto &[C, Streams] : *I->Work) {
       int32_t Member = commRank(T.Comms[C], World);
-      if (Member >= 0)
-        Streams[Member].write(W);
+      if (Member < 0)
+        continue;
+      Streams[Member].write(W);
+      Streams[Member] = Stream(); // The bytes hold it now.
     }
   }
+  I->Taken.clear();
   return W.take();
 }
 

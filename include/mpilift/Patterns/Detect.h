@@ -129,7 +129,8 @@ public:
   /// The steps taken so far, with the call sites of \p T (by module and
   /// offset) and the order each rank taken first used them, as bytes for
   /// the collector of another process that read other ranks of the same
-  /// trace (add).
+  /// trace (add). Each rank's steps are released once written: the
+  /// collector holds no steps afterwards.
   std::string serialize(const trace::Trace &T);
   /// Adds the steps of the ranks another process's collector took from
   /// its reading of the trace \p T came from (serialize). Its call sites
