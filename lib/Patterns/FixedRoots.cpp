@@ -418,9 +418,12 @@ private:
     if (Rolled) {
       Kind = "bcast";
       P.Collective = "bcast";
-      P.Topology = "scatter-allgather";
+      P.Topology = scatterAllgatherTopology(Cand.Topology);
     }
-    if (Checked && Kind.empty() &&
+    if (Checked && !Rolled && (Kind == "scatter" || Kind == "scatterv") &&
+        isModifiedTemplate(Cand.Topology)) {
+      markUnconfirmedModified(P);
+    } else if (Checked && Kind.empty() &&
         gatherThatCombines(Cand.Collective, Cand.Parts, Streams)) {
       P.Collective = "reduce";
       P.Note = "messages of one size go up the tree and land on one buffer "

@@ -243,14 +243,17 @@ void RotatingRoots::report(const RotatingGroup &Group, StepSet &Claimed,
   bool Checked;
   std::string Kind = dataflowOfBoth(Streams, Occurrences.front(), 0,
                                     Occurrences.back(), 0, Checked);
-  if (Checked && (Kind == "scatter" || Kind == "scatterv"))
+  bool Scatter = Checked && (Kind == "scatter" || Kind == "scatterv");
+  if (Scatter)
     if (std::optional<std::vector<std::vector<RankPart>>> Whole =
             scatterThenAllgather(Streams, Occurrences, Mine, Claimed)) {
       Occurrences = std::move(*Whole);
       Kind = "bcast";
-      P.Topology = "scatter-allgather";
+      P.Topology = scatterAllgatherTopology(Group.Topology);
     }
-  if (Checked) {
+  if (Scatter && Kind != "bcast" && isModifiedTemplate(Group.Topology)) {
+    markUnconfirmedModified(P);
+  } else if (Checked) {
     if (Kind.empty())
       return;
     if (Kind != P.Collective)
@@ -262,7 +265,7 @@ void RotatingRoots::report(const RotatingGroup &Group, StepSet &Claimed,
   }
   // The messages of a scatter and a roll are pieces: their payloads
   // differ by design, and the dataflow has shown the broadcast.
-  if (P.Topology != "scatter-allgather")
+  if (!llvm::StringRef(P.Topology).ends_with("scatter-allgather"))
     judgeContents(P, Streams, Occurrences.front(), 0, Occurrences.back(), 0);
   std::vector<RankPart> All;
   for (std::vector<RankPart> &Parts : Occurrences)

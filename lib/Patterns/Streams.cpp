@@ -557,6 +557,24 @@ void addSize(Pattern &P, uint64_t Bytes) {
   P.MaxBytes = Largest > P.Bytes ? Largest : 0;
 }
 
+std::string scatterAllgatherTopology(llvm::StringRef Template) {
+  return isModifiedTemplate(Template) ? "modified-scatter-allgather"
+                                      : "scatter-allgather";
+}
+
+bool isModifiedTemplate(llvm::StringRef Template) {
+  return Template.starts_with("modified-");
+}
+
+void markUnconfirmedModified(Pattern &P) {
+  P.Collective = "unknown";
+  P.Evidence = "template";
+  P.Note += std::string(P.Note.empty() ? "" : "; ") +
+            "the root sends the whole message to the next rank first; the "
+            "others' dataflow is a scatter that the steps after it do not "
+            "complete to a broadcast";
+}
+
 } // namespace detail
 } // namespace patterns
 } // namespace mpilift

@@ -256,6 +256,25 @@ scatterThenAllgather(const std::vector<Stream> &Streams,
                      const std::vector<std::vector<RankPart>> &Occurrences,
                      const StepSet &Mine, const StepSet &Claimed);
 
+/// The topology of a pattern of template \p Template whose scatter the
+/// steps after it complete to a broadcast (scatterThenAllgather):
+/// `scatter-allgather`, or `modified-scatter-allgather` for HPL's modified
+/// algorithms (isModifiedTemplate).
+std::string scatterAllgatherTopology(llvm::StringRef Template);
+
+/// Whether \p Template is one of HPL's modified algorithms: the root first
+/// sends the whole message to the next rank, which takes no further part,
+/// and the others run the algorithm among themselves. The first phase is
+/// then no collective by itself: only the whole (with the steps after it)
+/// can be one, so a pattern whose dataflow does not show the whole
+/// broadcast is reported as `unknown` (patternOfUnconfirmedModified).
+bool isModifiedTemplate(llvm::StringRef Template);
+
+/// Marks \p P, a pattern of a modified template whose occurrences the
+/// dataflow shows as a scatter without the steps after it completing a
+/// broadcast, as `unknown`, with a note that says so.
+void markUnconfirmedModified(Pattern &P);
+
 /// Adds to \p P the call sites of the steps of \p Parts (on communicator
 /// \p Comm), each with the world ranks that call it.
 void addSites(Pattern &P, const std::vector<RankPart> &Parts,

@@ -538,6 +538,16 @@ template increasing-ring bcast
   slave when v == n-1 : R[(r-1)%n]
   slave R[(r-1)%n], S[(r+1)%n]
 
+# HPL's modified broadcasts (HPL_blonM, section V-D): the root first sends
+# the whole message to the rank after it, which takes no further part; the
+# other n-1 ranks run the algorithm among themselves, ranks relative to the
+# root counted without that one (e = v-1, and inner rank e is (i+e+(e>0))%n).
+# This is the binomial tree (a scatter, in blonM) over them.
+template modified-binomial bcast
+  master S[(i+1)%n], for x in 0 .. d-1 if (1 << (d-1-x)) < n-1 : S[((1 << (d-1-x)) + i + 1)%n]
+  slave when v == 1 : R[i]
+  slave R[(((v-1) - ((v-1) & -(v-1))) + i + (((v-1) - ((v-1) & -(v-1))) > 0))%n], for x in 0 .. hb((v-1) & -(v-1))-1 if (v-1) + (1 << (hb((v-1) & -(v-1))-1-x)) < n-1 : S[((v-1) + (1 << (hb((v-1) & -(v-1))-1-x)) + i + 1)%n]
+
 # Every rank sends to all others, then receives from all others.
 template linear alltoall
   master for x in 0 .. n-1 if x != i : S[x], for x in 0 .. n-1 if x != i : R[x]

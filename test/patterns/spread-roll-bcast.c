@@ -24,6 +24,22 @@
 // RUN: %mpilift detect %t.h | FileCheck %s --check-prefix=ROTATING --implicit-check-not=contents
 // RUN: rm -rf %t.f && %mpirun -np 4 %mpilift-run -o %t.f -- %t.exe F > %t.outf
 // RUN: %mpilift detect %t.f | FileCheck %s --check-prefix=FIXED
+// RUN: rm -rf %t.m && %mpirun -np 4 %mpilift-run -o %t.m -- %t.exe M > %t.outm
+// RUN: %mpilift detect %t.m | FileCheck %s --check-prefix=MODIFIED
+// RUN: rm -rf %t.m8 && %mpirun -np 8 %mpilift-run -o %t.m8 -- %t.exe M > %t.outm8
+// RUN: %mpilift detect %t.m8 | FileCheck %s --check-prefix=MODIFIED
+// RUN: rm -rf %t.m7 && %mpirun -np 7 %mpilift-run -o %t.m7 -- %t.exe M > %t.outm7
+// RUN: %mpilift detect %t.m7 | FileCheck %s --check-prefix=NP5 --implicit-check-not=' bcast '
+// RUN: rm -rf %t.s && %mpirun -np 4 %mpilift-run -o %t.s -- %t.exe S > %t.outs
+// RUN: %mpilift detect %t.s | FileCheck %s --check-prefix=STALE --implicit-check-not=' bcast '
+// MODIFIED: bcast modified-scatter-allgather comm 1 roots 0-{{[35]}}, {{.*}}, 6 occurrences, evidence both (the root changes between occurrences)
+// MODIFIED-DAG: send {{.*}}spread-roll-bcast.c:[[#WHOLE:]]:12 ranks 0-{{[35]}}
+// MODIFIED-DAG: recv {{.*}}spread-roll-bcast.c:[[#WHOLE+2]]:12 ranks {{[01]}}-{{[36]}}
+// MODIFIED-DAG: send {{.*}}spread-roll-bcast.c:[[#MSPREAD:]]:16 ranks 0-{{[37]}}
+// MODIFIED-DAG: recv {{.*}}spread-roll-bcast.c:[[#MSPREAD+5]]:16 ranks 0-{{[37]}}
+// MODIFIED-DAG: recv {{.*}}spread-roll-bcast.c:[[#MROLL:]]:12 ranks 0-{{[37]}}
+// MODIFIED-DAG: send {{.*}}spread-roll-bcast.c:[[#MROLL+3]]:14 ranks 0-{{[37]}}
+// STALE: unknown modified-binomial comm 1 roots 0-3, {{.*}}, 6 occurrences, evidence template (the root changes between occurrences; the root sends the whole message to the next rank first; the others' dataflow is a scatter that the steps after it do not complete to a broadcast)
 // ROTATING: bcast scatter-allgather comm 1 roots 0-{{[34]}}, {{.*}}, 6 occurrences, evidence both (the root changes between occurrences)
 // FIXED: bcast scatter-allgather comm 1 root 0, {{.*}}, 6 occurrences, evidence both
 // NP5: patterns in
@@ -109,8 +125,10 @@ static int bcast_long(panel_t *p) {
 }
 
 /* blonM: the root hands the whole panel to the next process first; the
-   root and the others spread and roll without it. */
-static int bcast_long_modified(panel_t *p) {
+   root and the others spread and roll without it. With stale, the root
+   spreads an old copy of the panel instead (a bug: the next process gets
+   other bytes than the rest). */
+static int bcast_long_modified(panel_t *p, double *stale) {
   const grid_t *g = p->grid;
   int ierr = MPI_SUCCESS, size = g->npcol, root = p->pcol;
   int next = (root + 1) % size;
@@ -127,13 +145,19 @@ static int bcast_long_modified(panel_t *p) {
   int me = (g->mycol - root + size) % size;
   if (me > 1)
     me -= 1;
-  return spread_and_roll(p, root, size - 1, me, 1);
+  double *panel = p->buf;
+  if (stale && me == 0)
+    p->buf = stale;
+  ierr = spread_and_roll(p, root, size - 1, me, 1);
+  p->buf = panel;
+  return ierr;
 }
 
 int main(int argc, char **argv) {
   grid_t g;
   panel_t p;
-  int k, i, modified = argc > 1 && argv[1][0] == 'M';
+  int k, i, modified = argc > 1 && (argv[1][0] == 'M' || argv[1][0] == 'S');
+  int stale = argc > 1 && argv[1][0] == 'S';
   int fixed = argc > 1 && argv[1][0] == 'F';
   MPI_Init(&argc, &argv);
   MPI_Comm_dup(MPI_COMM_WORLD, &g.row);
@@ -142,6 +166,7 @@ int main(int argc, char **argv) {
   p.grid = &g;
   p.len = 1000;
   p.buf = malloc(p.len * sizeof(double));
+  double *old = calloc(p.len, sizeof(double));
   for (k = 0; k < NPANELS; k++) {
     double sum = 0;
     p.pcol = fixed ? 0 : k % g.npcol;
@@ -149,7 +174,7 @@ int main(int argc, char **argv) {
     for (i = 0; i < p.len; i++)
       p.buf[i] = g.mycol == p.pcol ? k * 1000.0 + i : -1.0;
     if (modified)
-      bcast_long_modified(&p);
+      bcast_long_modified(&p, stale ? old : NULL);
     else
       bcast_long(&p);
     for (i = 0; i < p.len; i++)
@@ -157,6 +182,7 @@ int main(int argc, char **argv) {
     printf("panel %d rank %d: %.0f\n", k, g.mycol, sum);
   }
   free(p.buf);
+  free(old);
   MPI_Comm_free(&g.row);
   MPI_Finalize();
   return 0;

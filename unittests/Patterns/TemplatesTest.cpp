@@ -36,7 +36,28 @@ TEST(TemplatesTest, TheBuiltinTableParses) {
     Names.insert(X.topology());
   EXPECT_EQ(Names,
             (std::set<std::string>{"star", "ring", "chain", "hypercube",
-                                   "binomial", "increasing-ring", "linear"}));
+                                   "binomial", "increasing-ring",
+                                   "modified-binomial", "linear"}));
+}
+
+TEST(TemplatesTest, ModifiedBinomialSkipsTheNextRank) {
+  // HPL_blonM: the root sends the whole message to the next rank first;
+  // the binomial tree then runs over the others, relative ranks counted
+  // without that one (inner rank e is i + e + 1 for e > 0).
+  const Template &T = byName("modified-binomial");
+  TemplateParams P{6, 0, 0};
+  EXPECT_EQ(text(T.master(P)), "S1 S5 S3 S2");
+  EXPECT_EQ(text(T.slave(P, 1)), "R0");
+  EXPECT_EQ(text(T.slave(P, 2)), "R0");
+  EXPECT_EQ(text(T.slave(P, 3)), "R0 S4");
+  EXPECT_EQ(text(T.slave(P, 4)), "R3");
+  EXPECT_EQ(text(T.slave(P, 5)), "R0");
+  // Four ranks, as HPL's 1x4 grid: a star over the three after the next.
+  EXPECT_EQ(text(T.master({4, 0, 0})), "S1 S3 S2");
+  EXPECT_EQ(text(T.slave({4, 0, 0}, 3)), "R0");
+  // Relative to root 5 of 8: the next is 6, the tree spans 7, 0, ..., 4.
+  EXPECT_EQ(text(T.master({8, 5, 0})), "S6 S2 S0 S7");
+  EXPECT_EQ(text(T.slave({8, 5, 0}, 0)), "R5 S1");
 }
 
 TEST(TemplatesTest, BinomialTopDownAsHPLBroadcasts) {
