@@ -424,7 +424,7 @@ private:
         isModifiedTemplate(Cand.Topology)) {
       markUnconfirmedModified(P);
     } else if (Checked && Kind.empty() &&
-        gatherThatCombines(Cand.Collective, Cand.Parts, Streams)) {
+               gatherThatCombines(Cand.Collective, Cand.Parts, Streams)) {
       P.Collective = "reduce";
       P.Note = "messages of one size go up the tree and land on one buffer "
                "where a rank receives several: the data is combined where "

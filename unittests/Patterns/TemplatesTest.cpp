@@ -34,10 +34,9 @@ TEST(TemplatesTest, TheBuiltinTableParses) {
   std::set<std::string> Names;
   for (const Template &X : T)
     Names.insert(X.topology());
-  EXPECT_EQ(Names,
-            (std::set<std::string>{"star", "ring", "chain", "hypercube",
-                                   "binomial", "increasing-ring",
-                                   "modified-binomial", "linear"}));
+  EXPECT_EQ(Names, (std::set<std::string>{"star", "ring", "chain", "hypercube",
+                                          "binomial", "increasing-ring",
+                                          "modified-binomial", "linear"}));
 }
 
 TEST(TemplatesTest, ModifiedBinomialSkipsTheNextRank) {
