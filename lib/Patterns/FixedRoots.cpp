@@ -419,6 +419,7 @@ private:
       Kind = "bcast";
       P.Collective = "bcast";
       P.Topology = scatterAllgatherTopology(Cand.Topology);
+      setAssembledSizes(P, Streams, *Rolled);
     }
     if (Checked && !Rolled && (Kind == "scatter" || Kind == "scatterv") &&
         isModifiedTemplate(Cand.Topology)) {

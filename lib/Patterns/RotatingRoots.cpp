@@ -250,6 +250,7 @@ void RotatingRoots::report(const RotatingGroup &Group, StepSet &Claimed,
       Occurrences = std::move(*Whole);
       Kind = "bcast";
       P.Topology = scatterAllgatherTopology(Group.Topology);
+      setAssembledSizes(P, Streams, Occurrences);
     }
   if (Scatter && Kind != "bcast" && isModifiedTemplate(Group.Topology)) {
     markUnconfirmedModified(P);

@@ -575,6 +575,37 @@ void markUnconfirmedModified(Pattern &P) {
             "complete to a broadcast";
 }
 
+uint64_t assembledBytes(const std::vector<Stream> &Streams,
+                        const std::vector<RankPart> &Parts) {
+  uint64_t Most = 0;
+  for (const RankPart &Part : Parts) {
+    std::vector<std::pair<uint64_t, uint64_t>> Written; // [begin, end).
+    for (size_t K = 0; K < Part.Length; ++K) {
+      const StepEvent &E = Streams[Part.CommRank][Part.Starts[0] + K];
+      if (E.P2P && !E.Send && E.Bytes > 0)
+        Written.emplace_back(E.Buffer, E.Buffer + E.Bytes);
+    }
+    std::sort(Written.begin(), Written.end());
+    uint64_t Bytes = 0, Reached = 0;
+    for (const auto &[Begin, End] : Written) {
+      uint64_t From = std::max(Begin, Reached);
+      if (End > From)
+        Bytes += End - From;
+      Reached = std::max(Reached, End);
+    }
+    Most = std::max(Most, Bytes);
+  }
+  return Most;
+}
+
+void setAssembledSizes(Pattern &P, const std::vector<Stream> &Streams,
+                       const std::vector<std::vector<RankPart>> &Occurrences) {
+  P.Bytes = assembledBytes(Streams, Occurrences.front());
+  P.MaxBytes = 0;
+  for (const std::vector<RankPart> &Parts : Occurrences)
+    addSize(P, assembledBytes(Streams, Parts));
+}
+
 } // namespace detail
 } // namespace patterns
 } // namespace mpilift

@@ -285,6 +285,18 @@ void addSites(Pattern &P, const std::vector<RankPart> &Parts,
 uint64_t occurrenceBytes(const std::vector<Stream> &Streams,
                          const std::vector<RankPart> &Parts, size_t Occurrence);
 
+/// The message a broadcast assembled from pieces (a scatter and a roll)
+/// gives each rank in one occurrence, each given as one start per part:
+/// the most any rank receives, counting each byte of its buffers that its
+/// receives write once (a piece that comes back is not counted twice).
+uint64_t assembledBytes(const std::vector<Stream> &Streams,
+                        const std::vector<RankPart> &Parts);
+
+/// Sets the sizes \p P reports to the assembled message of each of
+/// \p Occurrences (one start per part; assembledBytes).
+void setAssembledSizes(Pattern &P, const std::vector<Stream> &Streams,
+                       const std::vector<std::vector<RankPart>> &Occurrences);
+
 /// Widens the sizes \p P reports to take in an occurrence of \p Bytes.
 void addSize(Pattern &P, uint64_t Bytes);
 

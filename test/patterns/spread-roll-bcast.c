@@ -32,7 +32,7 @@
 // RUN: %mpilift detect %t.m7 | FileCheck %s --check-prefix=NP5 --implicit-check-not=' bcast '
 // RUN: rm -rf %t.s && %mpirun -np 4 %mpilift-run -o %t.s -- %t.exe S > %t.outs
 // RUN: %mpilift detect %t.s | FileCheck %s --check-prefix=STALE --implicit-check-not=' bcast '
-// MODIFIED: bcast modified-scatter-allgather comm 1 roots 0-{{[35]}}, {{.*}}, 6 occurrences, evidence both (the root changes between occurrences)
+// MODIFIED: bcast modified-scatter-allgather comm 1 roots 0-{{[35]}}, 7600 to 8000 bytes, 6 occurrences, evidence both (the root changes between occurrences)
 // MODIFIED-DAG: send {{.*}}spread-roll-bcast.c:[[#WHOLE:]]:12 ranks 0-{{[35]}}
 // MODIFIED-DAG: recv {{.*}}spread-roll-bcast.c:[[#WHOLE+2]]:12 ranks {{[01]}}-{{[36]}}
 // MODIFIED-DAG: send {{.*}}spread-roll-bcast.c:[[#MSPREAD:]]:16 ranks 0-{{[37]}}
@@ -40,8 +40,8 @@
 // MODIFIED-DAG: recv {{.*}}spread-roll-bcast.c:[[#MROLL:]]:12 ranks 0-{{[37]}}
 // MODIFIED-DAG: send {{.*}}spread-roll-bcast.c:[[#MROLL+3]]:14 ranks 0-{{[37]}}
 // STALE: unknown modified-binomial comm 1 roots 0-3, {{.*}}, 6 occurrences, evidence template (the root changes between occurrences; the root sends the whole message to the next rank first; the others' dataflow is a scatter that the steps after it do not complete to a broadcast)
-// ROTATING: bcast scatter-allgather comm 1 roots 0-{{[34]}}, {{.*}}, 6 occurrences, evidence both (the root changes between occurrences)
-// FIXED: bcast scatter-allgather comm 1 root 0, {{.*}}, 6 occurrences, evidence both
+// ROTATING: bcast scatter-allgather comm 1 roots 0-{{[34]}}, 7600 to 8000 bytes, 6 occurrences, evidence both (the root changes between occurrences)
+// FIXED: bcast scatter-allgather comm 1 root 0, 7600 to 8000 bytes, 6 occurrences, evidence both
 // NP5: patterns in
 // The sites of both phases, in any order:
 // ROTATING-DAG: send {{.*}}spread-roll-bcast.c:[[#SPREAD_SEND:]]:16 ranks 0-{{[34]}}
