@@ -16,8 +16,8 @@ namespace {
 /// its steps (RankStepCollector::serialize) or why it has none.
 enum : char { ShareSteps = 1, ShareFailure = 0 };
 
-/// What process \p Me of \p Group sends process 0: its ranks' steps, or
-/// why it could not read them.
+/// What a process sends process 0: the steps of its ranks (taken into
+/// \p Steps as \p T was read), or why it could not read them.
 std::string shareOf(llvm::Expected<trace::Trace> &T, RankStepCollector &Steps) {
   std::string Share;
   if (T) {

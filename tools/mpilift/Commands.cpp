@@ -27,10 +27,14 @@ readTraceForCommand(const std::string &Dir, trace::RankReadCallback OnRank) {
     return std::nullopt;
   }
   if (Recovered)
-    warning() << "the run that wrote '" << Dir
-              << "' ended abnormally; its spill files were converted and the "
-                 "trace is marked incomplete\n";
+    warnRecovered(Dir);
   return std::move(*T);
+}
+
+void warnRecovered(const std::string &Dir) {
+  warning() << "the run that wrote '" << Dir
+            << "' ended abnormally; its spill files were converted and the "
+               "trace is marked incomplete\n";
 }
 
 bool readCostProfile(const std::string &Path,

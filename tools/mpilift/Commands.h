@@ -35,6 +35,10 @@ std::optional<trace::Trace>
 readTraceForCommand(const std::string &Dir,
                     trace::RankReadCallback OnRank = nullptr);
 
+/// Says that the run that wrote the trace in \p Dir had ended abnormally
+/// and that its spill files were converted now.
+void warnRecovered(const std::string &Dir);
+
 /// Reads the machine profile at \p Path into \p Out for a subcommand's
 /// --cost-profile (an empty path leaves \p Out alone); on failure prints
 /// the error and returns false (exit with ExitBadInput).

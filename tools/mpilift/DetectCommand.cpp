@@ -141,9 +141,7 @@ int runDetectCommand(int Argc, const char **Argv) {
     if (!*Shared)
       return ExitClean; // Process 0 prints.
     if ((*Shared)->Recovered)
-      warning() << "the run that wrote '" << Dir
-                << "' ended abnormally; its spill files were converted and "
-                   "the trace is marked incomplete\n";
+      warnRecovered(Dir);
     return printResult(Dir, (*Shared)->Trace, (*Shared)->Result, Format,
                        Output);
   }
