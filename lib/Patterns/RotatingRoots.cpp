@@ -1,5 +1,4 @@
-//===- RotatingRoots.cpp - Patterns whose root changes
-//---------------------===//
+//===- RotatingRoots.cpp - Patterns whose root changes -------------------===//
 //
 // Part of mpilift.
 //

@@ -1,5 +1,4 @@
-//===- Search.h - The searches of one communicator ---------------*- C++
-//-*-===//
+//===- Search.h - The searches of one communicator -------------*- C++ -*-===//
 //
 // Part of mpilift.
 //

@@ -1,5 +1,4 @@
-//===- SpillWriter.h - Spill files written as the trace runtime would ---*- C++
-//-*-===//
+//===- SpillWriter.h - Spill files as the trace runtime writes -*- C++ -*-===//
 //
 // Part of mpilift.
 //
