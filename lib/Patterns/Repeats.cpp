@@ -39,6 +39,11 @@ Symbol shapeOf(bool Send, int64_t Peer, int64_t CommSize) {
   return 1 + 2 * static_cast<Symbol>(Peer) + (Send ? 1 : 0);
 }
 
+/// The condensed symbol of step \p E.
+Symbol symbolOf(const StepEvent &E, int64_t CommSize) {
+  return E.P2P ? shapeOf(E.Send, E.Peer, CommSize) : 0;
+}
+
 } // namespace
 
 std::vector<Step> derive(Derivation D, std::vector<Step> S) {
@@ -77,12 +82,13 @@ std::string familyName(const Template &T, Derivation D) {
 }
 
 CondensedStream condense(const Stream &S, int64_t CommSize) {
-  CondensedStream C;
-  C.Text.reserve(S.size());
+  // The text is the stream's symbols: needed to build the suffix array,
+  // read from the steps afterwards.
+  std::vector<Symbol> Text;
+  Text.reserve(S.size());
   for (const StepEvent &E : S)
-    C.Text.push_back(E.P2P ? shapeOf(E.Send, E.Peer, CommSize) : 0);
-  C.SA = buildSuffixArray(C.Text, static_cast<Symbol>(2 * CommSize + 1));
-  return C;
+    Text.push_back(symbolOf(E, CommSize));
+  return {buildSuffixArray(Text, static_cast<Symbol>(2 * CommSize + 1))};
 }
 
 /// Occurrences of \p A in the stream \p S condensed as \p Condensed,
@@ -112,7 +118,9 @@ occurrences(const Stream &S, const CondensedStream &Condensed,
   std::vector<std::pair<size_t, std::vector<size_t>>> Found; // First, all.
   std::unordered_map<uint64_t, std::vector<size_t>> ByHash;  // Into Found.
   size_t Last = 0;
-  for (Index P : findOccurrences(Condensed.Text, Condensed.SA, Shape)) {
+  auto SymbolAt = [&](Index K) { return symbolOf(S[K], CommSize); };
+  for (Index P : findOccurrences(SymbolAt, static_cast<Index>(S.size()),
+                                 Condensed.SA, Shape)) {
     if (Found.empty() || !sameSites(Found[Last].first, P)) {
       uint64_t H = 0;
       for (size_t K = 0; K < Len; ++K)

@@ -69,11 +69,12 @@ std::string familyName(const Template &T, Derivation D);
 /// call site each.
 using SymbolString = std::vector<std::tuple<bool, int32_t, uint32_t>>;
 
-/// A rank's stream condensed into shape symbols and their suffix array:
+/// A rank's stream condensed into shape symbols (direction and peer; 0 for
+/// what no template step matches), as the suffix array of those symbols:
 /// every instance of a template's repeat is found there by two binary
-/// searches instead of a scan of the stream.
+/// searches instead of a scan of the stream. The symbols themselves are
+/// read from the stream's steps, not kept.
 struct CondensedStream {
-  std::vector<Symbol> Text;
   std::vector<Index> SA;
 };
 

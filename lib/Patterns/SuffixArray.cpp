@@ -662,17 +662,25 @@ static std::vector<Index> ascending(std::vector<Index>::const_iterator First,
 std::vector<Index> findOccurrences(const std::vector<Symbol> &Text,
                                    const std::vector<Index> &SA,
                                    const std::vector<Symbol> &Pattern) {
+  return findOccurrences([&](Index K) { return Text[K]; },
+                         static_cast<Index>(Text.size()), SA, Pattern);
+}
+
+std::vector<Index> findOccurrences(llvm::function_ref<Symbol(Index)> SymbolAt,
+                                   Index Length, const std::vector<Index> &SA,
+                                   const std::vector<Symbol> &Pattern) {
   if (Pattern.empty() || SA.empty())
     return {};
-  Index N = static_cast<Index>(Text.size());
+  Index N = Length;
   Index M = static_cast<Index>(Pattern.size());
   // Compares the suffix at \p Start, cut to |Pattern|, with the pattern.
   auto compare = [&](Index Start) {
     for (Index K = 0; K < M; ++K) {
       if (Start + K == N)
         return -1; // A proper prefix of the pattern sorts first.
-      if (Text[Start + K] != Pattern[K])
-        return Text[Start + K] < Pattern[K] ? -1 : 1;
+      Symbol At = SymbolAt(Start + K);
+      if (At != Pattern[K])
+        return At < Pattern[K] ? -1 : 1;
     }
     return 0;
   };

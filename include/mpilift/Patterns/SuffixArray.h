@@ -20,6 +20,8 @@
 #ifndef MPILIFT_PATTERNS_SUFFIXARRAY_H
 #define MPILIFT_PATTERNS_SUFFIXARRAY_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -48,6 +50,13 @@ std::vector<Index> buildLcpArray(const std::vector<Symbol> &Text,
 /// plus the output. An empty pattern has no occurrences.
 std::vector<Index> findOccurrences(const std::vector<Symbol> &Text,
                                    const std::vector<Index> &SA,
+                                   const std::vector<Symbol> &Pattern);
+
+/// The same for a text of \p Length symbols that is not kept: \p SymbolAt
+/// gives the symbol at a position (a long text derived from other data
+/// need not be held beside its suffix array).
+std::vector<Index> findOccurrences(llvm::function_ref<Symbol(Index)> SymbolAt,
+                                   Index Length, const std::vector<Index> &SA,
                                    const std::vector<Symbol> &Pattern);
 
 /// A maximal repeat: a string occurring at least twice that can be extended
