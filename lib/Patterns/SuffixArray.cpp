@@ -666,7 +666,7 @@ std::vector<Index> findOccurrences(const std::vector<Symbol> &Text,
                          static_cast<Index>(Text.size()), SA, Pattern);
 }
 
-std::vector<Index> findOccurrences(llvm::function_ref<Symbol(Index)> SymbolAt,
+std::vector<Index> findOccurrences(const std::function<Symbol(Index)> &SymbolAt,
                                    Index Length, const std::vector<Index> &SA,
                                    const std::vector<Symbol> &Pattern) {
   if (Pattern.empty() || SA.empty())

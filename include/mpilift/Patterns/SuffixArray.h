@@ -20,9 +20,8 @@
 #ifndef MPILIFT_PATTERNS_SUFFIXARRAY_H
 #define MPILIFT_PATTERNS_SUFFIXARRAY_H
 
-#include "llvm/ADT/STLFunctionalExtras.h"
-
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace mpilift {
@@ -55,7 +54,7 @@ std::vector<Index> findOccurrences(const std::vector<Symbol> &Text,
 /// The same for a text of \p Length symbols that is not kept: \p SymbolAt
 /// gives the symbol at a position (a long text derived from other data
 /// need not be held beside its suffix array).
-std::vector<Index> findOccurrences(llvm::function_ref<Symbol(Index)> SymbolAt,
+std::vector<Index> findOccurrences(const std::function<Symbol(Index)> &SymbolAt,
                                    Index Length, const std::vector<Index> &SA,
                                    const std::vector<Symbol> &Pattern);
 
