@@ -255,7 +255,6 @@ public:
   /// them, and for each site the last rank that used it (plus one).
   std::vector<uint32_t> RankSites;
   std::vector<uint32_t> LastUser;
-  int CurrentRank = 0;
 };
 
 Attrs Reader::attributes(OTF2_AttributeList *List) {
@@ -340,7 +339,7 @@ uint32_t Reader::siteIndex(const Attrs &A) {
     LastUser.push_back(0);
   }
   uint32_t Site = It->second;
-  uint32_t User = static_cast<uint32_t>(CurrentRank) + 1;
+  uint32_t User = static_cast<uint32_t>(Current->Rank) + 1;
   if (LastUser[Site] != User) {
     LastUser[Site] = User;
     RankSites.push_back(Site);
@@ -930,7 +929,6 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered,
   for (const auto &[Loc, Rank] : RankOfLocation)
     LocationsOf[Rank].push_back(Loc);
   for (const auto &[Rank, Locations] : LocationsOf) {
-    Rd.CurrentRank = Rank;
     Rd.RankSites.clear();
     std::vector<LocationState> States(Locations.size());
     std::vector<LocationState *> Read;
