@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Patterns/SamePatterns.h"
+
 #include "mpilift/Patterns/Detect.h"
 
 #include "gtest/gtest.h"
@@ -227,18 +229,7 @@ TEST(DetectTest, ReleasingTheEventsFindsTheSamePatterns) {
     DetectResult Before = detectPatterns(Original);
     DetectResult After = detectPatternsReleasingEvents(Released);
     ASSERT_EQ(Before.Patterns.size(), 1u);
-    ASSERT_EQ(After.Patterns.size(), 1u);
-    const Pattern &X = Before.Patterns[0], &Y = After.Patterns[0];
-    EXPECT_EQ(X.Collective, Y.Collective);
-    EXPECT_EQ(X.Topology, Y.Topology);
-    EXPECT_EQ(X.Root, Y.Root);
-    EXPECT_EQ(X.Roots, Y.Roots);
-    EXPECT_EQ(X.Occurrences, Y.Occurrences);
-    EXPECT_EQ(X.Bytes, Y.Bytes);
-    EXPECT_EQ(X.Evidence, Y.Evidence);
-    ASSERT_EQ(X.Sites.size(), Y.Sites.size());
-    for (size_t K = 0; K < X.Sites.size(); ++K)
-      EXPECT_EQ(X.Sites[K].Ranks, Y.Sites[K].Ranks);
+    testutil::expectSamePatterns(After.Patterns, Before.Patterns);
     ASSERT_EQ(Released.Ranks.size(), 5u);
     for (const trace::RankTrace &R : Released.Ranks) {
       EXPECT_TRUE(R.Events.empty());

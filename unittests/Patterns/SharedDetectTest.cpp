@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Patterns/SamePatterns.h"
 #include "Trace/SpillWriter.h"
 
 #include "mpilift/Patterns/SharedDetect.h"
@@ -188,22 +189,7 @@ TEST_F(SharedDetectTest, SharesGiveWhatOneReaderFinds) {
     EXPECT_EQ(sitesOf(R.Trace), sitesOf(*Whole));
     for (int Rank = 0; Rank < 3; ++Rank)
       EXPECT_EQ(R.Trace.Ranks[Rank].SiteOrder, Whole->Ranks[Rank].SiteOrder);
-    ASSERT_EQ(R.Result.Patterns.size(), Expected.Patterns.size());
-    for (size_t I = 0; I < Expected.Patterns.size(); ++I) {
-      const patterns::Pattern &A = R.Result.Patterns[I];
-      const patterns::Pattern &B = Expected.Patterns[I];
-      EXPECT_EQ(A.Collective, B.Collective);
-      EXPECT_EQ(A.Topology, B.Topology);
-      EXPECT_EQ(A.Root, B.Root);
-      EXPECT_EQ(A.Occurrences, B.Occurrences);
-      EXPECT_EQ(A.Bytes, B.Bytes);
-      ASSERT_EQ(A.Sites.size(), B.Sites.size());
-      for (size_t S = 0; S < A.Sites.size(); ++S) {
-        EXPECT_EQ(A.Sites[S].Site, B.Sites[S].Site);
-        EXPECT_EQ(A.Sites[S].Send, B.Sites[S].Send);
-        EXPECT_EQ(A.Sites[S].Ranks, B.Sites[S].Ranks);
-      }
-    }
+    testutil::expectSamePatterns(R.Result.Patterns, Expected.Patterns);
   }
 }
 
