@@ -194,10 +194,9 @@ std::string whyUnmatched(const cg::Graph &G, const cg::Matching &M,
 /// exchange has neither). The graph of such steps is the largest
 /// `detect` would build (all the steps of a long run no template
 /// explains), to find nothing.
-bool dataflowMayFormACollective(
-    const std::vector<Stream> &Streams,
-    const std::vector<std::vector<StepRef>> &Partners,
-    const std::vector<std::vector<size_t>> &Used) {
+bool dataflowMayFormACollective(const std::vector<Stream> &Streams,
+                                const MessagePartners &Partners,
+                                const std::vector<std::vector<size_t>> &Used) {
   size_t N = Streams.size();
   StepSet UsedSteps(Streams);
   for (size_t R = 0; R < N; ++R)
@@ -215,7 +214,7 @@ bool dataflowMayFormACollective(
     for (size_t K : Used[R]) {
       const StepEvent &E = Streams[R][K];
       if (E.Peer < 0 || size_t(E.Peer) >= N || E.BlockingSend ||
-          !isUsed(Partners[R][K]))
+          !isUsed(Partners(R, K)))
         return true; // It may not match: the analysis says why.
       std::vector<bool> &Peers = E.Send ? SendsTo : ReceivesFrom;
       if (!Peers[E.Peer]) {
@@ -275,7 +274,7 @@ void dataflowPatterns(CommSearch &S, std::vector<Pattern> &Found,
   }
   if (!HaveSteps || !dataflowMayFormACollective(Streams, S.Partners, Used))
     return;
-  std::vector<std::vector<StepRef>>().swap(S.Partners); // Read no more.
+  S.Partners.release(); // Read no more.
   // The graph: each rank's unclaimed steps with their dependencies.
   cg::Graph G(static_cast<cg::Rank>(Streams.size()));
   std::vector<StepRef> OpStep;

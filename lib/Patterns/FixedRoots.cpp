@@ -54,7 +54,7 @@ std::set<int64_t> rotationsToTry(const Template &Tm,
 bool alignedWithRoot(const Stream &RootS, size_t RootStart, size_t RootLen,
                      int32_t Root, const Stream &SlaveS, size_t SlaveStart,
                      size_t SlaveLen, int32_t Slave,
-                     const std::vector<std::vector<StepRef>> &Partners) {
+                     const MessagePartners &Partners) {
   for (size_t J = 0; J < SlaveLen && SlaveStart + J < SlaveS.size(); ++J) {
     const StepEvent &X = SlaveS[SlaveStart + J];
     if (!X.P2P || X.Peer != Root)
@@ -63,7 +63,7 @@ bool alignedWithRoot(const Stream &RootS, size_t RootStart, size_t RootLen,
       const StepEvent &Y = RootS[RootStart + I];
       if (!Y.P2P || Y.Peer != Slave || Y.Send == X.Send || Y.Tag != X.Tag)
         continue;
-      return Partners[Slave][SlaveStart + J] ==
+      return Partners(Slave, SlaveStart + J) ==
              StepRef(Root, static_cast<uint32_t>(RootStart + I));
     }
     return false;
@@ -206,7 +206,7 @@ private:
     for (const RankPart &P : Cand.Parts)
       for (size_t Occ = 0; Occ < P.Starts.size(); ++Occ)
         for (size_t K = 0; K < P.Length; ++K) {
-          auto [R2, K2] = Partners[P.CommRank][P.Starts[Occ] + K];
+          auto [R2, K2] = Partners(P.CommRank, P.Starts[Occ] + K);
           if (R2 < 0 || PartOf[R2] < 0)
             return false;
           const RankPart &Other = Cand.Parts[PartOf[R2]];
@@ -551,7 +551,7 @@ private:
   }
 
   const CommSearch &S;
-  const std::vector<std::vector<StepRef>> &Partners;
+  const MessagePartners &Partners;
   /// Each rank's condensed stream.
   std::vector<CondensedStream> Condensed;
   /// Each rank's peers in its stream (peersOf).

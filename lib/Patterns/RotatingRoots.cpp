@@ -43,8 +43,8 @@ struct Growth {
 /// Every rank must be reached, and each direction uses one tag.
 template <typename ShapeFn>
 bool growInstance(const std::vector<Stream> &Streams,
-                  const std::vector<std::vector<StepRef>> &Partner,
-                  ShapeFn &&ShapeOf, int Root, size_t RootStart, Growth &G) {
+                  const MessagePartners &Partner, ShapeFn &&ShapeOf, int Root,
+                  size_t RootStart, Growth &G) {
   size_t N = Streams.size();
   G.start(N, Root, RootStart);
   std::vector<size_t> &Window = G.Window;
@@ -67,7 +67,7 @@ bool growInstance(const std::vector<Stream> &Streams,
         return false;
       TagSeen[E.Send] = true;
       Tag[E.Send] = E.Tag;
-      auto [R2, K2] = Partner[R][K];
+      auto [R2, K2] = Partner(R, K);
       if (R2 < 0)
         return false;
       const std::vector<Step> &Other = ShapeOf(R2);

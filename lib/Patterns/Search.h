@@ -39,17 +39,16 @@ namespace detail {
 struct CommSearch {
   CommSearch(const trace::Trace &T, uint32_t Comm,
              const std::vector<Stream> &Streams)
-      : T(T), Comm(Comm), Streams(Streams), Partners(messagePartners(Streams)) {
-  }
+      : T(T), Comm(Comm), Streams(Streams), Partners(Streams) {}
 
   const trace::Communicator &comm() const { return T.Comms[Comm]; }
 
   const trace::Trace &T;
   uint32_t Comm;
   const std::vector<Stream> &Streams;
-  /// messagePartners of Streams; the dataflow search frees them once it
-  /// reads them no more.
-  std::vector<std::vector<StepRef>> Partners;
+  /// The message partners of Streams' steps; the dataflow search frees
+  /// them once it reads them no more.
+  MessagePartners Partners;
 };
 
 //===-- Template repeats (Repeats.cpp) ------------------------------------===//

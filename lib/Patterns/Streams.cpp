@@ -21,24 +21,6 @@ namespace mpilift {
 namespace patterns {
 namespace detail {
 
-bool Stream::read(dist::WireReader &R) {
-  if (!R.getVector(Steps) || !R.getVector(Hashes) ||
-      !R.getVector(Predecessors) || !R.getVector(AfterEnd))
-    return false;
-  if (AfterEnd.size() != Steps.size() || Hashes.size() > Steps.size())
-    return false;
-  uint32_t Begin = 0;
-  for (size_t K = 0; K < AfterEnd.size(); ++K) {
-    if (AfterEnd[K] < Begin || AfterEnd[K] > Predecessors.size())
-      return false;
-    for (uint32_t I = Begin; I < AfterEnd[K]; ++I)
-      if (Predecessors[I] >= K)
-        return false; // A step follows earlier steps only.
-    Begin = AfterEnd[K];
-  }
-  return Begin == Predecessors.size();
-}
-
 namespace cg = commgraph;
 using mpi::Family;
 
@@ -238,16 +220,15 @@ bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
   return true;
 }
 
-std::vector<std::vector<StepRef>>
-messagePartners(const std::vector<Stream> &Streams) {
+MessagePartners::MessagePartners(const std::vector<Stream> &Streams)
+    : Streams(&Streams), Index(Streams.size()) {
   size_t N = Streams.size();
-  std::vector<std::vector<StepRef>> Partner(N);
   // Each rank's sends by (receiver, tag) and receives by (sender, tag),
-  // each channel's steps chained in order through Partner itself (a link
-  // holds the next step of the channel, in the same rank): no list of
-  // steps besides the result (a halo exchange has tens of millions).
-  constexpr uint32_t End = UINT32_MAX;
-  constexpr int32_t Link = -2;
+  // each channel's steps chained in order through Index itself (while a
+  // step waits for its partner, its entry holds the next step of its
+  // channel, in the same rank): no list of steps besides the result (a
+  // halo exchange has tens of millions).
+  constexpr uint32_t End = Unmatched;
   struct Channel {
     uint32_t Head = End, Tail = End;
     bool Matched = false;
@@ -257,7 +238,7 @@ messagePartners(const std::vector<Stream> &Streams) {
     return (uint64_t(uint32_t(Peer)) << 32) | uint32_t(Tag);
   };
   for (size_t R = 0; R < N; ++R) {
-    Partner[R].assign(Streams[R].size(), StepRef(-1, 0));
+    Index[R].assign(Streams[R].size(), Unmatched);
     for (uint32_t K = 0; K < Streams[R].size(); ++K) {
       const StepEvent &E = Streams[R][K];
       if (!E.P2P || E.Peer < 0 || size_t(E.Peer) >= N)
@@ -266,20 +247,19 @@ messagePartners(const std::vector<Stream> &Streams) {
       if (C.Tail == End)
         C.Head = K;
       else
-        Partner[R][C.Tail] = StepRef(Link, K);
+        Index[R][C.Tail] = K;
       C.Tail = K;
     }
   }
   // The next step of a channel after \p K, which the walk overwrites.
   auto next = [&](size_t R, uint32_t K, const Channel &C) {
-    return K == C.Tail ? End : Partner[R][K].second;
+    return K == C.Tail ? End : Index[R][K];
   };
-  // MPI pairs the k-th send from a to b with tag t with the k-th receive
-  // of b from a with t; what is left of either is unmatched.
+  // What is left of either side of a channel is unmatched.
   auto unmatch = [&](size_t R, uint32_t K, const Channel &C) {
     while (K != End) {
       uint32_t Next = next(R, K, C);
-      Partner[R][K] = StepRef(-1, 0);
+      Index[R][K] = Unmatched;
       K = Next;
     }
   };
@@ -296,8 +276,8 @@ messagePartners(const std::vector<Stream> &Streams) {
       uint32_t S = Sends.Head, Rv = Recvs.Head;
       while (S != End && Rv != End) {
         uint32_t NextS = next(P, S, Sends), NextR = next(R, Rv, Recvs);
-        Partner[P][S] = StepRef(R, Rv);
-        Partner[R][Rv] = StepRef(int32_t(P), S);
+        Index[P][S] = Rv;
+        Index[R][Rv] = S;
         S = NextS;
         Rv = NextR;
       }
@@ -308,7 +288,6 @@ messagePartners(const std::vector<Stream> &Streams) {
     for (auto &[Key, Recvs] : RecvsOf[R])
       if (!Recvs.Matched)
         unmatch(R, Recvs.Head, Recvs);
-  return Partner;
 }
 
 //===-- Classification ----------------------------------------------------===//

@@ -1,5 +1,4 @@
-//===- Streams.h - Ranks' point-to-point steps, from traces -------*- C++
-//-*-===//
+//===- Streams.h - Ranks' point-to-point steps, from traces -----*- C++ -*-===//
 //
 // Part of mpilift.
 //
@@ -15,8 +14,9 @@
 #ifndef MPILIFT_LIB_PATTERNS_STREAMS_H
 #define MPILIFT_LIB_PATTERNS_STREAMS_H
 
+#include "Stream.h"
+
 #include "mpilift/CommGraph/CommGraph.h"
-#include "mpilift/Dist/Wire.h"
 #include "mpilift/Patterns/Detect.h"
 #include "mpilift/Trace/Trace.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -31,96 +31,6 @@
 namespace mpilift {
 namespace patterns {
 namespace detail {
-
-/// One send or receive of a rank on a communicator, or (P2P false) another
-/// operation on it that a pattern must not span (a collective). Laid out
-/// without padding (32 bytes): a long trace holds one per message. Its
-/// payload hash, if the trace has one, is kept by the stream.
-struct StepEvent {
-  uint64_t Bytes = 0, Buffer = 0;
-  int32_t Peer = -1; ///< Communicator rank, -1 if outside it.
-  int32_t Tag = 0;
-  uint32_t Site = trace::NoSite;
-  bool P2P = true;
-  bool Send = false;
-  bool BlockingSend = false; ///< MPI_Send and its modes.
-  bool HasHash = false;
-  /// Identity for grouping occurrences: same operation, peer and site.
-  std::tuple<bool, int32_t, uint32_t> key() const { return {Send, Peer, Site}; }
-};
-
-/// What a rank did on one communicator, in order, with each step's
-/// predecessors: the earlier steps it must follow, what had completed when
-/// it was issued (blocking steps, waited-for requests). The predecessors of
-/// all steps share one array.
-class Stream {
-public:
-  size_t size() const { return Steps.size(); }
-  bool empty() const { return Steps.empty(); }
-  const StepEvent &operator[](size_t K) const { return Steps[K]; }
-  std::vector<StepEvent>::const_iterator begin() const { return Steps.begin(); }
-  std::vector<StepEvent>::const_iterator end() const { return Steps.end(); }
-
-  /// Appends \p St, which follows the earlier steps \p After and carried
-  /// the payload hash \p Hash if St.HasHash; returns its index.
-  uint32_t push(const StepEvent &St, llvm::ArrayRef<uint32_t> After,
-                uint64_t Hash = 0) {
-    if (St.HasHash || !Hashes.empty()) {
-      Hashes.resize(Steps.size(), 0);
-      Hashes.push_back(St.HasHash ? Hash : 0);
-    }
-    Steps.push_back(St);
-    Predecessors.insert(Predecessors.end(), After.begin(), After.end());
-    AfterEnd.push_back(static_cast<uint32_t>(Predecessors.size()));
-    return static_cast<uint32_t>(Steps.size() - 1);
-  }
-  /// The payload hash of step \p K, if it has one (HasHash).
-  uint64_t hash(size_t K) const { return K < Hashes.size() ? Hashes[K] : 0; }
-  /// The earlier steps step \p K follows.
-  llvm::ArrayRef<uint32_t> after(size_t K) const {
-    uint32_t Begin = K == 0 ? 0 : AfterEnd[K - 1];
-    return llvm::ArrayRef<uint32_t>(Predecessors)
-        .slice(Begin, AfterEnd[K] - Begin);
-  }
-  /// Replaces each step's call site by \p Representative[site] (sites past
-  /// its end stay).
-  void mapSites(const std::vector<uint32_t> &Representative) {
-    for (StepEvent &St : Steps)
-      if (St.Site < Representative.size())
-        St.Site = Representative[St.Site];
-  }
-  /// Appends the stream to \p W, for another process to read.
-  void write(dist::WireWriter &W) const {
-    W.putVector(Steps);
-    W.putVector(Hashes);
-    W.putVector(Predecessors);
-    W.putVector(AfterEnd);
-  }
-  /// How many bytes write appends.
-  size_t writtenBytes() const {
-    return 4 * sizeof(uint64_t) + Steps.size() * sizeof(StepEvent) +
-           Hashes.size() * sizeof(uint64_t) +
-           (Predecessors.size() + AfterEnd.size()) * sizeof(uint32_t);
-  }
-  /// Reads a stream write wrote; false if the bytes end early or do not
-  /// form one.
-  bool read(dist::WireReader &R);
-  /// Gives back what the arrays reserved beyond their contents.
-  void shrinkToFit() {
-    Steps.shrink_to_fit();
-    Hashes.shrink_to_fit();
-    Predecessors.shrink_to_fit();
-    AfterEnd.shrink_to_fit();
-  }
-
-private:
-  std::vector<StepEvent> Steps;
-  /// Each step's payload hash; empty until a step has one (most traces
-  /// are written without).
-  std::vector<uint64_t> Hashes;
-  std::vector<uint32_t> Predecessors;
-  std::vector<uint32_t> AfterEnd; ///< Step K's end in Predecessors.
-};
 
 /// A step of a communicator's streams: rank, index; rank -1 for none.
 using StepRef = std::pair<int32_t, uint32_t>;
@@ -192,10 +102,30 @@ bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
               commgraph::LocalGraph &L, std::vector<StepRef> &OpStep, int Rank,
               bool BufferedSends = false);
 
-/// The step each point-to-point step is matched with: MPI pairs the k-th
-/// send from a to b with tag t with the k-th receive of b from a with t.
-std::vector<std::vector<StepRef>>
-messagePartners(const std::vector<Stream> &Streams);
+/// The step each point-to-point step of a communicator's streams is matched
+/// with: MPI pairs the k-th send from a to b with tag t with the k-th
+/// receive of b from a with t. A matched step's partner is in the stream
+/// of the step's peer, so only its index there is kept (4 bytes a step).
+class MessagePartners {
+public:
+  explicit MessagePartners(const std::vector<Stream> &Streams);
+  /// The partner of step \p K of rank \p R; rank -1 if it has none.
+  StepRef operator()(size_t R, size_t K) const {
+    uint32_t At = Index[R][K];
+    if (At == Unmatched)
+      return StepRef(-1, 0);
+    return StepRef((*Streams)[R].peer(K), At);
+  }
+  /// The number of ranks.
+  size_t size() const { return Index.size(); }
+  /// Frees the partners; none may be asked for afterwards.
+  void release() { std::vector<std::vector<uint32_t>>().swap(Index); }
+
+private:
+  static constexpr uint32_t Unmatched = UINT32_MAX;
+  const std::vector<Stream> *Streams;
+  std::vector<std::vector<uint32_t>> Index;
+};
 
 /// Broadcast or scatter from the root's sends of one occurrence: steps
 /// \p Sends of its stream \p S.

@@ -1,0 +1,155 @@
+//===- Stream.cpp - One rank's steps on one communicator ------------------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Stream.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace mpilift {
+namespace patterns {
+namespace detail {
+
+uint64_t Stream::largeBytes(size_t K) const {
+  return LargeBytes[indexIn(LargeAt, K)];
+}
+
+uint32_t Stream::push(const StepEvent &St, llvm::ArrayRef<uint32_t> After,
+                      uint64_t Hash) {
+  uint32_t K = static_cast<uint32_t>(Steps.size());
+  Packed P;
+  P.BufferLow = static_cast<uint32_t>(St.Buffer);
+  P.BufferHigh = static_cast<uint32_t>(St.Buffer >> 32);
+  P.Peer = St.Peer;
+  P.Tag = St.Tag;
+  P.Site = St.Site;
+  P.Flags = (St.P2P ? IsP2P : 0) | (St.Send ? IsSend : 0) |
+            (St.BlockingSend ? IsBlockingSend : 0) |
+            (St.HasHash ? HasHashFlag : 0);
+  P.Bytes = static_cast<uint32_t>(St.Bytes);
+  if (St.Bytes > UINT32_MAX) {
+    P.Flags |= BytesListed;
+    LargeAt.push_back(K);
+    LargeBytes.push_back(St.Bytes);
+  }
+  P.Near[0] = P.Near[1] = 0;
+  bool Close = After.size() <= 2 && llvm::all_of(After, [&](uint32_t Before) {
+                 assert(Before < K && "a step follows earlier steps");
+                 return K - Before <= UINT8_MAX;
+               });
+  if (Close) {
+    for (size_t I = 0; I < After.size(); ++I)
+      P.Near[I] = static_cast<uint8_t>(K - After[I]);
+  } else {
+    P.Flags |= AfterListed;
+    ListedAt.push_back(K);
+    AfterSteps.insert(AfterSteps.end(), After.begin(), After.end());
+    ListedEnd.push_back(static_cast<uint32_t>(AfterSteps.size()));
+  }
+  if (St.HasHash || !Hashes.empty()) {
+    Hashes.resize(K, 0);
+    Hashes.push_back(St.HasHash ? Hash : 0);
+  }
+  Steps.push_back(P);
+  return K;
+}
+
+size_t Stream::indexIn(const std::vector<uint32_t> &At, size_t K) {
+  auto It = std::lower_bound(At.begin(), At.end(), K);
+  assert(It != At.end() && *It == K && "the step is listed");
+  return static_cast<size_t>(It - At.begin());
+}
+
+llvm::SmallVector<uint32_t, 2> Stream::after(size_t K) const {
+  const Packed &P = Steps[K];
+  llvm::SmallVector<uint32_t, 2> Out;
+  if (P.Flags & AfterListed) {
+    size_t I = indexIn(ListedAt, K);
+    uint32_t Begin = I == 0 ? 0 : ListedEnd[I - 1];
+    Out.append(AfterSteps.begin() + Begin, AfterSteps.begin() + ListedEnd[I]);
+    return Out;
+  }
+  for (uint8_t Back : P.Near)
+    if (Back)
+      Out.push_back(static_cast<uint32_t>(K - Back));
+  return Out;
+}
+
+void Stream::write(dist::WireWriter &W) const {
+  W.putVector(Steps);
+  W.putVector(Hashes);
+  W.putVector(LargeAt);
+  W.putVector(LargeBytes);
+  W.putVector(ListedAt);
+  W.putVector(ListedEnd);
+  W.putVector(AfterSteps);
+}
+
+size_t Stream::writtenBytes() const {
+  return 7 * sizeof(uint64_t) + Steps.size() * sizeof(Packed) +
+         (Hashes.size() + LargeBytes.size()) * sizeof(uint64_t) +
+         (LargeAt.size() + ListedAt.size() + ListedEnd.size() +
+          AfterSteps.size()) *
+             sizeof(uint32_t);
+}
+
+/// Whether step \p K is well formed, given the next entries of the lists
+/// of large sizes and of predecessors (\p Large, \p Listed), which it
+/// advances past the step's own.
+bool Stream::validStep(size_t K, size_t &Large, size_t &Listed) const {
+  const Packed &P = Steps[K];
+  if ((P.Flags & ~AllFlags) || P.Unused != 0)
+    return false;
+  if (P.Flags & BytesListed) {
+    if (Large == LargeAt.size() || LargeAt[Large] != K ||
+        LargeBytes[Large] <= UINT32_MAX)
+      return false;
+    ++Large;
+  }
+  if (!(P.Flags & AfterListed))
+    return P.Near[0] <= K && P.Near[1] <= K;
+  if (Listed == ListedAt.size() || ListedAt[Listed] != K)
+    return false;
+  uint32_t Begin = Listed == 0 ? 0 : ListedEnd[Listed - 1];
+  if (ListedEnd[Listed] < Begin || ListedEnd[Listed] > AfterSteps.size())
+    return false;
+  for (uint32_t I = Begin; I < ListedEnd[Listed]; ++I)
+    if (AfterSteps[I] >= K)
+      return false; // A step follows earlier steps only.
+  ++Listed;
+  return true;
+}
+
+bool Stream::read(dist::WireReader &R) {
+  if (!R.getVector(Steps) || !R.getVector(Hashes) || !R.getVector(LargeAt) ||
+      !R.getVector(LargeBytes) || !R.getVector(ListedAt) ||
+      !R.getVector(ListedEnd) || !R.getVector(AfterSteps))
+    return false;
+  if (Hashes.size() > Steps.size() || LargeAt.size() != LargeBytes.size() ||
+      ListedAt.size() != ListedEnd.size())
+    return false;
+  size_t Large = 0, Listed = 0;
+  for (size_t K = 0; K < Steps.size(); ++K)
+    if (!validStep(K, Large, Listed))
+      return false;
+  return Large == LargeAt.size() && Listed == ListedAt.size() &&
+         (ListedEnd.empty() ? AfterSteps.empty()
+                            : ListedEnd.back() == AfterSteps.size());
+}
+
+void Stream::shrinkToFit() {
+  Steps.shrink_to_fit();
+  Hashes.shrink_to_fit();
+  LargeAt.shrink_to_fit();
+  LargeBytes.shrink_to_fit();
+  ListedAt.shrink_to_fit();
+  ListedEnd.shrink_to_fit();
+  AfterSteps.shrink_to_fit();
+}
+
+} // namespace detail
+} // namespace patterns
+} // namespace mpilift

@@ -1,0 +1,168 @@
+//===- StreamTest.cpp - A rank's steps, kept compactly --------------------===//
+
+#include "Stream.h"
+
+#include "gtest/gtest.h"
+
+#include <vector>
+
+using namespace mpilift;
+using namespace mpilift::patterns::detail;
+
+namespace {
+
+struct Pushed {
+  StepEvent St;
+  std::vector<uint32_t> After;
+  uint64_t Hash;
+};
+
+StepEvent step(uint64_t Bytes, uint64_t Buffer, int32_t Peer, int32_t Tag,
+               uint32_t Site, bool Send) {
+  StepEvent St;
+  St.Bytes = Bytes;
+  St.Buffer = Buffer;
+  St.Peer = Peer;
+  St.Tag = Tag;
+  St.Site = Site;
+  St.Send = Send;
+  St.BlockingSend = Send && Tag % 2 == 0;
+  return St;
+}
+
+/// Steps of every kind the packing treats apart: sizes of 4 GiB and more,
+/// buffers above 4 GiB, no peer or site, hashes, collectives, and
+/// predecessors close behind, far behind and more than two.
+std::vector<Pushed> variedSteps() {
+  std::vector<Pushed> Out;
+  auto Add = [&](StepEvent St, std::vector<uint32_t> After, uint64_t Hash = 0) {
+    Out.push_back({St, std::move(After), Hash});
+  };
+  Add(step(8, 0x7ffd12345678, 1, 0, 3, true), {});
+  Add(step(uint64_t(5) << 30, 0x1000, 2, 7, 4, false), {0});
+  Add(step(UINT32_MAX, 0x2000, -1, 1, trace::NoSite, false), {1, 0});
+  StepEvent Hashed = step(16, 0x3000, 0, 2, 5, true);
+  Hashed.HasHash = true;
+  Add(Hashed, {2}, 0xfeedface12345678);
+  StepEvent Collective = step(0, 0, -1, 0, 6, false);
+  Collective.P2P = false;
+  Add(Collective, {3, 1, 2});
+  for (uint32_t K = 5; K < 300; ++K)
+    Add(step(K, 0x4000 + K, int32_t(K % 5), int32_t(K), K % 7, K % 2), {K - 1});
+  Add(step(uint64_t(1) << 40, 0xffffffffffff0000, 3, 9, 8, true), {0});
+  Add(step(12, 0x5000, 4, 9, 8, false), {300, 45});
+  return Out;
+}
+
+Stream streamOf(const std::vector<Pushed> &Steps) {
+  Stream S;
+  for (const Pushed &P : Steps)
+    S.push(P.St, P.After, P.Hash);
+  return S;
+}
+
+void expectSameStep(const StepEvent &A, const StepEvent &B, size_t K) {
+  EXPECT_EQ(A.Bytes, B.Bytes) << "step " << K;
+  EXPECT_EQ(A.Buffer, B.Buffer) << "step " << K;
+  EXPECT_EQ(A.Peer, B.Peer) << "step " << K;
+  EXPECT_EQ(A.Tag, B.Tag) << "step " << K;
+  EXPECT_EQ(A.Site, B.Site) << "step " << K;
+  EXPECT_EQ(A.P2P, B.P2P) << "step " << K;
+  EXPECT_EQ(A.Send, B.Send) << "step " << K;
+  EXPECT_EQ(A.BlockingSend, B.BlockingSend) << "step " << K;
+  EXPECT_EQ(A.HasHash, B.HasHash) << "step " << K;
+}
+
+void expectHolds(const Stream &S, const std::vector<Pushed> &Steps) {
+  ASSERT_EQ(S.size(), Steps.size());
+  size_t K = 0;
+  for (StepEvent St : S) {
+    expectSameStep(St, Steps[K].St, K);
+    llvm::SmallVector<uint32_t, 2> Listed = S.after(K);
+    std::vector<uint32_t> After(Listed.begin(), Listed.end());
+    EXPECT_EQ(After, Steps[K].After) << "step " << K;
+    EXPECT_EQ(S.hash(K), Steps[K].St.HasHash ? Steps[K].Hash : 0)
+        << "step " << K;
+    ++K;
+  }
+  EXPECT_EQ(K, Steps.size());
+}
+
+std::string written(const Stream &S) {
+  dist::WireWriter W;
+  S.write(W);
+  return W.take();
+}
+
+TEST(StreamTest, GivesBackEveryStepAsPushed) {
+  std::vector<Pushed> Steps = variedSteps();
+  Stream S = streamOf(Steps);
+  expectHolds(S, Steps);
+  S.shrinkToFit();
+  expectHolds(S, Steps);
+}
+
+TEST(StreamTest, KeepsAStepInTwentyEightBytes) {
+  std::vector<Pushed> Steps = variedSteps();
+  Stream S = streamOf(Steps);
+  // 7 lengths, 28 bytes a step, a hash for every step from the first
+  // hashed one on (the earlier ones' zero included), two large sizes (4 + 8
+  // bytes each), and the predecessors of the three steps that list them
+  // (the collective's three, the two far ones' 1 and 2; an index, an end
+  // and the steps).
+  size_t Expected = 7 * 8 + 28 * Steps.size() + 8 * Steps.size() + 2 * 12 +
+                    3 * (4 + 4) + 6 * 4;
+  EXPECT_EQ(S.writtenBytes(), Expected);
+  EXPECT_EQ(written(S).size(), Expected);
+}
+
+TEST(StreamTest, ReadsWhatItWrote) {
+  std::vector<Pushed> Steps = variedSteps();
+  std::string Bytes = written(streamOf(Steps));
+  dist::WireReader R(Bytes);
+  Stream Back;
+  ASSERT_TRUE(Back.read(R));
+  EXPECT_TRUE(R.atEnd());
+  expectHolds(Back, Steps);
+  Back.mapSites({0, 0, 0, 1, 1});
+  EXPECT_EQ(Back[0].Site, 1u);
+  EXPECT_EQ(Back[2].Site, trace::NoSite);
+  EXPECT_EQ(Back[5].Site, 5u);
+}
+
+bool reads(const std::string &Bytes) {
+  dist::WireReader R(Bytes);
+  Stream S;
+  return S.read(R);
+}
+
+TEST(StreamTest, RefusesMalformedBytes) {
+  std::string Good = written(streamOf(variedSteps()));
+  ASSERT_TRUE(reads(Good));
+  EXPECT_FALSE(reads(Good.substr(0, Good.size() - 1)));
+  EXPECT_FALSE(reads(Good.substr(0, 100)));
+
+  // The last word is the last step's last predecessor (45): one at or
+  // after the step itself (301) is no predecessor.
+  std::string Late = Good;
+  uint32_t Self = 301;
+  Late.replace(Late.size() - 4, 4, reinterpret_cast<const char *>(&Self), 4);
+  EXPECT_FALSE(reads(Late));
+
+  // Step 0 (after the count of steps) with a predecessor one step back.
+  std::string Before = Good;
+  Before[8 + 25] = 1;
+  EXPECT_FALSE(reads(Before));
+
+  // Step 0 claiming a size of its own in the list of large sizes.
+  std::string Listed = Good;
+  Listed[8 + 24] |= 16;
+  EXPECT_FALSE(reads(Listed));
+
+  // A flag no step has.
+  std::string Unknown = Good;
+  Unknown[8 + 24] |= char(0x80);
+  EXPECT_FALSE(reads(Unknown));
+}
+
+} // namespace
