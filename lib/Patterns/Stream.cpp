@@ -6,6 +6,8 @@
 
 #include "Stream.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cassert>
 
@@ -17,38 +19,47 @@ uint64_t Stream::largeBytes(size_t K) const {
   return LargeBytes[indexIn(LargeAt, K)];
 }
 
+uint32_t Stream::kindIndex(const StepKind &Kind) {
+  std::pair<uint64_t, uint64_t> Fields(uint64_t(uint32_t(Kind.Peer)) << 32 |
+                                           uint32_t(Kind.Tag),
+                                       uint64_t(Kind.Flags) << 32 | Kind.Site);
+  auto [It, New] = KindIndex.try_emplace(Fields, Kinds.size());
+  if (New)
+    Kinds.push_back(Kind);
+  return It->second;
+}
+
 uint32_t Stream::push(const StepEvent &St, llvm::ArrayRef<uint32_t> After,
                       uint64_t Hash) {
   uint32_t K = static_cast<uint32_t>(Steps.size());
+  StepKind Kind{St.Peer, St.Tag, St.Site,
+                uint32_t((St.P2P ? IsP2P : 0) | (St.Send ? IsSend : 0) |
+                         (St.BlockingSend ? IsBlockingSend : 0) |
+                         (St.HasHash ? HasHashFlag : 0))};
   Packed P;
   P.BufferLow = static_cast<uint32_t>(St.Buffer);
   P.BufferHigh = static_cast<uint32_t>(St.Buffer >> 32);
-  P.Peer = St.Peer;
-  P.Tag = St.Tag;
-  P.Site = St.Site;
-  P.Flags = (St.P2P ? IsP2P : 0) | (St.Send ? IsSend : 0) |
-            (St.BlockingSend ? IsBlockingSend : 0) |
-            (St.HasHash ? HasHashFlag : 0);
   P.Bytes = static_cast<uint32_t>(St.Bytes);
   if (St.Bytes > UINT32_MAX) {
-    P.Flags |= BytesListed;
+    Kind.Flags |= BytesListed;
     LargeAt.push_back(K);
     LargeBytes.push_back(St.Bytes);
   }
   P.Near[0] = P.Near[1] = 0;
   bool Close = After.size() <= 2 && llvm::all_of(After, [&](uint32_t Before) {
                  assert(Before < K && "a step follows earlier steps");
-                 return K - Before <= UINT8_MAX;
+                 return K - Before <= UINT16_MAX;
                });
   if (Close) {
     for (size_t I = 0; I < After.size(); ++I)
-      P.Near[I] = static_cast<uint8_t>(K - After[I]);
+      P.Near[I] = static_cast<uint16_t>(K - After[I]);
   } else {
-    P.Flags |= AfterListed;
+    Kind.Flags |= AfterListed;
     ListedAt.push_back(K);
     AfterSteps.insert(AfterSteps.end(), After.begin(), After.end());
     ListedEnd.push_back(static_cast<uint32_t>(AfterSteps.size()));
   }
+  P.Kind = kindIndex(Kind);
   if (St.HasHash || !Hashes.empty()) {
     Hashes.resize(K, 0);
     Hashes.push_back(St.HasHash ? Hash : 0);
@@ -66,13 +77,13 @@ size_t Stream::indexIn(const std::vector<uint32_t> &At, size_t K) {
 llvm::SmallVector<uint32_t, 2> Stream::after(size_t K) const {
   const Packed &P = Steps[K];
   llvm::SmallVector<uint32_t, 2> Out;
-  if (P.Flags & AfterListed) {
+  if (Kinds[P.Kind].Flags & AfterListed) {
     size_t I = indexIn(ListedAt, K);
     uint32_t Begin = I == 0 ? 0 : ListedEnd[I - 1];
     Out.append(AfterSteps.begin() + Begin, AfterSteps.begin() + ListedEnd[I]);
     return Out;
   }
-  for (uint8_t Back : P.Near)
+  for (uint16_t Back : P.Near)
     if (Back)
       Out.push_back(static_cast<uint32_t>(K - Back));
   return Out;
@@ -80,6 +91,7 @@ llvm::SmallVector<uint32_t, 2> Stream::after(size_t K) const {
 
 void Stream::write(dist::WireWriter &W) const {
   W.putVector(Steps);
+  W.putVector(Kinds);
   W.putVector(Hashes);
   W.putVector(LargeAt);
   W.putVector(LargeBytes);
@@ -89,7 +101,8 @@ void Stream::write(dist::WireWriter &W) const {
 }
 
 size_t Stream::writtenBytes() const {
-  return 7 * sizeof(uint64_t) + Steps.size() * sizeof(Packed) +
+  return 8 * sizeof(uint64_t) + Steps.size() * sizeof(Packed) +
+         Kinds.size() * sizeof(StepKind) +
          (Hashes.size() + LargeBytes.size()) * sizeof(uint64_t) +
          (LargeAt.size() + ListedAt.size() + ListedEnd.size() +
           AfterSteps.size()) *
@@ -101,15 +114,16 @@ size_t Stream::writtenBytes() const {
 /// advances past the step's own.
 bool Stream::validStep(size_t K, size_t &Large, size_t &Listed) const {
   const Packed &P = Steps[K];
-  if ((P.Flags & ~AllFlags) || P.Unused != 0)
+  if (P.Kind >= Kinds.size())
     return false;
-  if (P.Flags & BytesListed) {
+  uint32_t Flags = Kinds[P.Kind].Flags;
+  if (Flags & BytesListed) {
     if (Large == LargeAt.size() || LargeAt[Large] != K ||
         LargeBytes[Large] <= UINT32_MAX)
       return false;
     ++Large;
   }
-  if (!(P.Flags & AfterListed))
+  if (!(Flags & AfterListed))
     return P.Near[0] <= K && P.Near[1] <= K;
   if (Listed == ListedAt.size() || ListedAt[Listed] != K)
     return false;
@@ -124,9 +138,13 @@ bool Stream::validStep(size_t K, size_t &Large, size_t &Listed) const {
 }
 
 bool Stream::read(dist::WireReader &R) {
-  if (!R.getVector(Steps) || !R.getVector(Hashes) || !R.getVector(LargeAt) ||
-      !R.getVector(LargeBytes) || !R.getVector(ListedAt) ||
-      !R.getVector(ListedEnd) || !R.getVector(AfterSteps))
+  if (!R.getVector(Steps) || !R.getVector(Kinds) || !R.getVector(Hashes) ||
+      !R.getVector(LargeAt) || !R.getVector(LargeBytes) ||
+      !R.getVector(ListedAt) || !R.getVector(ListedEnd) ||
+      !R.getVector(AfterSteps))
+    return false;
+  if (llvm::any_of(Kinds,
+                   [](const StepKind &Kind) { return Kind.Flags & ~AllFlags; }))
     return false;
   if (Hashes.size() > Steps.size() || LargeAt.size() != LargeBytes.size() ||
       ListedAt.size() != ListedEnd.size())
@@ -142,6 +160,8 @@ bool Stream::read(dist::WireReader &R) {
 
 void Stream::shrinkToFit() {
   Steps.shrink_to_fit();
+  Kinds.shrink_to_fit();
+  KindIndex = {};
   Hashes.shrink_to_fit();
   LargeAt.shrink_to_fit();
   LargeBytes.shrink_to_fit();

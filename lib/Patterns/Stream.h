@@ -16,6 +16,7 @@
 #include "mpilift/Dist/Wire.h"
 #include "mpilift/Trace/Trace.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -48,10 +49,12 @@ struct StepEvent {
 /// predecessors: the earlier steps it must follow, what had completed when
 /// it was issued (blocking steps, waited-for requests).
 ///
-/// A step is kept in 28 bytes: up to two predecessors close behind it
-/// (a blocking exchange, each half of an MPI_Sendrecv) as distances back in
-/// the step itself, others in a list beside the steps; sizes of 4 GiB and
-/// more beside the steps too.
+/// A step is kept in 20 bytes: its buffer and size, what kind of step it
+/// is (operation, peer, tag, call site: a rank repeats a few kinds millions
+/// of times) as an index into the stream's kinds, and up to two
+/// predecessors close behind it (a blocking exchange, each half of an
+/// MPI_Sendrecv) as distances back; other predecessors are listed beside
+/// the steps, and so are sizes of 4 GiB and more.
 class Stream {
 public:
   /// Reads the steps of a stream in order.
@@ -83,16 +86,17 @@ public:
   /// searches read steps in their innermost loops, most fields unused.
   StepEvent operator[](size_t K) const {
     const Packed &P = Steps[K];
+    const StepKind &Kind = Kinds[P.Kind];
     StepEvent St;
-    St.Bytes = P.Flags & BytesListed ? largeBytes(K) : P.Bytes;
+    St.Bytes = Kind.Flags & BytesListed ? largeBytes(K) : P.Bytes;
     St.Buffer = uint64_t(P.BufferHigh) << 32 | P.BufferLow;
-    St.Peer = P.Peer;
-    St.Tag = P.Tag;
-    St.Site = P.Site;
-    St.P2P = P.Flags & IsP2P;
-    St.Send = P.Flags & IsSend;
-    St.BlockingSend = P.Flags & IsBlockingSend;
-    St.HasHash = P.Flags & HasHashFlag;
+    St.Peer = Kind.Peer;
+    St.Tag = Kind.Tag;
+    St.Site = Kind.Site;
+    St.P2P = Kind.Flags & IsP2P;
+    St.Send = Kind.Flags & IsSend;
+    St.BlockingSend = Kind.Flags & IsBlockingSend;
+    St.HasHash = Kind.Flags & HasHashFlag;
     return St;
   }
   Iterator begin() const { return Iterator(*this, 0); }
@@ -103,7 +107,7 @@ public:
   uint32_t push(const StepEvent &St, llvm::ArrayRef<uint32_t> After,
                 uint64_t Hash = 0);
   /// The peer of step \p K (StepEvent::Peer), read alone.
-  int32_t peer(size_t K) const { return Steps[K].Peer; }
+  int32_t peer(size_t K) const { return Kinds[Steps[K].Kind].Peer; }
   /// The payload hash of step \p K, if it has one (HasHash).
   uint64_t hash(size_t K) const { return K < Hashes.size() ? Hashes[K] : 0; }
   /// The earlier steps step \p K follows, in the order pushed.
@@ -111,9 +115,10 @@ public:
   /// Replaces each step's call site by \p Representative[site] (sites past
   /// its end stay).
   void mapSites(const std::vector<uint32_t> &Representative) {
-    for (Packed &P : Steps)
-      if (P.Site < Representative.size())
-        P.Site = Representative[P.Site];
+    for (StepKind &Kind : Kinds)
+      if (Kind.Site < Representative.size())
+        Kind.Site = Representative[Kind.Site];
+    KindIndex.clear(); // Kinds may now be equal: the index finds neither.
   }
   /// Appends the stream to \p W, for another process to read.
   void write(dist::WireWriter &W) const;
@@ -122,24 +127,28 @@ public:
   /// Reads a stream write wrote; false if the bytes end early or do not
   /// form one.
   bool read(dist::WireReader &R);
-  /// Gives back what the arrays reserved beyond their contents.
+  /// Gives back what the arrays reserved beyond their contents, and the
+  /// index push finds kinds in.
   void shrinkToFit();
 
 private:
+  /// What steps of one kind share.
+  struct StepKind {
+    int32_t Peer, Tag;
+    uint32_t Site;
+    uint32_t Flags;
+  };
   /// A step as kept. Buffer in two halves, so that the record needs no
   /// padding to an 8-byte boundary.
   struct Packed {
     uint32_t BufferLow, BufferHigh;
     uint32_t Bytes; ///< The size, unless BytesListed.
-    int32_t Peer, Tag;
-    uint32_t Site;
-    uint8_t Flags;
+    uint32_t Kind;  ///< Index into Kinds.
     /// Distances back to up to two predecessors, 0 for none; unused if
     /// AfterListed.
-    uint8_t Near[2];
-    uint8_t Unused = 0; ///< Written as zero, so streams compare bytewise.
+    uint16_t Near[2];
   };
-  static_assert(sizeof(Packed) == 28, "a step is kept in 28 bytes");
+  static_assert(sizeof(Packed) == 20, "a step is kept in 20 bytes");
   enum : uint8_t {
     IsP2P = 1,
     IsSend = 2,
@@ -151,6 +160,9 @@ private:
   };
 
   std::vector<Packed> Steps;
+  std::vector<StepKind> Kinds;
+  /// While steps are pushed: each kind's index in Kinds, by its fields.
+  llvm::DenseMap<std::pair<uint64_t, uint64_t>, uint32_t> KindIndex;
   /// Each step's payload hash; empty until a step has one (most traces
   /// are written without).
   std::vector<uint64_t> Hashes;
@@ -165,6 +177,8 @@ private:
   uint64_t largeBytes(size_t K) const;
   /// Where step \p K is in \p At (which holds it).
   static size_t indexIn(const std::vector<uint32_t> &At, size_t K);
+  /// The index in Kinds of \p Kind, added if new.
+  uint32_t kindIndex(const StepKind &Kind);
   bool validStep(size_t K, size_t &Large, size_t &Listed) const;
 };
 

@@ -11,6 +11,10 @@ using namespace mpilift::patterns::detail;
 
 namespace {
 
+/// The first step whose predecessor is too far behind it to be kept in
+/// the step.
+constexpr uint32_t FarStep = 70005;
+
 struct Pushed {
   StepEvent St;
   std::vector<uint32_t> After;
@@ -47,10 +51,12 @@ std::vector<Pushed> variedSteps() {
   StepEvent Collective = step(0, 0, -1, 0, 6, false);
   Collective.P2P = false;
   Add(Collective, {3, 1, 2});
-  for (uint32_t K = 5; K < 300; ++K)
-    Add(step(K, 0x4000 + K, int32_t(K % 5), int32_t(K), K % 7, K % 2), {K - 1});
+  // A halo exchange: four kinds of steps, over and over.
+  for (uint32_t K = 5; K < FarStep; ++K)
+    Add(step(K, 0x4000 + K, int32_t(K % 4), int32_t(K % 2), K % 2, K % 2),
+        {K - 1});
   Add(step(uint64_t(1) << 40, 0xffffffffffff0000, 3, 9, 8, true), {0});
-  Add(step(12, 0x5000, 4, 9, 8, false), {300, 45});
+  Add(step(12, 0x5000, 4, 9, 8, false), {FarStep, 45});
   return Out;
 }
 
@@ -102,16 +108,17 @@ TEST(StreamTest, GivesBackEveryStepAsPushed) {
   expectHolds(S, Steps);
 }
 
-TEST(StreamTest, KeepsAStepInTwentyEightBytes) {
+TEST(StreamTest, KeepsAStepInTwentyBytes) {
   std::vector<Pushed> Steps = variedSteps();
   Stream S = streamOf(Steps);
-  // 7 lengths, 28 bytes a step, a hash for every step from the first
-  // hashed one on (the earlier ones' zero included), two large sizes (4 + 8
-  // bytes each), and the predecessors of the three steps that list them
-  // (the collective's three, the two far ones' 1 and 2; an index, an end
-  // and the steps).
-  size_t Expected = 7 * 8 + 28 * Steps.size() + 8 * Steps.size() + 2 * 12 +
-                    3 * (4 + 4) + 6 * 4;
+  // 8 lengths, 20 bytes a step, 11 kinds of 16 bytes (the first five
+  // steps', the exchange's four, the last two's), a hash for every step
+  // from the first hashed one on (the earlier ones' zero included), two
+  // large sizes (4 + 8 bytes each), and the predecessors of the three
+  // steps that list them (the collective's three, the far ones' 1 and 2;
+  // an index, an end and the steps).
+  size_t Expected = 8 * 8 + 20 * Steps.size() + 11 * 16 + 8 * Steps.size() +
+                    2 * 12 + 3 * (4 + 4) + 6 * 4;
   EXPECT_EQ(S.writtenBytes(), Expected);
   EXPECT_EQ(written(S).size(), Expected);
 }
@@ -127,7 +134,9 @@ TEST(StreamTest, ReadsWhatItWrote) {
   Back.mapSites({0, 0, 0, 1, 1});
   EXPECT_EQ(Back[0].Site, 1u);
   EXPECT_EQ(Back[2].Site, trace::NoSite);
-  EXPECT_EQ(Back[5].Site, 5u);
+  EXPECT_EQ(Back[3].Site, 5u); // Past the end of the map: stays.
+  EXPECT_EQ(Back[5].Site, 0u);
+  EXPECT_EQ(Back[6].Site, 0u);
 }
 
 bool reads(const std::string &Bytes) {
@@ -142,27 +151,26 @@ TEST(StreamTest, RefusesMalformedBytes) {
   EXPECT_FALSE(reads(Good.substr(0, Good.size() - 1)));
   EXPECT_FALSE(reads(Good.substr(0, 100)));
 
+  auto overwritten = [&](size_t At, uint32_t Word) {
+    std::string Bytes = Good;
+    Bytes.replace(At, 4, reinterpret_cast<const char *>(&Word), 4);
+    return Bytes;
+  };
   // The last word is the last step's last predecessor (45): one at or
-  // after the step itself (301) is no predecessor.
-  std::string Late = Good;
-  uint32_t Self = 301;
-  Late.replace(Late.size() - 4, 4, reinterpret_cast<const char *>(&Self), 4);
-  EXPECT_FALSE(reads(Late));
+  // after the step itself is no predecessor.
+  EXPECT_FALSE(reads(overwritten(Good.size() - 4, FarStep + 1)));
 
-  // Step 0 (after the count of steps) with a predecessor one step back.
-  std::string Before = Good;
-  Before[8 + 25] = 1;
-  EXPECT_FALSE(reads(Before));
+  // Step 0 (after the count of steps) with a predecessor one step back,
+  // or of a kind the stream does not have.
+  EXPECT_FALSE(reads(overwritten(8 + 16, 1)));
+  EXPECT_FALSE(reads(overwritten(8 + 12, 11)));
 
-  // Step 0 claiming a size of its own in the list of large sizes.
-  std::string Listed = Good;
-  Listed[8 + 24] |= 16;
-  EXPECT_FALSE(reads(Listed));
-
-  // A flag no step has.
-  std::string Unknown = Good;
-  Unknown[8 + 24] |= char(0x80);
-  EXPECT_FALSE(reads(Unknown));
+  // The kinds follow the steps and their count; step 0's kind (the
+  // first) claiming a size of its own in the list of large sizes, or a
+  // flag no step has.
+  size_t FirstKindFlags = 8 + 20 * (FarStep + 2) + 8 + 12;
+  EXPECT_FALSE(reads(overwritten(FirstKindFlags, 16)));
+  EXPECT_FALSE(reads(overwritten(FirstKindFlags, 0x80)));
 }
 
 } // namespace
