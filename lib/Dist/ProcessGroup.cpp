@@ -27,6 +27,10 @@ namespace dist {
 
 ProcessGroup::~ProcessGroup() = default;
 
+std::string ProcessGroup::memberName(int Rank) const {
+  return "process " + std::to_string(Rank);
+}
+
 namespace {
 
 /// The functions of libmpilift-mpi.so (MPIPlugin.c).

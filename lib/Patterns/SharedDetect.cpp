@@ -6,7 +6,13 @@
 
 #include "mpilift/Patterns/SharedDetect.h"
 
+#include "mpilift/Dist/ThreadGroup.h"
+
 #include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cassert>
+#include <thread>
 
 namespace mpilift {
 namespace patterns {
@@ -30,12 +36,12 @@ std::string shareOf(llvm::Expected<trace::Trace> &T, RankStepCollector &Steps) {
   return Share;
 }
 
-/// Adds the share process \p From sent to \p Steps; an error says why not.
-llvm::Error addShare(int From, std::string Share, const trace::Trace &T,
-                     RankStepCollector &Steps) {
+/// Adds the share the member named \p From sent to \p Steps; an error
+/// says why not.
+llvm::Error addShare(const std::string &From, std::string Share,
+                     const trace::Trace &T, RankStepCollector &Steps) {
   auto failed = [&](const std::string &Why) {
-    return llvm::createStringError(
-        llvm::formatv("process {0}: {1}", From, Why).str());
+    return llvm::createStringError(llvm::formatv("{0}: {1}", From, Why).str());
   };
   if (Share.empty())
     return failed("it sent nothing");
@@ -95,7 +101,8 @@ detectOnProcesses(llvm::StringRef Dir, dist::ProcessGroup &Group,
     }
     if (Failure)
       continue;
-    if (llvm::Error E = addShare(From, std::move(*Share), *T, Steps))
+    if (llvm::Error E =
+            addShare(Group.memberName(From), std::move(*Share), *T, Steps))
       Failure = std::move(E);
   }
   if (Failure)
@@ -106,6 +113,36 @@ detectOnProcesses(llvm::StringRef Dir, dist::ProcessGroup &Group,
   Out.Trace = std::move(*T);
   Out.Recovered = Recovered;
   return Out;
+}
+
+llvm::Expected<SharedDetectResult>
+detectOnThreads(llvm::StringRef Dir, int Threads,
+                const DetectOptions &Options) {
+  std::vector<std::unique_ptr<dist::ProcessGroup>> Group =
+      dist::makeThreadGroup(std::max(Threads, 1));
+  // A thread that shares the reading fails only if member 0 cannot be
+  // reached, which in one process cannot happen; its error is kept anyway.
+  std::vector<std::string> Failures(Group.size());
+  std::vector<std::thread> Readers;
+  for (size_t Member = 1; Member < Group.size(); ++Member)
+    Readers.emplace_back([&, Member] {
+      auto Done = detectOnProcesses(Dir, *Group[Member], Options);
+      if (!Done)
+        Failures[Member] = llvm::toString(Done.takeError());
+    });
+  auto Result = detectOnProcesses(Dir, *Group[0], Options);
+  for (std::thread &Reader : Readers)
+    Reader.join();
+  for (const std::string &Why : Failures)
+    if (!Why.empty()) {
+      if (!Result)
+        llvm::consumeError(Result.takeError());
+      return llvm::createStringError(Why);
+    }
+  if (!Result)
+    return Result.takeError();
+  assert(*Result && "member 0 ends with the patterns");
+  return std::move(**Result);
 }
 
 } // namespace patterns

@@ -31,6 +31,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <map>
+#include <mutex>
 
 namespace mpilift {
 namespace trace {
@@ -42,25 +43,53 @@ namespace tf = traceformat;
 //--------------------------------------------------===//
 
 /// OTF2 prints its errors to stderr by default; collect them instead so the
-/// caller gets one message that names the file.
-struct ErrorCapture {
+/// caller gets one message that names the file. OTF2 has one error callback
+/// for the whole process, and readers may run on several threads at once
+/// (`detect --jobs`): the callback is installed while any capture lives,
+/// and gives each error to the capture of the thread it happens on.
+class ErrorCapture {
+public:
   std::string First;
-  OTF2_ErrorCallback Previous;
 
-  static OTF2_ErrorCode callback(void *Data, const char *, uint64_t,
-                                 const char *, OTF2_ErrorCode Code,
-                                 const char *Format, va_list Args) {
-    auto *Self = static_cast<ErrorCapture *>(Data);
-    if (Self->First.empty()) {
-      char Buffer[512];
-      vsnprintf(Buffer, sizeof(Buffer), Format, Args);
-      Self->First = Buffer;
-    }
+  ErrorCapture() : Outer(Current) {
+    Current = this;
+    std::lock_guard<std::mutex> Guard(Installed);
+    if (Captures++ == 0)
+      Previous = OTF2_Error_RegisterCallback(callback, nullptr);
+  }
+  ~ErrorCapture() {
+    Current = Outer;
+    std::lock_guard<std::mutex> Guard(Installed);
+    if (--Captures == 0)
+      OTF2_Error_RegisterCallback(Previous, nullptr);
+  }
+  ErrorCapture(const ErrorCapture &) = delete;
+  ErrorCapture &operator=(const ErrorCapture &) = delete;
+
+private:
+  static OTF2_ErrorCode callback(void *, const char *, uint64_t, const char *,
+                                 OTF2_ErrorCode Code, const char *Format,
+                                 va_list Args) {
+    char Buffer[512];
+    vsnprintf(Buffer, sizeof(Buffer), Format, Args);
+    if (!Current) // OTF2 used on a thread that reads no trace.
+      fprintf(stderr, "OTF2: %s\n", Buffer);
+    else if (Current->First.empty())
+      Current->First = Buffer;
     return Code;
   }
-  ErrorCapture() { Previous = OTF2_Error_RegisterCallback(callback, this); }
-  ~ErrorCapture() { OTF2_Error_RegisterCallback(Previous, nullptr); }
+
+  ErrorCapture *Outer;
+  static thread_local ErrorCapture *Current;
+  static std::mutex Installed;
+  static unsigned Captures;
+  static OTF2_ErrorCallback Previous;
 };
+
+thread_local ErrorCapture *ErrorCapture::Current = nullptr;
+std::mutex ErrorCapture::Installed;
+unsigned ErrorCapture::Captures = 0;
+OTF2_ErrorCallback ErrorCapture::Previous = nullptr;
 
 //===-- Definitions
 //---------------------------------------------------------===//

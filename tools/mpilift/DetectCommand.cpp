@@ -29,6 +29,9 @@ namespace {
 
 namespace cl = llvm::cl;
 
+/// More reading threads than this would each hold a reader for nothing.
+constexpr unsigned MaxJobs = 1024;
+
 /// "0-3 5 7-8".
 std::string rankList(const std::vector<int> &Ranks) {
   std::string S;
@@ -113,6 +116,13 @@ int runDetectCommand(int Argc, const char **Argv) {
   cl::opt<std::string> Output("o", cl::desc("write to this file"),
                               cl::value_desc("file"), cl::init("-"),
                               cl::cat(Category));
+  cl::opt<unsigned> Jobs(
+      "jobs",
+      cl::desc("threads that share the reading of the ranks' events (the "
+               "search runs on one)"),
+      cl::init(1), cl::cat(Category));
+  cl::alias JobsShort("j", cl::desc("alias for --jobs"), cl::aliasopt(Jobs),
+                      cl::cat(Category));
   cl::HideUnrelatedOptions(Category);
   if (!cl::ParseCommandLineOptions(
           Argc, Argv, "mpilift detect: collective patterns in a trace\n",
@@ -122,6 +132,11 @@ int runDetectCommand(int Argc, const char **Argv) {
     error() << "--format must be text or json, not '" << Format << "'\n";
     return ExitBadInput;
   }
+  if (Jobs == 0 || Jobs > MaxJobs) {
+    error() << "--jobs must be between 1 and " << MaxJobs << ", not " << Jobs
+            << "\n";
+    return ExitBadInput;
+  }
   llvm::Expected<std::unique_ptr<dist::ProcessGroup>> Group =
       dist::joinLaunchedProcesses();
   if (!Group) {
@@ -129,6 +144,12 @@ int runDetectCommand(int Argc, const char **Argv) {
     if (dist::launchedRank() == 0) // Once, not from every process.
       error() << "mpirun started " << dist::launchedProcesses()
               << " processes, but they cannot share the work: " << Why << "\n";
+    return ExitBadInput;
+  }
+  if (*Group && Jobs > 1) {
+    if ((*Group)->rank() == 0)
+      error() << "--jobs shares the reading among threads of one process; "
+                 "under mpirun the processes share it\n";
     return ExitBadInput;
   }
   if (*Group) {
@@ -144,6 +165,17 @@ int runDetectCommand(int Argc, const char **Argv) {
       warnRecovered(Dir);
     return printResult(Dir, (*Shared)->Trace, (*Shared)->Result, Format,
                        Output);
+  }
+  if (Jobs > 1) {
+    llvm::Expected<patterns::SharedDetectResult> Shared =
+        patterns::detectOnThreads(Dir, int(Jobs));
+    if (!Shared) {
+      error() << llvm::toString(Shared.takeError()) << "\n";
+      return ExitBadInput;
+    }
+    if (Shared->Recovered)
+      warnRecovered(Dir);
+    return printResult(Dir, Shared->Trace, Shared->Result, Format, Output);
   }
   // Only the definitions are printed: each rank's events go once the
   // search has taken its steps, before the next rank is read.

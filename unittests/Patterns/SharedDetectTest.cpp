@@ -193,6 +193,44 @@ TEST_F(SharedDetectTest, SharesGiveWhatOneReaderFinds) {
   }
 }
 
+TEST_F(SharedDetectTest, ThreadsGiveWhatOneReaderFinds) {
+  llvm::Expected<trace::Trace> Whole = trace::readTrace(Dir);
+  ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+  patterns::DetectResult Expected = patterns::detectPatterns(*Whole);
+  ASSERT_EQ(Expected.Patterns.size(), 1u);
+  // Up to more threads than the trace has ranks (those read none).
+  for (int Threads : {1, 2, 3, 5}) {
+    SCOPED_TRACE("threads: " + std::to_string(Threads));
+    auto Shared = patterns::detectOnThreads(Dir, Threads);
+    ASSERT_TRUE(bool(Shared)) << llvm::toString(Shared.takeError());
+    EXPECT_EQ(Shared->Trace.Modules, Whole->Modules);
+    EXPECT_EQ(sitesOf(Shared->Trace), sitesOf(*Whole));
+    testutil::expectSamePatterns(Shared->Result.Patterns, Expected.Patterns);
+  }
+}
+
+TEST_F(SharedDetectTest, AnotherThreadFailingIsNamed) {
+  ASSERT_FALSE(llvm::sys::fs::remove(Dir + "/traces/2.evt"));
+  auto Shared = patterns::detectOnThreads(Dir, 2);
+  ASSERT_FALSE(bool(Shared));
+  std::string Message = llvm::toString(Shared.takeError());
+  EXPECT_NE(Message.find("'" + Dir), std::string::npos) << Message;
+  EXPECT_NE(Message.find("rank 2"), std::string::npos) << Message;
+  EXPECT_EQ(Message.find("thread 1"), std::string::npos)
+      << "rank 2 is thread 0's to read: " << Message;
+  ASSERT_FALSE(llvm::sys::fs::remove(Dir + "/traces/1.evt"));
+  Shared = patterns::detectOnThreads(Dir, 2);
+  ASSERT_FALSE(bool(Shared));
+  Message = llvm::toString(Shared.takeError());
+  EXPECT_NE(Message.find("rank 2"), std::string::npos)
+      << "thread 0's own failure comes first: " << Message;
+  Shared = patterns::detectOnThreads(Dir, 3);
+  ASSERT_FALSE(bool(Shared));
+  Message = llvm::toString(Shared.takeError());
+  EXPECT_NE(Message.find("thread 1: "), std::string::npos) << Message;
+  EXPECT_NE(Message.find("rank 1"), std::string::npos) << Message;
+}
+
 TEST_F(SharedDetectTest, AnotherProcessFailingIsNamed) {
   // Process 1 of 2 reads rank 1, whose events are gone; process 0 reads
   // ranks 0 and 2 and says who failed and why.

@@ -40,6 +40,8 @@ public:
   virtual llvm::Error sendToFirst(llvm::StringRef Data) = 0;
   /// On process 0: what process \p From sent with sendToFirst.
   virtual llvm::Expected<std::string> receiveFrom(int From) = 0;
+  /// How messages name member \p Rank: "process 1".
+  virtual std::string memberName(int Rank) const;
 };
 
 /// How many processes the launcher that started this one started, from

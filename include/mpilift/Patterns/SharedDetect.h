@@ -8,6 +8,8 @@
 /// `mpirun -np K mpilift detect DIR`: the K processes read and condense a
 /// share of the trace's ranks each; process 0 gathers the steps and
 /// searches them, with the same result as one process reading all.
+/// `mpilift detect --jobs K DIR` shares the reading the same way among K
+/// threads of one process.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +51,12 @@ struct SharedDetectResult {
 llvm::Expected<std::optional<SharedDetectResult>>
 detectOnProcesses(llvm::StringRef Dir, dist::ProcessGroup &Group,
                   const DetectOptions &Options = DetectOptions());
+
+/// detectOnProcesses on \p Threads threads of this process (a group made
+/// by dist::makeThreadGroup): what its process 0 gets, or its error.
+llvm::Expected<SharedDetectResult>
+detectOnThreads(llvm::StringRef Dir, int Threads,
+                const DetectOptions &Options = DetectOptions());
 
 } // namespace patterns
 } // namespace mpilift
