@@ -232,7 +232,7 @@ private:
       if (Found.empty())
         continue;
       if (Tm.collective() == "bcast" && D != Derivation::GatherThenBcast)
-        Rotating.grow(Tm, D, P, Found);
+        Rotating.grow(Tm, D, P, Found, Condensed);
       for (auto &[Sites, Starts] : Found) {
         Candidate Cand;
         Cand.Collective = familyName(Tm, D);

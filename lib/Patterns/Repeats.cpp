@@ -10,6 +10,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace mpilift {
@@ -42,6 +43,19 @@ Symbol shapeOf(bool Send, int64_t Peer, int64_t CommSize) {
 /// The condensed symbol of step \p E.
 Symbol symbolOf(const StepEvent &E, int64_t CommSize) {
   return E.P2P ? shapeOf(E.Send, E.Peer, CommSize) : 0;
+}
+
+/// The symbols of \p A; none if a peer of it is outside the communicator
+/// (such a step is no symbol the condensed stream can be searched for).
+std::optional<std::vector<Symbol>> symbolsOf(const std::vector<Step> &A,
+                                             int64_t CommSize) {
+  std::vector<Symbol> Shape;
+  for (const Step &St : A) {
+    Shape.push_back(shapeOf(St.Send, St.Peer, CommSize));
+    if (Shape.back() == 0)
+      return std::nullopt;
+  }
+  return Shape;
 }
 
 } // namespace
@@ -97,12 +111,9 @@ std::map<SymbolString, std::vector<size_t>>
 occurrences(const Stream &S, const CondensedStream &Condensed,
             const std::vector<Step> &A, int64_t CommSize) {
   std::map<SymbolString, std::vector<size_t>> Groups;
-  std::vector<Symbol> Shape;
-  for (const Step &St : A) {
-    Shape.push_back(shapeOf(St.Send, St.Peer, CommSize));
-    if (Shape.back() == 0)
-      return Groups; // A peer outside the communicator: never matches.
-  }
+  std::optional<std::vector<Symbol>> Shape = symbolsOf(A, CommSize);
+  if (!Shape)
+    return Groups; // A peer outside the communicator: never matches.
   // Symbols and steps correspond one to one: a match is an occurrence.
   // Matches share their shape, so they differ in call sites alone; most
   // share them with the match before (a loop's), the rest are looked up
@@ -120,7 +131,7 @@ occurrences(const Stream &S, const CondensedStream &Condensed,
   size_t Last = 0;
   auto SymbolAt = [&](Index K) { return symbolOf(S[K], CommSize); };
   for (Index P : findOccurrences(SymbolAt, static_cast<Index>(S.size()),
-                                 Condensed.SA, Shape)) {
+                                 Condensed.SA, *Shape)) {
     if (Found.empty() || !sameSites(Found[Last].first, P)) {
       uint64_t H = 0;
       for (size_t K = 0; K < Len; ++K)
@@ -140,6 +151,16 @@ occurrences(const Stream &S, const CondensedStream &Condensed,
   for (auto &[First, Starts] : Found)
     Groups.emplace(symbols(S, First, Len), std::move(Starts));
   return Groups;
+}
+
+bool repeatMayOccur(const Stream &S, const CondensedStream &Condensed,
+                    const std::vector<Step> &A, int64_t CommSize) {
+  std::optional<std::vector<Symbol>> Shape = symbolsOf(A, CommSize);
+  if (!Shape || Shape->empty())
+    return true; // Not in the symbols: cannot be ruled out by them.
+  auto SymbolAt = [&](Index K) { return symbolOf(S[K], CommSize); };
+  return containsPattern(SymbolAt, static_cast<Index>(S.size()), Condensed.SA,
+                         *Shape);
 }
 
 bool sequentialOnEveryRank(std::vector<std::vector<size_t>> Occurrences) {

@@ -96,6 +96,35 @@ bool growInstance(const std::vector<Stream> &Streams,
   return Reached.size() == N; // Every rank of the communicator takes part.
 }
 
+/// How many ranks around a root neighboursMayTakePart looks at.
+constexpr int NeighboursChecked = 8;
+
+/// False if one of the ranks next to \p Root (the NeighboursChecked
+/// nearest, alternately after and before it) has no window anywhere in its
+/// stream that matches its shape (\p ShapeOf) in direction and peer. A
+/// growth must place such a window on every rank, so then none from this
+/// root can succeed. A halo exchange has the root's part of a chain or a
+/// ring in every iteration, and would otherwise be grown from each, to
+/// fail a rank or two further on; the nearest ranks are where a chain or a
+/// ring fails, and looking at every rank would cost a search per rank for
+/// each root.
+template <typename ShapeFn>
+bool neighboursMayTakePart(const std::vector<Stream> &Streams,
+                           const std::vector<CondensedStream> &Condensed,
+                           int Root, ShapeFn &&ShapeOf) {
+  int N = static_cast<int>(Streams.size());
+  int Checked = std::min(N - 1, NeighboursChecked);
+  for (int I = 0; I < Checked; ++I) {
+    int Distance = I / 2 + 1;
+    int R = I % 2 == 0 ? (Root + Distance) % N : (Root - Distance + N) % N;
+    const std::vector<Step> &Shape = ShapeOf(R);
+    if (Shape.empty() ||
+        !repeatMayOccur(Streams[R], Condensed[R], Shape, int64_t(N)))
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 std::vector<RankPart> Instance::parts() const {
@@ -116,7 +145,8 @@ size_t RotatingGroup::coverage() const {
 
 void RotatingRoots::grow(
     const Template &Tm, Derivation D, const TemplateParams &P,
-    const std::map<SymbolString, std::vector<size_t>> &Found) {
+    const std::map<SymbolString, std::vector<size_t>> &Found,
+    const std::vector<CondensedStream> &Condensed) {
   const std::vector<Stream> &Streams = S.Streams;
   // Each rank's repeat, evaluated when the growth first reaches the rank
   // (most attempts stop after a few ranks).
@@ -126,6 +156,8 @@ void RotatingRoots::grow(
       Shapes[R] = derive(D, R == P.Root ? Tm.master(P) : Tm.slave(P, R));
     return *Shapes[R];
   };
+  if (!neighboursMayTakePart(Streams, Condensed, int(P.Root), shapeOf))
+    return;
   Growth Attempt;
   const std::vector<size_t> &Windows = Attempt.Window;
   const std::string Collective = familyName(Tm, D);

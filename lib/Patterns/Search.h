@@ -86,6 +86,12 @@ std::map<SymbolString, std::vector<size_t>>
 occurrences(const Stream &S, const CondensedStream &Condensed,
             const std::vector<Step> &A, int64_t CommSize);
 
+/// False only if no window of \p S matches \p A step by step in
+/// direction and peer (so no occurrence of a pattern needing \p A of
+/// this rank exists); one binary search in \p Condensed.
+bool repeatMayOccur(const Stream &S, const CondensedStream &Condensed,
+                    const std::vector<Step> &A, int64_t CommSize);
+
 /// Whether occurrences of patterns (each a window start per rank of the
 /// communicator) follow each other in one order on every rank. Stars from
 /// every root interleaved on each rank are an all-to-all, not a broadcast
@@ -151,8 +157,10 @@ public:
   void beginDerivation() { GrownSteps.emplace(S.Streams); }
   /// Grows each occurrence in \p Found of the master repeat of \p Tm, as
   /// \p D turns it, for the root and rotation \p P.
+  /// \p Condensed holds every rank's condensed stream.
   void grow(const Template &Tm, Derivation D, const TemplateParams &P,
-            const std::map<SymbolString, std::vector<size_t>> &Found);
+            const std::map<SymbolString, std::vector<size_t>> &Found,
+            const std::vector<CondensedStream> &Condensed);
   /// Ends a root: what it grew is not grown again from the roots after it.
   void endRoot();
   /// Ends the roots of a template and derivation.

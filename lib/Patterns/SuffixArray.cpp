@@ -666,29 +666,55 @@ std::vector<Index> findOccurrences(const std::vector<Symbol> &Text,
                          static_cast<Index>(Text.size()), SA, Pattern);
 }
 
-std::vector<Index> findOccurrences(const std::function<Symbol(Index)> &SymbolAt,
-                                   Index Length, const std::vector<Index> &SA,
-                                   const std::vector<Symbol> &Pattern) {
-  if (Pattern.empty() || SA.empty())
-    return {};
-  Index N = Length;
-  Index M = static_cast<Index>(Pattern.size());
-  // Compares the suffix at \p Start, cut to |Pattern|, with the pattern.
-  auto compare = [&](Index Start) {
-    for (Index K = 0; K < M; ++K) {
-      if (Start + K == N)
+namespace {
+
+/// Compares the suffix of a text at a position, cut to a pattern's length,
+/// with the pattern: -1 if it sorts before, 0 if it starts with it, 1 after.
+struct PatternOrder {
+  const std::function<Symbol(Index)> &SymbolAt;
+  Index Length;
+  const std::vector<Symbol> &Pattern;
+
+  int operator()(Index Start) const {
+    for (Index K = 0; K < Index(Pattern.size()); ++K) {
+      if (Start + K == Length)
         return -1; // A proper prefix of the pattern sorts first.
       Symbol At = SymbolAt(Start + K);
       if (At != Pattern[K])
         return At < Pattern[K] ? -1 : 1;
     }
     return 0;
-  };
-  auto First = std::partition_point(SA.begin(), SA.end(),
-                                    [&](Index S) { return compare(S) < 0; });
+  }
+  /// The first suffix of \p SA that does not sort before the pattern.
+  std::vector<Index>::const_iterator
+  firstNotBefore(const std::vector<Index> &SA) const {
+    return std::partition_point(SA.begin(), SA.end(),
+                                [&](Index S) { return (*this)(S) < 0; });
+  }
+};
+
+} // namespace
+
+std::vector<Index> findOccurrences(const std::function<Symbol(Index)> &SymbolAt,
+                                   Index Length, const std::vector<Index> &SA,
+                                   const std::vector<Symbol> &Pattern) {
+  if (Pattern.empty() || SA.empty())
+    return {};
+  PatternOrder Compare{SymbolAt, Length, Pattern};
+  auto First = Compare.firstNotBefore(SA);
   auto Last = std::partition_point(First, SA.end(),
-                                   [&](Index S) { return compare(S) == 0; });
-  return ascending(First, Last, N);
+                                   [&](Index S) { return Compare(S) == 0; });
+  return ascending(First, Last, Length);
+}
+
+bool containsPattern(const std::function<Symbol(Index)> &SymbolAt, Index Length,
+                     const std::vector<Index> &SA,
+                     const std::vector<Symbol> &Pattern) {
+  if (Pattern.empty() || SA.empty())
+    return false;
+  PatternOrder Compare{SymbolAt, Length, Pattern};
+  auto First = Compare.firstNotBefore(SA);
+  return First != SA.end() && Compare(*First) == 0;
 }
 
 namespace {

@@ -275,9 +275,16 @@ TEST(SuffixArrayTest, FindGivesEveryOccurrence) {
         if (std::equal(P.begin(), P.end(), T.begin() + I))
           Expected.push_back(I);
       EXPECT_EQ(ESA.find(P), Expected) << "K " << K << " round " << Round;
+      auto SymbolAt = [&](Index I) { return T[I]; };
+      EXPECT_EQ(
+          containsPattern(SymbolAt, Index(T.size()), ESA.suffixArray(), P),
+          !Expected.empty())
+          << "K " << K << " round " << Round;
     }
   EnhancedSuffixArray Empty({}, 1);
   EXPECT_TRUE(Empty.find({0}).empty());
+  EXPECT_FALSE(containsPattern([](Index) { return Symbol(0); }, 0,
+                               Empty.suffixArray(), {0}));
 }
 
 /// All maximal runs of a primitive period, by definition.

@@ -58,6 +58,12 @@ std::vector<Index> findOccurrences(const std::function<Symbol(Index)> &SymbolAt,
                                    Index Length, const std::vector<Index> &SA,
                                    const std::vector<Symbol> &Pattern);
 
+/// Whether \p Pattern occurs in the text of \p Length symbols given by
+/// \p SymbolAt, whose suffix array is \p SA: one binary search.
+bool containsPattern(const std::function<Symbol(Index)> &SymbolAt, Index Length,
+                     const std::vector<Index> &SA,
+                     const std::vector<Symbol> &Pattern);
+
 /// A maximal repeat: a string occurring at least twice that can be extended
 /// neither to the left nor to the right without losing an occurrence. It is
 /// the LCP interval [First, Last] of the suffix array: it occurs at
