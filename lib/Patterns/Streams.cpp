@@ -194,28 +194,50 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm) {
 bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
               cg::LocalGraph &L, std::vector<StepRef> &OpStep, int Rank,
               bool BufferedSends) {
-  std::map<size_t, uint32_t> OpOf;
-  std::function<void(uint32_t, uint32_t)> DependOn = [&](uint32_t Before,
-                                                         uint32_t Op) {
-    if (BufferedSends && S[Before].BlockingSend) {
-      for (uint32_t Earlier : S.after(Before))
-        DependOn(Earlier, Op);
-      return;
-    }
-    auto It = OpOf.find(Before);
-    if (It != OpOf.end())
-      L.addDependency(It->second, Op);
+  if (Steps.empty())
+    return true;
+  // For each step from the first added to the last: the added steps' ops
+  // that what follows it must follow. "Follows" is transitive: a step left
+  // out (another pattern's, a collective) passes on what it followed, or
+  // an op after it could be issued before an op before it, and match the
+  // wrong message of a channel.
+  size_t First = Steps.front();
+  std::vector<llvm::SmallVector<uint32_t, 2>> Reach(Steps.back() - First + 1);
+  auto reachOf = [&](uint32_t Before) -> llvm::ArrayRef<uint32_t> {
+    if (Before < First)
+      return {};
+    return Reach[Before - First];
   };
-  for (size_t K : Steps) {
+  auto follows = [&](size_t K) {
+    llvm::SmallVector<uint32_t, 2> Out;
+    for (uint32_t Before : S.after(K))
+      for (uint32_t Op : reachOf(Before))
+        if (!llvm::is_contained(Out, Op))
+          Out.push_back(Op);
+    return Out;
+  };
+  size_t Next = 0; // Into Steps.
+  for (size_t K = First; K <= Steps.back(); ++K) {
+    llvm::SmallVector<uint32_t, 2> After = follows(K);
+    if (K != Steps[Next]) {
+      Reach[K - First] = std::move(After);
+      continue;
+    }
+    ++Next;
     const StepEvent &St = S[K];
     if (St.Peer < 0 || !St.Buffer)
       return false; // Unresolved wildcard, or no buffers: no dataflow.
     uint32_t Op = St.Send ? L.addSend(St.Buffer, St.Bytes, St.Peer, St.Tag)
                           : L.addRecv(St.Buffer, St.Bytes, St.Peer, St.Tag);
-    for (uint32_t Before : S.after(K))
-      DependOn(Before, Op);
-    OpOf[K] = Op;
+    for (uint32_t Before : After)
+      L.addDependency(Before, Op);
     OpStep.emplace_back(Rank, static_cast<uint32_t>(K));
+    // With buffered sends, what follows a blocking send waits only for
+    // what the send waited for.
+    if (BufferedSends && St.BlockingSend)
+      Reach[K - First] = std::move(After);
+    else
+      Reach[K - First] = {Op};
   }
   return true;
 }

@@ -7,13 +7,17 @@
 // Neither phase alone is a broadcast: the spread is a scatter, the roll an
 // allgather; the dataflow of the two shows that every process ends with
 // the root's panel. The pieces differ, so payload hashes (--hash) are not
-// compared. (blonM, where the root first hands the whole panel to
-// the next process and the others spread and roll without it, argument M,
-// is still found by nothing: no template takes its spread. At 5 processes
-// the spread is no template's binomial tree either; the dataflow of all
+// compared. blonM (argument M), where the root first hands the whole panel
+// to the next process and the others spread and roll without it, is the
+// `modified-binomial` template followed by the roll; a stale copy spread
+// instead of the panel (argument S) is no broadcast. At 5 and 7 processes
+// the spread is no template's binomial tree; the dataflow of all
 // unexplained steps took the roll alone for a broadcast from the first
 // root, as the trace does not show the roots refilling the panel, and must
-// not: each occurrence's own dataflow has to form the collective.)
+// not: each occurrence's own dataflow has to form the collective. The
+// steps the patterns leave to that dataflow must keep their order through
+// the steps they claim (at 8 processes with the stale copy, the matching
+// paired messages of different panels and warned that sizes differ).
 // clang-format off
 // RUN: %mpicc %s -o %t.exe
 // RUN: rm -rf %t.d && %mpirun -np 4 %mpilift-run -o %t.d -- %t.exe > %t.out
@@ -32,6 +36,8 @@
 // RUN: %mpilift detect %t.m7 | FileCheck %s --check-prefix=NP5 --implicit-check-not=' bcast '
 // RUN: rm -rf %t.s && %mpirun -np 4 %mpilift-run -o %t.s -- %t.exe S > %t.outs
 // RUN: %mpilift detect %t.s | FileCheck %s --check-prefix=STALE --implicit-check-not=' bcast '
+// RUN: rm -rf %t.s8 && %mpirun -np 8 %mpilift-run -o %t.s8 -- %t.exe S > %t.outs8
+// RUN: %mpilift detect %t.s8 2>&1 | FileCheck %s --check-prefix=STALE8 --implicit-check-not=' bcast ' --implicit-check-not='no dataflow analysis'
 // MODIFIED: bcast modified-scatter-allgather comm 1 roots 0-{{[35]}}, 7600 to 8000 bytes, 6 occurrences, evidence both (the root changes between occurrences)
 // MODIFIED-DAG: send {{.*}}spread-roll-bcast.c:[[#WHOLE:]]:12 ranks 0-{{[35]}}
 // MODIFIED-DAG: recv {{.*}}spread-roll-bcast.c:[[#WHOLE+2]]:12 ranks {{[01]}}-{{[36]}}
@@ -40,6 +46,7 @@
 // MODIFIED-DAG: recv {{.*}}spread-roll-bcast.c:[[#MROLL:]]:12 ranks 0-{{[37]}}
 // MODIFIED-DAG: send {{.*}}spread-roll-bcast.c:[[#MROLL+3]]:14 ranks 0-{{[37]}}
 // STALE: unknown modified-binomial comm 1 roots 0-3, {{.*}}, 6 occurrences, evidence template (the root changes between occurrences; the root sends the whole message to the next rank first; the others' dataflow is a scatter that the steps after it do not complete to a broadcast)
+// STALE8: unknown modified-binomial comm 1 roots 0-5, {{.*}}, 6 occurrences, evidence template
 // ROTATING: bcast scatter-allgather comm 1 roots 0-{{[34]}}, 7600 to 8000 bytes, 6 occurrences, evidence both (the root changes between occurrences)
 // FIXED: bcast scatter-allgather comm 1 root 0, 7600 to 8000 bytes, 6 occurrences, evidence both
 // NP5: patterns in
