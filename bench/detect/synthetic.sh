@@ -9,8 +9,9 @@
 # such. Every run must find the broadcast. With SHARED=K in the
 # environment, `mpirun -np K mpilift detect` is timed as well, in the same
 # alternation, and must print what one process prints; its time is given
-# as a ratio to one process's, with process 0's peak memory.
-# Usage: [SHARED=K] bash bench/detect/synthetic.sh [BUILD_DIR] [REPS] [EVENTS] [LIMIT] [RANKS...]
+# as a ratio to one process's, with process 0's peak memory. With JOBS=K,
+# `mpilift detect --jobs K` (K reading threads) is timed the same way.
+# Usage: [SHARED=K] [JOBS=K] bash bench/detect/synthetic.sh [BUILD_DIR] [REPS] [EVENTS] [LIMIT] [RANKS...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
@@ -24,6 +25,7 @@ gen=$build/bench/detect-synthetic
 [ -x "$mpilift" ] && [ -x "$gen" ] || { echo "build first: cmake --build $build" >&2; exit 2; }
 command -v /usr/bin/time > /dev/null || { echo "needs /usr/bin/time (Debian package 'time')" >&2; exit 2; }
 shared=${SHARED:-}
+jobs=${JOBS:-}
 if [ -n "$shared" ]; then
   command -v mpirun > /dev/null || { echo "SHARED needs mpirun" >&2; exit 2; }
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -36,6 +38,7 @@ trap 'rm -rf "$tmp"' EXIT
 printf "%6s %10s %10s %10s %10s %10s %12s" ranks calls "read (s)" "read (MB)" \
   "detect (s)" "det. (MB)" "bytes/call"
 [ -n "$shared" ] && printf " %12s %10s %10s" "np $shared (s)" "ratio" "p0 (MB)"
+[ -n "$jobs" ] && printf " %12s %10s %10s" "-j $jobs (s)" "ratio" "-j (MB)"
 echo
 for np in $ranks; do
   rm -rf "$tmp/trace"
@@ -43,7 +46,7 @@ for np in $ranks; do
   "$mpilift" trace recover "$tmp/trace" > /dev/null
   calls=$("$mpilift" trace dump "$tmp/trace" |
     awk '/^rank [0-9]+: [0-9]+ events$/ {n += $3} END {print n}')
-  : > "$tmp/read"; : > "$tmp/detect"; : > "$tmp/shared"
+  : > "$tmp/read"; : > "$tmp/detect"; : > "$tmp/shared"; : > "$tmp/jobs"
   stopped=0
   for i in $(seq "$reps"); do
     /usr/bin/time -f "%e %M" -o "$tmp/time" "$mpilift" trace dump "$tmp/trace" > /dev/null
@@ -68,6 +71,14 @@ for np in $ranks; do
       echo "$(awk -v s="$start" -v e="$end" 'BEGIN {print e - s}') $(sort -g "$tmp/rss" | tail -1)" >> "$tmp/shared"
       rm -f "$tmp/rss"
     fi
+    if [ -n "$jobs" ]; then
+      /usr/bin/time -f "%e %M" -o "$tmp/time" "$mpilift" detect --jobs "$jobs" \
+        "$tmp/trace" > "$tmp/jobs.out"
+      cmp -s "$tmp/out" "$tmp/jobs.out" ||
+        { echo "$np ranks: mpilift detect --jobs $jobs differs:" >&2;
+          diff "$tmp/out" "$tmp/jobs.out" >&2; exit 1; }
+      cat "$tmp/time" >> "$tmp/jobs"
+    fi
   done
   rt=$(awk '{print $1}' "$tmp/read" | median)
   rk=$(awk '{print $2}' "$tmp/read" | median)
@@ -89,6 +100,13 @@ for np in $ranks; do
       "$(awk -v s="$st" -v d="$dt" 'BEGIN {print s / d}')" \
       "$(awk -v k="$sk" 'BEGIN {print k / 1024}')"
   fi
+  if [ -n "$jobs" ]; then
+    jt=$(awk '{print $1}' "$tmp/jobs" | median)
+    jk=$(awk '{print $2}' "$tmp/jobs" | median)
+    printf " %12.2f %10.2f %10.1f" "$jt" \
+      "$(awk -v j="$jt" -v d="$dt" 'BEGIN {print j / d}')" \
+      "$(awk -v k="$jk" 'BEGIN {print k / 1024}')"
+  fi
   echo
 done
 echo "(medians of $reps alternating runs; MB = peak resident memory; read ="
@@ -96,3 +114,5 @@ echo " mpilift trace dump, the baseline; targets of issue 16: 1024 ranks x 10^5"
 echo " calls in at most 60 s and 8 GiB, at most 100 bytes per call)"
 [ -n "$shared" ] && echo "(np $shared = mpirun -np $shared mpilift detect, wall time with the launch, its" &&
   echo " ratio to one process, and the peak of process 0)"
+[ -n "$jobs" ] && echo "(-j $jobs = mpilift detect --jobs $jobs, its ratio to one thread, and its peak)"
+exit 0
