@@ -246,6 +246,27 @@ bool dataflowMayFormACollective(const std::vector<Stream> &Streams,
   return false;
 }
 
+/// Leaves out of \p Used (ascending step indices per rank) each step whose
+/// message partner (\p Partners, as MPI matches them over all steps) is
+/// left out. Patterns claim steps by rank and call site, and a call site
+/// can serve a pattern and other messages (a send helper called by a
+/// hand-written broadcast and elsewhere): the other end of such a message
+/// would match no send, or the next message of its channel, among the
+/// steps left. Steps MPI matched with nothing stay: the analysis says why.
+void leaveOutHalfClaimedMessages(const std::vector<Stream> &Streams,
+                                 const MessagePartners &Partners,
+                                 std::vector<std::vector<size_t>> &Used) {
+  StepSet UsedSteps(Streams);
+  for (size_t R = 0; R < Used.size(); ++R)
+    for (size_t K : Used[R])
+      UsedSteps.insert(int(R), K);
+  for (size_t R = 0; R < Used.size(); ++R)
+    llvm::erase_if(Used[R], [&](size_t K) {
+      auto [R2, K2] = Partners(R, K);
+      return R2 >= 0 && !UsedSteps.contains(R2, K2);
+    });
+}
+
 } // namespace
 
 // A pattern is compact: on every rank its steps come in runs of one
@@ -270,8 +291,10 @@ void dataflowPatterns(CommSearch &S, std::vector<Pattern> &Found,
     for (size_t K = 0; K < Streams[R].size(); ++K)
       if (Streams[R][K].P2P && !Claimed.count({int(R), Streams[R][K].Site}))
         Used[R].push_back(K);
-    HaveSteps |= !Used[R].empty();
   }
+  leaveOutHalfClaimedMessages(Streams, S.Partners, Used);
+  for (const std::vector<size_t> &Steps : Used)
+    HaveSteps |= !Steps.empty();
   if (!HaveSteps || !dataflowMayFormACollective(Streams, S.Partners, Used))
     return;
   S.Partners.release(); // Read no more.
