@@ -184,9 +184,10 @@ std::string whyUnmatched(const cg::Graph &G, const cg::Matching &M,
 }
 
 /// Whether the analysis of the steps \p Used of \p Streams (ascending
-/// indices per rank) may find a collective over the whole communicator,
-/// or that they cannot be matched. Not when every step is matched inside
-/// them, none is a blocking send (the model of the analysis takes those
+/// indices per rank, holding the partner of each matched step they hold:
+/// leaveOutHalfClaimedMessages) may find a collective over the whole
+/// communicator, or that they cannot be matched. Not when every step is
+/// matched, none is a blocking send (the model of the analysis takes those
 /// as synchronous, and says when the program relies on MPI buffering
 /// them), and no rank sends from a buffer it receives into: a rank's data
 /// then reaches only the ranks it sends to, and every collective needs a
@@ -198,13 +199,6 @@ bool dataflowMayFormACollective(const std::vector<Stream> &Streams,
                                 const MessagePartners &Partners,
                                 const std::vector<std::vector<size_t>> &Used) {
   size_t N = Streams.size();
-  StepSet UsedSteps(Streams);
-  for (size_t R = 0; R < N; ++R)
-    for (size_t K : Used[R])
-      UsedSteps.insert(int(R), K);
-  auto isUsed = [&](StepRef S) {
-    return S.first >= 0 && UsedSteps.contains(S.first, S.second);
-  };
   std::vector<bool> SendsTo(N), ReceivesFrom(N);
   for (size_t R = 0; R < N; ++R) {
     SendsTo.assign(N, false);
@@ -214,7 +208,7 @@ bool dataflowMayFormACollective(const std::vector<Stream> &Streams,
     for (size_t K : Used[R]) {
       const StepEvent &E = Streams[R][K];
       if (E.Peer < 0 || size_t(E.Peer) >= N || E.BlockingSend ||
-          !isUsed(Partners(R, K)))
+          Partners(R, K).first < 0)
         return true; // It may not match: the analysis says why.
       std::vector<bool> &Peers = E.Send ? SendsTo : ReceivesFrom;
       if (!Peers[E.Peer]) {
