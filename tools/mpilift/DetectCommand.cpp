@@ -105,6 +105,15 @@ int printResult(const std::string &Dir, const trace::Trace &T,
   return ExitClean;
 }
 
+/// printResult for what the member that gathered a shared detect ends with,
+/// after the warning that the trace was recovered from a crashed run.
+int printShared(const std::string &Dir, const patterns::SharedDetectResult &R,
+                const std::string &Format, const std::string &Output) {
+  if (R.Recovered)
+    warnRecovered(Dir);
+  return printResult(Dir, R.Trace, R.Result, Format, Output);
+}
+
 } // namespace
 
 int runDetectCommand(int Argc, const char **Argv) {
@@ -161,10 +170,7 @@ int runDetectCommand(int Argc, const char **Argv) {
     }
     if (!*Shared)
       return ExitClean; // Process 0 prints.
-    if ((*Shared)->Recovered)
-      warnRecovered(Dir);
-    return printResult(Dir, (*Shared)->Trace, (*Shared)->Result, Format,
-                       Output);
+    return printShared(Dir, **Shared, Format, Output);
   }
   if (Jobs > 1) {
     llvm::Expected<patterns::SharedDetectResult> Shared =
@@ -173,9 +179,7 @@ int runDetectCommand(int Argc, const char **Argv) {
       error() << llvm::toString(Shared.takeError()) << "\n";
       return ExitBadInput;
     }
-    if (Shared->Recovered)
-      warnRecovered(Dir);
-    return printResult(Dir, Shared->Trace, Shared->Result, Format, Output);
+    return printShared(Dir, *Shared, Format, Output);
   }
   // Only the definitions are printed: each rank's events go once the
   // search has taken its steps, before the next rank is read.
