@@ -35,6 +35,17 @@ trap 'rm -rf "$tmp"' EXIT
 
 . "$root/bench/common/median.sh"
 
+# Prints the median time of the runs in $1 ("seconds KB" lines), its ratio
+# to one process's median time $2, and the median peak in MB.
+print_variant() {
+  local t k
+  t=$(awk '{print $1}' "$1" | median)
+  k=$(awk '{print $2}' "$1" | median)
+  printf " %12.2f %10.2f %10.1f" "$t" \
+    "$(awk -v v="$t" -v d="$2" 'BEGIN {print v / d}')" \
+    "$(awk -v k="$k" 'BEGIN {print k / 1024}')"
+}
+
 printf "%6s %10s %10s %10s %10s %10s %12s" ranks calls "read (s)" "read (MB)" \
   "detect (s)" "det. (MB)" "bytes/call"
 [ -n "$shared" ] && printf " %12s %10s %10s" "np $shared (s)" "ratio" "p0 (MB)"
@@ -93,20 +104,8 @@ for np in $ranks; do
     "$(awk -v k="$rk" 'BEGIN {print k / 1024}')" "$dt" \
     "$(awk -v k="$dk" 'BEGIN {print k / 1024}')" \
     "$(awk -v k="$dk" -v e="$calls" 'BEGIN {print k * 1024 / e}')"
-  if [ -n "$shared" ]; then
-    st=$(awk '{print $1}' "$tmp/shared" | median)
-    sk=$(awk '{print $2}' "$tmp/shared" | median)
-    printf " %12.2f %10.2f %10.1f" "$st" \
-      "$(awk -v s="$st" -v d="$dt" 'BEGIN {print s / d}')" \
-      "$(awk -v k="$sk" 'BEGIN {print k / 1024}')"
-  fi
-  if [ -n "$jobs" ]; then
-    jt=$(awk '{print $1}' "$tmp/jobs" | median)
-    jk=$(awk '{print $2}' "$tmp/jobs" | median)
-    printf " %12.2f %10.2f %10.1f" "$jt" \
-      "$(awk -v j="$jt" -v d="$dt" 'BEGIN {print j / d}')" \
-      "$(awk -v k="$jk" 'BEGIN {print k / 1024}')"
-  fi
+  [ -n "$shared" ] && print_variant "$tmp/shared" "$dt"
+  [ -n "$jobs" ] && print_variant "$tmp/jobs" "$dt"
   echo
 done
 echo "(medians of $reps alternating runs; MB = peak resident memory; read ="
