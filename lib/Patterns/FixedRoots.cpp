@@ -231,8 +231,7 @@ private:
       auto Found = occurrences(Mine, Condensed[Root], A, N);
       if (Found.empty())
         continue;
-      if (Tm.collective() == "bcast" && D != Derivation::GatherThenBcast)
-        Rotating.grow(Tm, D, P, Found, Condensed);
+      std::vector<SymbolString> NoCollective;
       for (auto &[Sites, Starts] : Found) {
         Candidate Cand;
         Cand.Collective = familyName(Tm, D);
@@ -241,22 +240,47 @@ private:
         Cand.RootCommRank = Tm.collective() == "bcast" ? int(Root) : -1;
         Cand.Parts.push_back({int(Root), Starts, A.size()});
         Cand.Order = Candidates.size();
-        if (growToSlaves(Tm, D, P, Streams, Cand) && messagesStayInside(Cand))
+        SlaveGrowth Grown = growToSlaves(Tm, D, P, Streams, Cand);
+        if (Grown == SlaveGrowth::Complete && messagesStayInside(Cand))
           Candidates.push_back(std::move(Cand));
+        else if (Grown == SlaveGrowth::FormsNone)
+          NoCollective.push_back(Sites);
       }
+      // Occurrences that every rank completes from this root, and whose
+      // dataflow forms no collective, are not grown as occurrences of a
+      // pattern whose root changes either: a group takes every occurrence
+      // grown into it, and report judges the dataflow of its first and
+      // last only. A halo exchange read as a chain from the first root it
+      // is tried from would otherwise grow in every iteration over every
+      // rank, to be dropped at the end as a pattern of one root (over a
+      // quarter of the time of a long trace of 1024 ranks).
+      for (const SymbolString &Sites : NoCollective)
+        Found.erase(Sites);
+      if (Tm.collective() == "bcast" && D != Derivation::GatherThenBcast)
+        Rotating.grow(Tm, D, P, Found, Condensed);
     }
   }
 
+  /// What growToSlaves found.
+  enum class SlaveGrowth {
+    Complete,   ///< Every rank has its part; the dataflow forms one.
+    Incomplete, ///< Some rank has no part with as many occurrences.
+    FormsNone,  ///< Complete, but the dataflow forms no collective.
+  };
+
   /// Finds every other rank's slave repeat with as many occurrences, and
   /// whether the dataflow of the first and last occurrence (where the
-  /// trace has buffers) forms a collective, as report decides: false when
-  /// not, or when some rank has no such repeat. A candidate turned down
+  /// trace has buffers) forms a collective, as report decides: Complete
+  /// if it does, FormsNone if not, Incomplete when some rank has no
+  /// such repeat (or the root's window mixes tags). A candidate turned down
   /// never claims a step, so it is not kept: a halo exchange has the shape
   /// of a chain from every root, with every rank's occurrences, and
   /// forwards nothing. The dataflow is judged on those two occurrences
   /// before every rank's others are copied.
-  bool growToSlaves(const Template &Tm, Derivation D, const TemplateParams &P,
-                    const std::vector<Stream> &Streams, Candidate &Cand) {
+  SlaveGrowth growToSlaves(const Template &Tm, Derivation D,
+                           const TemplateParams &P,
+                           const std::vector<Stream> &Streams,
+                           Candidate &Cand) {
     size_t K = Cand.Parts[0].Starts.size();
     std::set<int32_t> RootTags;
     const RankPart &Root = Cand.Parts[0];
@@ -270,7 +294,7 @@ private:
       (E.Send ? SendTags : RecvTags).insert(E.Tag);
     }
     if (SendTags.size() > 1 || RecvTags.size() > 1)
-      return false;
+      return SlaveGrowth::Incomplete;
     // Each rank's occurrences (found once per rank and shape: the same
     // for most roots), and its first and last one in Ends.
     std::vector<const std::vector<size_t> *> Chosen;
@@ -282,21 +306,21 @@ private:
         continue;
       std::vector<Step> Alpha = derive(D, Tm.slave(P, R));
       if (Alpha.empty())
-        return false; // Every rank of the communicator takes part.
+        return SlaveGrowth::Incomplete; // Every rank takes part.
       const std::vector<size_t> *Starts = chooseSlaveOccurrences(
           Streams, int(R), Alpha, K, RootTags, Root.CommRank,
           Root.Starts.front(), Root.Length, int32_t(P.Root));
       if (!Starts)
-        return false;
+        return SlaveGrowth::Incomplete;
       Chosen.push_back(Starts);
       Ends.push_back({int(R), {Starts->front(), Starts->back()}, Alpha.size()});
     }
     if (dataflowTurnsDown(Cand.Collective, Ends, Streams))
-      return false;
+      return SlaveGrowth::FormsNone;
     for (size_t I = 0; I < Chosen.size(); ++I)
       Cand.Parts.push_back(
           {Ends[I + 1].CommRank, *Chosen[I], Ends[I + 1].Length});
-    return true;
+    return SlaveGrowth::Complete;
   }
 
   /// Among the occurrences of rank \p R's slave repeat \p Alpha, the group
