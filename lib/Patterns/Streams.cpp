@@ -10,6 +10,7 @@
 #include "mpilift/Trace/Symbolizer.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Parallel.h"
 
 #include <algorithm>
 #include <functional>
@@ -259,7 +260,8 @@ MessagePartners::MessagePartners(const std::vector<Stream> &Streams)
   auto channelKey = [](int32_t Peer, int32_t Tag) {
     return (uint64_t(uint32_t(Peer)) << 32) | uint32_t(Tag);
   };
-  for (size_t R = 0; R < N; ++R) {
+  // Ranks in parallel, each filling its own channels and entries.
+  llvm::parallelFor(0, N, [&](size_t R) {
     Index[R].assign(Streams[R].size(), Unmatched);
     for (uint32_t K = 0; K < Streams[R].size(); ++K) {
       const StepEvent &E = Streams[R][K];
@@ -272,7 +274,7 @@ MessagePartners::MessagePartners(const std::vector<Stream> &Streams)
         Index[R][C.Tail] = K;
       C.Tail = K;
     }
-  }
+  });
   // The next step of a channel after \p K, which the walk overwrites.
   auto next = [&](size_t R, uint32_t K, const Channel &C) {
     return K == C.Tail ? End : Index[R][K];
@@ -285,7 +287,10 @@ MessagePartners::MessagePartners(const std::vector<Stream> &Streams)
       K = Next;
     }
   };
-  for (size_t P = 0; P < N; ++P)
+  // Senders in parallel: each channel pair, and so each entry of either
+  // side and the receiving side's Matched, is walked by its sender's
+  // iteration alone; the receivers' maps are only searched.
+  llvm::parallelFor(0, N, [&](size_t P) {
     for (auto &[Key, Sends] : SendsOf[P]) {
       int32_t R = int32_t(Key >> 32), Tag = int32_t(uint32_t(Key));
       auto It = RecvsOf[R].find(channelKey(int32_t(P), Tag));
@@ -306,10 +311,12 @@ MessagePartners::MessagePartners(const std::vector<Stream> &Streams)
       unmatch(P, S, Sends);
       unmatch(R, Rv, Recvs);
     }
-  for (size_t R = 0; R < N; ++R)
+  });
+  llvm::parallelFor(0, N, [&](size_t R) {
     for (auto &[Key, Recvs] : RecvsOf[R])
       if (!Recvs.Matched)
         unmatch(R, Recvs.Head, Recvs);
+  });
 }
 
 //===-- Classification ----------------------------------------------------===//
