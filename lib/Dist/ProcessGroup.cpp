@@ -126,7 +126,7 @@ public:
     return Value;
   }
 
-  llvm::Error sendToFirst(llvm::StringRef Data) override {
+  llvm::Error sendToFirst(std::string Data) override {
     if (int Err = API.Send(Data.data(), Data.size()))
       return failure("send to process 0", Err);
     return llvm::Error::success();

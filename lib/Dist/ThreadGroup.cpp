@@ -47,13 +47,13 @@ public:
     return Boxes->Broadcast[Turn];
   }
 
-  llvm::Error sendToFirst(llvm::StringRef Data) override {
+  llvm::Error sendToFirst(std::string Data) override {
     std::unique_lock<std::mutex> Guard(Boxes->Lock);
     if (Rank == 0)
       return llvm::createStringError("member 0 cannot send to itself");
     // A member's next message waits until member 0 took the last one.
     Boxes->Changed.wait(Guard, [&] { return !Boxes->Sent[Rank]; });
-    Boxes->Sent[Rank] = Data.str();
+    Boxes->Sent[Rank] = std::move(Data);
     Boxes->Changed.notify_all();
     return llvm::Error::success();
   }

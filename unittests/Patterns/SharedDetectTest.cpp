@@ -48,8 +48,8 @@ public:
       B.Broadcast = Value;
     return B.Broadcast;
   }
-  llvm::Error sendToFirst(llvm::StringRef Data) override {
-    B.Mail[Rank] = Data.str();
+  llvm::Error sendToFirst(std::string Data) override {
+    B.Mail[Rank] = std::move(Data);
     return llvm::Error::success();
   }
   llvm::Expected<std::string> receiveFrom(int From) override {
