@@ -9,6 +9,7 @@
 #include "llvm/Support/Parallel.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
@@ -232,19 +233,27 @@ private:
       if (Found.empty())
         continue;
       std::vector<SymbolString> NoCollective;
+      const std::string Collective = familyName(Tm, D);
       for (auto &[Sites, Starts] : Found) {
+        std::vector<RankPart> Slaves;
+        SlaveGrowth Grown = growToSlaves(Tm, D, P, Streams, Collective,
+                                         {int(Root), Starts, A.size()}, Slaves);
+        if (Grown == SlaveGrowth::FormsNone)
+          NoCollective.push_back(Sites);
+        if (Grown != SlaveGrowth::Complete)
+          continue;
+        // Only now are the root's occurrences copied: a root's repeat
+        // occurs in every iteration, and most candidates are turned down.
         Candidate Cand;
-        Cand.Collective = familyName(Tm, D);
+        Cand.Collective = Collective;
         Cand.Topology = Tm.topology();
         Cand.Comm = C;
         Cand.RootCommRank = Tm.collective() == "bcast" ? int(Root) : -1;
         Cand.Parts.push_back({int(Root), Starts, A.size()});
+        std::move(Slaves.begin(), Slaves.end(), std::back_inserter(Cand.Parts));
         Cand.Order = Candidates.size();
-        SlaveGrowth Grown = growToSlaves(Tm, D, P, Streams, Cand);
-        if (Grown == SlaveGrowth::Complete && messagesStayInside(Cand))
+        if (messagesStayInside(Cand))
           Candidates.push_back(std::move(Cand));
-        else if (Grown == SlaveGrowth::FormsNone)
-          NoCollective.push_back(Sites);
       }
       // Occurrences that every rank completes from this root, and whose
       // dataflow forms no collective, are not grown as occurrences of a
@@ -261,6 +270,14 @@ private:
     }
   }
 
+  /// The root's part of a candidate while growToSlaves judges it: a view
+  /// of the root's occurrences (RankPart would copy them).
+  struct RootPart {
+    int CommRank;
+    const std::vector<size_t> &Starts;
+    size_t Length;
+  };
+
   /// What growToSlaves found.
   enum class SlaveGrowth {
     Complete,   ///< Every rank has its part; the dataflow forms one.
@@ -268,22 +285,23 @@ private:
     FormsNone,  ///< Complete, but the dataflow forms no collective.
   };
 
-  /// Finds every other rank's slave repeat with as many occurrences, and
-  /// whether the dataflow of the first and last occurrence (where the
-  /// trace has buffers) forms a collective, as report decides: Complete
-  /// if it does, FormsNone if not, Incomplete when some rank has no
-  /// such repeat (or the root's window mixes tags). A candidate turned down
-  /// never claims a step, so it is not kept: a halo exchange has the shape
-  /// of a chain from every root, with every rank's occurrences, and
-  /// forwards nothing. The dataflow is judged on those two occurrences
-  /// before every rank's others are copied.
+  /// Finds every other rank's slave repeat with as many occurrences as
+  /// \p Root has of its master repeat, and whether the dataflow of the
+  /// first and last occurrence (where the trace has buffers) forms a
+  /// \p Collective, as report decides: Complete if it does (each other
+  /// rank's part then goes to \p Slaves), FormsNone if not, Incomplete
+  /// when some rank has no such repeat (or the root's window mixes tags).
+  /// A candidate turned down never claims a step, so it is not kept: a
+  /// halo exchange has the shape of a chain from every root, with every
+  /// rank's occurrences, and forwards nothing. The dataflow is judged on
+  /// those two occurrences before every rank's others are copied.
   SlaveGrowth growToSlaves(const Template &Tm, Derivation D,
                            const TemplateParams &P,
                            const std::vector<Stream> &Streams,
-                           Candidate &Cand) {
-    size_t K = Cand.Parts[0].Starts.size();
+                           const std::string &Collective, RootPart Root,
+                           std::vector<RankPart> &Slaves) {
+    size_t K = Root.Starts.size();
     std::set<int32_t> RootTags;
-    const RankPart &Root = Cand.Parts[0];
     for (size_t J = 0; J < Root.Length; ++J)
       RootTags.insert(Streams[Root.CommRank][Root.Starts[0] + J].Tag);
     // A collective written by hand sends (and receives) with one tag; a
@@ -315,11 +333,10 @@ private:
       Chosen.push_back(Starts);
       Ends.push_back({int(R), {Starts->front(), Starts->back()}, Alpha.size()});
     }
-    if (dataflowTurnsDown(Cand.Collective, Ends, Streams))
+    if (dataflowTurnsDown(Collective, Ends, Streams))
       return SlaveGrowth::FormsNone;
     for (size_t I = 0; I < Chosen.size(); ++I)
-      Cand.Parts.push_back(
-          {Ends[I + 1].CommRank, *Chosen[I], Ends[I + 1].Length});
+      Slaves.push_back({Ends[I + 1].CommRank, *Chosen[I], Ends[I + 1].Length});
     return SlaveGrowth::Complete;
   }
 
