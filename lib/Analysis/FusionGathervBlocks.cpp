@@ -197,20 +197,9 @@ std::string BlocksProof::at() const {
 
 std::vector<std::vector<int64_t>> BlocksProof::settingsAt(int64_t P,
                                                           uint32_t Read) const {
-  std::vector<std::vector<int64_t>> Out = {
-      std::vector<int64_t>(Eval.inputs().size(), RankEvaluator::DefaultInput)};
-  for (unsigned Bit = 0; Bit < Eval.inputs().size(); ++Bit) {
-    if (!(Read & (1u << Bit)))
-      continue;
-    std::vector<std::vector<int64_t>> Next;
-    for (const std::vector<int64_t> &S : Out)
-      for (int64_t X : inputValues(P)) {
-        Next.push_back(S);
-        Next.back()[Bit] = X;
-      }
-    Out = std::move(Next);
-  }
-  return Out;
+  return inputSettings(Eval.inputs().size(), [&](unsigned Bit) {
+    return Read & (1u << Bit) ? inputValues(P) : std::vector<int64_t>();
+  });
 }
 
 std::optional<Refusal> BlocksProof::readInt(const RankRun &Run,

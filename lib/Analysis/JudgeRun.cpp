@@ -76,35 +76,25 @@ void Judge::lookElsewhere(int64_t Failed) {
 }
 
 std::vector<std::vector<int64_t>> Judge::settingsAt(int64_t P) {
-  std::vector<int64_t> Base(Eval.inputs().size(), RankEvaluator::DefaultInput);
-  std::vector<std::vector<int64_t>> Out = {Base};
-  for (unsigned Bit = 0; Bit < Eval.inputs().size(); ++Bit) {
-    if (!((Deciding | Sizing) & (1u << Bit)))
-      continue;
+  return inputSettings(Eval.inputs().size(), [&](unsigned Bit) {
     // Every value at small sizes; the edges and the middle beyond. A
     // count only needs a second value, so that no expression that merely
     // equals the first passes for it; an input that never decided control
     // flow, a peer or a tag changes the sizes of the same messages only,
     // so a few sizes tell the count's expression apart.
     std::vector<int64_t> Values;
-    if (!(Deciding & (1u << Bit)) && P > 16 && P != 64)
-      continue;
-    if (!(Deciding & (1u << Bit)))
+    bool Decides = Deciding & (1u << Bit), Sizes = Sizing & (1u << Bit);
+    if (!Decides && (!Sizes || (P > 16 && P != 64)))
+      return Values; // The default alone.
+    if (!Decides)
       Values = {RankEvaluator::DefaultInput, RankEvaluator::DefaultInput + 4};
     else if (P <= 16)
       for (int64_t X = 0; X < P; ++X)
         Values.push_back(X);
     else
       Values = {0, 1, P / 2, P - 1};
-    std::vector<std::vector<int64_t>> Next;
-    for (const std::vector<int64_t> &S : Out)
-      for (int64_t X : Values) {
-        Next.push_back(S);
-        Next.back()[Bit] = X;
-      }
-    Out = std::move(Next);
-  }
-  return Out;
+    return Values;
+  });
 }
 
 Verdict Judge::run() {

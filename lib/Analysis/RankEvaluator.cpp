@@ -72,6 +72,26 @@ eval::Reason RankEvaluator::reasonOf(uint32_t Why) const {
   return Why < P->reasons() ? P->reasonOf(Why) : eval::Reason();
 }
 
+std::vector<std::vector<int64_t>>
+inputSettings(size_t NumInputs,
+              llvm::function_ref<std::vector<int64_t>(unsigned)> ValuesOf) {
+  std::vector<std::vector<int64_t>> Out = {
+      std::vector<int64_t>(NumInputs, RankEvaluator::DefaultInput)};
+  for (unsigned Bit = 0; Bit < NumInputs; ++Bit) {
+    std::vector<int64_t> Values = ValuesOf(Bit);
+    if (Values.empty())
+      continue;
+    std::vector<std::vector<int64_t>> Next;
+    for (const std::vector<int64_t> &S : Out)
+      for (int64_t X : Values) {
+        Next.push_back(S);
+        Next.back()[Bit] = X;
+      }
+    Out = std::move(Next);
+  }
+  return Out;
+}
+
 void RankEvaluator::setProbes(ArrayRef<Probe> Probes) {
   P->Probes.assign(Probes.begin(), Probes.end());
   P->AnchorProbesAreEntryProbes = P->AnchorProbes == P->Probes;

@@ -41,6 +41,7 @@
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/PointerIntPair.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <memory>
 #include <optional>
@@ -245,6 +246,14 @@ private:
   class Impl;
   std::unique_ptr<Impl> P;
 };
+
+/// The settings of a region's \p NumInputs inputs that the proofs run:
+/// every combination of one of \p ValuesOf(input) for each input
+/// (RankEvaluator::DefaultInput alone where that is empty), the first
+/// input varying slowest.
+std::vector<std::vector<int64_t>>
+inputSettings(size_t NumInputs,
+              llvm::function_ref<std::vector<int64_t>(unsigned)> ValuesOf);
 
 } // namespace analysis
 } // namespace mpilift
