@@ -6,6 +6,8 @@
 
 #include "CommQueries.h"
 
+#include "RankUniformity.h"
+#include "SplitRanks.h"
 #include "StatementTree.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -223,6 +225,11 @@ bool everyConstructorQueries(const FieldDecl *Field, TranslationUnitFacts &TU) {
     const auto *Body = dyn_cast_or_null<CompoundStmt>(Ctor->getBody());
     if (!Body)
       return false;
+    // Written once beside a split (SplitRanks.h), after the initializer.
+    if (llvm::any_of(splitProofOf(*Ctor, TU).Fields, [&](const SplitField &S) {
+          return S.Write->getMemberDecl() == Field;
+        }))
+      continue;
     bool Queries = false;
     for (const Stmt *S : Body->body()) {
       const auto *Call = dyn_cast<CallExpr>(S);
@@ -305,6 +312,14 @@ std::optional<QueryValue> fieldQuery(const FieldDecl *Field,
   bool Any = false;
   for (const FieldValue &W : TU.valuesElsewhere(Field)) {
     std::optional<QueryValue> Query = queryInOtherUnit(Field, W);
+    // A split proof's inputs, which the writing unit left to this one.
+    if (Query && (!W.Assumes.empty() || !W.Params.empty()) &&
+        RankUniformity(TU).openDivergence(W, Field->getLocation()))
+      Query.reset();
+    if (Query && llvm::any_of(W.EndsIf, [&](const std::string &Key) {
+          return !endsProgramInProject(Key, TU);
+        }))
+      Query.reset();
     Found = Any ? agree(Found, Query) : Query;
     Any = true;
     if (!Found)
@@ -316,7 +331,14 @@ std::optional<QueryValue> fieldQuery(const FieldDecl *Field,
     case FieldUse::Read:
       continue;
     case FieldUse::Other:
-      return std::nullopt;
+      Query = provenSplitQuery(*Use, TU);
+      if (!Query)
+        return std::nullopt;
+      Found = Any ? agree(Found, Query) : Query;
+      Any = true;
+      if (!Found)
+        return std::nullopt;
+      continue;
     case FieldUse::Query:
       Query->Comm = asInitializedField(Query->Comm, TU);
       Found = Any ? agree(Found, Query) : Query;
@@ -354,6 +376,18 @@ std::optional<QueryValue> globalQuery(const VarDecl *Global,
 
 } // namespace
 
+/// Whether \p CommWrite is the split a write of \p Field in the same
+/// function is proven against (SplitRanks.h).
+static bool splitCovers(const MemberExpr &CommWrite, const FieldDecl *Field,
+                        TranslationUnitFacts &TU) {
+  const FunctionDecl *F = TU.functionOf(&CommWrite);
+  if (!F)
+    return false;
+  return llvm::any_of(splitProofOf(*F, TU).Fields, [&](const SplitField &S) {
+    return S.CommWrite == &CommWrite && S.Write->getMemberDecl() == Field;
+  });
+}
+
 bool queriedAfterCommWrites(const FieldDecl *Field, const FieldDecl *Comm,
                             TranslationUnitFacts &TU) {
   ASTContext &Context = TU.context();
@@ -365,7 +399,8 @@ bool queriedAfterCommWrites(const FieldDecl *Field, const FieldDecl *Comm,
       Queries.push_back(Use);
   }
   for (const MemberExpr *Write : TU.usesOf(Comm)) {
-    if (isOnlyLoaded(*Write, Context) || freesField(*Write, Context))
+    if (isOnlyLoaded(*Write, Context) || freesField(*Write, Context) ||
+        splitCovers(*Write, Field, TU))
       continue;
     const FunctionDecl *In = enclosingFunction(*Write, Context);
     if (In && In->isImplicit())
@@ -382,13 +417,16 @@ bool queriedAfterCommWrites(const FieldDecl *Field, const FieldDecl *Comm,
     return A.File == B.File &&
            std::tie(A.Line, A.Column) < std::tie(B.Line, B.Column);
   };
+  std::string CommKey =
+      recordKey(*Comm->getParent()) + "::" + Comm->getNameAsString();
   for (const FieldValue &Write : TU.valuesElsewhere(Comm))
     if (Write.ValueKind != FieldValue::Kind::Freed &&
         (Write.Function.empty() ||
          llvm::none_of(QueriesElsewhere, [&](const FieldValue &Query) {
            return Query.ValueKind != FieldValue::Kind::Other &&
                   Query.Function == Write.Function &&
-                  Before(Write.Where, Query.Where);
+                  (Before(Write.Where, Query.Where) ||
+                   (Query.Split && Query.Comm == CommKey));
          })))
       return false;
   return true;

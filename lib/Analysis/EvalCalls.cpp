@@ -151,9 +151,18 @@ Value RankEvaluator::Impl::call(const CallExpr *Call) {
       return Value::unknown(0);
     return callFunction(Def, Call, Args, This);
   }
-  if (F->isNoReturn()) {
-    stop("the program may end here (" + F->getNameAsString() + ")",
-         Call->getBeginLoc());
+  if (F->isNoReturn() ||
+      (TU.project() && TU.project()->neverReturns(functionKey(*F)))) {
+    endProgram("the program may end here (" + F->getNameAsString() + ")",
+               Call->getBeginLoc());
+    return Value::unknown(0);
+  }
+  if (M == Mode::Region && R.UnknownCallsEnd) {
+    endProgram("the program is taken to end here (" + F->getNameAsString() +
+                   ")",
+               Call->getBeginLoc());
+    if (Out.Stopped && Out.Stopped->ProgramEnds && !Out.Stopped->AssumedEnd)
+      Out.Stopped->AssumedEnd = F;
     return Value::unknown(0);
   }
   if (M == Mode::Region) {
@@ -413,7 +422,8 @@ Value RankEvaluator::Impl::libraryCall(const CallExpr *Call,
     return Value::unknown(0);
   }
   if (Name == "MPI_Abort" || Name == "exit" || Name == "abort") {
-    stop("the program may end here (" + Name.str() + ")", Call->getBeginLoc());
+    endProgram("the program may end here (" + Name.str() + ")",
+               Call->getBeginLoc());
     return Value::unknown(0);
   }
   Handled = false;

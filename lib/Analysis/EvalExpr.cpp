@@ -479,7 +479,7 @@ Value RankEvaluator::Impl::arithmetic(BinaryOperatorKind K, const Value &L,
   case BO_Div:
   case BO_Rem:
     if (Rhs.I == 0) {
-      stop("division by zero in " + spelled(Where), Where->getBeginLoc());
+      endProgram("division by zero in " + spelled(Where), Where->getBeginLoc());
       return Value::unknown(0);
     }
     if (Unsigned) {

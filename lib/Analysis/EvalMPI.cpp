@@ -310,6 +310,11 @@ Value RankEvaluator::Impl::mpiCall(const CallExpr *Call,
           Value::pointer(Handle, 0), Call);
     return Ok;
   }
+  if (Info.Id == mpi::FunctionId::Abort) {
+    endProgram("the program may end here (" + std::string(Info.Name) + ")",
+               Call->getBeginLoc());
+    return Ok;
+  }
   if (M != Mode::Region) {
     // Before the region: what MPI writes is not followed, except that a
     // broadcast or an all-reduction leaves one value on every rank (the

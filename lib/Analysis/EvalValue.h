@@ -50,6 +50,12 @@ struct Reason {
   const clang::ValueDecl *Entry = nullptr;
   /// The MPI_Iprobe whose answer stopped the run (Region::ProbesArrive).
   const clang::CallExpr *Probe = nullptr;
+  /// The run reached a call that ends the program (exit, abort,
+  /// MPI_Abort, a function declared not to return).
+  bool ProgramEnds = false;
+  /// ProgramEnds at a call of this function, which the region only takes
+  /// to end the program (Region::UnknownCallsEnd).
+  const clang::FunctionDecl *AssumedEnd = nullptr;
 };
 
 /// One value of the evaluation.

@@ -7,6 +7,7 @@
 #include "FieldWriteValues.h"
 
 #include "CommQueries.h"
+#include "SplitRanks.h"
 #include "StatementTree.h"
 
 using namespace clang;
@@ -88,6 +89,60 @@ SharedValue judgedShared(RankUniformity &Uniformity, JudgeFn Judge) {
   return V;
 }
 
+/// The rank or size in a communicator split beside the write \p Use
+/// (SplitRanks.h), with the parameters the split proof took as the same
+/// on every rank left to the reading unit.
+std::optional<FieldValue> splitValue(const MemberExpr &Use, SourcePlace Where,
+                                     TranslationUnitFacts &TU,
+                                     RankUniformity &Uniformity) {
+  const SplitProof *Proof = nullptr;
+  const SplitField *Split = splitFieldOf(Use, TU, &Proof);
+  if (!Split)
+    return std::nullopt;
+  const FunctionDecl &F = *TU.functionOf(&Use);
+  const auto *Comm = cast<FieldDecl>(Split->CommWrite->getMemberDecl());
+  std::string Key = recordKey(*Comm->getParent());
+  if (Key.empty())
+    return otherValue(std::move(Where),
+                      "it is split into a structure without a name");
+  SharedValue Inputs = judgedShared(Uniformity, [&]() {
+    std::optional<Divergence> Why;
+    for (const ParmVarDecl *P : Proof->Inputs)
+      if (!Why)
+        Why = Uniformity.variableDivergence(P, F, P->getLocation());
+    return Why;
+  });
+  if (!Inputs.Uniform)
+    return otherValue(
+        std::move(Where),
+        "it is the " +
+            std::string(Split->Query == CommQuery::Rank ? "rank" : "size") +
+            " in '" + Comm->getNameAsString() +
+            "' only where the shape given to '" + F.getNameAsString() +
+            "' is the same on every rank, which it may not be: " +
+            Inputs.Reason);
+  FieldValue V;
+  for (const FunctionDecl *Ends : Proof->AssumedEnding) {
+    if (Ends->isNoReturn())
+      continue;
+    std::string EndsKey = functionKey(*Ends);
+    if (EndsKey.empty())
+      return otherValue(std::move(Where),
+                        "the split proof takes '" + Ends->getNameAsString() +
+                            "', a function without a name, to end the "
+                            "program");
+    V.EndsIf.push_back(std::move(EndsKey));
+  }
+  V.ValueKind = Split->Query == CommQuery::Rank ? FieldValue::Kind::Rank
+                                                : FieldValue::Kind::Size;
+  V.Where = std::move(Where);
+  V.Comm = Key + "::" + Comm->getNameAsString();
+  V.Split = true;
+  V.Assumes = std::move(Inputs.Assumes);
+  V.Params = std::move(Inputs.Params);
+  return V;
+}
+
 /// What the write \p Use gives its field; the function it is in is
 /// writtenValue's to name.
 FieldValue judgedValue(const MemberExpr &Use, SourcePlace Where,
@@ -101,6 +156,8 @@ FieldValue judgedValue(const MemberExpr &Use, SourcePlace Where,
     V.Where = std::move(Where);
     return V;
   }
+  if (std::optional<FieldValue> Split = splitValue(Use, Where, TU, Uniformity))
+    return *Split;
   const Stmt *Child = nullptr;
   const auto *Assign =
       dyn_cast_or_null<BinaryOperator>(parentPastParens(Use, Context, &Child));
@@ -120,8 +177,14 @@ FieldValue judgedValue(const MemberExpr &Use, SourcePlace Where,
   SharedValue Shared = judgedShared(Uniformity, [&] {
     return Uniformity.writeInFunction(Assign, Assign->getRHS(), *F);
   });
-  if (!Shared.Uniform)
+  if (!Shared.Uniform) {
+    std::string Split = splitRefusalOf(Use, TU);
+    if (!Split.empty())
+      Shared.Reason += "; nor is it the rank or the size in the communicator "
+                       "split beside it: " +
+                       Split;
     return otherValue(std::move(Where), std::move(Shared.Reason));
+  }
   FieldValue V;
   V.ValueKind = FieldValue::Kind::Uniform;
   V.Where = std::move(Where);

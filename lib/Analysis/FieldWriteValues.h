@@ -1,5 +1,4 @@
-//===- FieldWriteValues.h - What a unit's field writes give ------*- C++
-//-*-===//
+//===- FieldWriteValues.h - What a unit's field writes give -----*- C++ -*-===//
 //
 // Part of mpilift.
 //

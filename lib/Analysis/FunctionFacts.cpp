@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FunctionFacts.h"
+#include "SplitRanks.h"
 
 #include "mpilift/Analysis/LibraryHeaders.h"
 
@@ -456,6 +457,13 @@ TranslationUnitFacts::TranslationUnitFacts(ASTContext &Context)
                           FieldUses, GlobalUsers, Records, Enclosing, Defined,
                           DefinesMain);
   Collector.TraverseAST(Context);
+}
+
+TranslationUnitFacts::~TranslationUnitFacts() = default;
+
+std::unique_ptr<SplitProof> &
+TranslationUnitFacts::splitProofSlot(const FunctionDecl &F) {
+  return SplitProofs[&F];
 }
 
 ArrayRef<const CXXConstructExpr *>

@@ -28,6 +28,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -95,9 +96,12 @@ struct RecordUses {
       Escapes;
 };
 
+struct SplitProof;
+
 class TranslationUnitFacts {
 public:
   explicit TranslationUnitFacts(clang::ASTContext &Context);
+  ~TranslationUnitFacts();
 
   clang::ASTContext &context() const { return Context; }
   /// Every direct call of \p F (its canonical declaration) in the unit.
@@ -181,6 +185,10 @@ public:
   bool reassociationAllowed() const { return AllowReassociation; }
   void allowReassociation(bool Allow) { AllowReassociation = Allow; }
 
+  /// Where the split proof of \p F is kept (SplitRanks.h): null until it
+  /// is computed. The reference stays valid while the unit's facts live.
+  std::unique_ptr<SplitProof> &splitProofSlot(const clang::FunctionDecl &F);
+
 private:
   clang::ASTContext &Context;
   bool AllowReassociation = false;
@@ -218,6 +226,10 @@ private:
   llvm::DenseMap<const clang::Expr *, const clang::FunctionDecl *> Enclosing;
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionFacts>>
       Facts;
+  /// A map, not a DenseMap: a proof in progress keeps its slot while it
+  /// asks for others.
+  std::map<const clang::FunctionDecl *, std::unique_ptr<SplitProof>>
+      SplitProofs;
 };
 
 } // namespace analysis

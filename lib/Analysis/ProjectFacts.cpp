@@ -163,7 +163,8 @@ llvm::json::Value toJSON(const FieldValue &V) {
       {"kind", Kind},         {"where", placeToJSON(V.Where)},
       {"comm", V.Comm},       {"function", V.Function},
       {"assumes", V.Assumes}, {"params", V.Params},
-      {"reason", V.Reason}};
+      {"reason", V.Reason},   {"split", V.Split},
+      {"ends_if", V.EndsIf}};
 }
 
 bool fromJSON(const llvm::json::Value &V, FieldValue &Out, llvm::json::Path P) {
@@ -172,7 +173,9 @@ bool fromJSON(const llvm::json::Value &V, FieldValue &Out, llvm::json::Path P) {
   if (!O || !O.map("kind", Kind) || !O.map("comm", Out.Comm) ||
       !O.map("function", Out.Function) ||
       !O.mapOptional("assumes", Out.Assumes) ||
-      !O.mapOptional("params", Out.Params) || !O.map("reason", Out.Reason))
+      !O.mapOptional("params", Out.Params) || !O.map("reason", Out.Reason) ||
+      !O.mapOptional("split", Out.Split) ||
+      !O.mapOptional("ends_if", Out.EndsIf))
     return false;
   const auto *Known = llvm::find_if(
       KindNames, [&](const auto &Entry) { return Entry.second == Kind; });
@@ -228,6 +231,9 @@ llvm::json::Value toJSON(const UnitSummary &S) {
   llvm::json::Object Taken;
   for (const auto &[Function, Where] : S.AddressTaken)
     Taken[Function] = placeToJSON(Where);
+  llvm::json::Array NeverReturn;
+  for (const std::string &F : S.NeverReturn)
+    NeverReturn.push_back(F);
   return llvm::json::Object{{"file", S.File},
                             {"defines_main", S.DefinesMain},
                             {"field_values", std::move(Values)},
@@ -236,19 +242,22 @@ llvm::json::Value toJSON(const UnitSummary &S) {
                             {"implicitly_called", std::move(Implicit)},
                             {"calls", PlaceLists(S.Calls)},
                             {"call_records", std::move(Records)},
-                            {"address_taken", std::move(Taken)}};
+                            {"address_taken", std::move(Taken)},
+                            {"never_return", std::move(NeverReturn)}};
 }
 
 bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
-  std::vector<std::string> Defines, Implicit;
+  std::vector<std::string> Defines, Implicit, NeverReturn;
   if (!O || !O.map("file", S.File) || !O.map("defines_main", S.DefinesMain) ||
       !O.map("defines", Defines) || !O.map("field_values", S.FieldValues) ||
       !O.map("call_records", S.CallRecords) ||
-      !O.map("implicitly_called", Implicit))
+      !O.map("implicitly_called", Implicit) ||
+      !O.mapOptional("never_return", NeverReturn))
     return false;
   S.Defines.insert(Defines.begin(), Defines.end());
   S.ImplicitlyCalled.insert(Implicit.begin(), Implicit.end());
+  S.NeverReturn.insert(NeverReturn.begin(), NeverReturn.end());
   const llvm::json::Object *Obj = V.getAsObject();
   // A path holds its parent by reference: each level is a variable.
   llvm::json::Path CallsAt = P.field("calls"),
@@ -307,6 +316,22 @@ std::string functionKey(const FunctionDecl &F) {
 
 namespace {
 
+/// Whether \p Call ends the program.
+bool callEndsProgram(const CallExpr &Call) {
+  if (const mpi::FunctionInfo *Info = mpiCallee(&Call))
+    return Info->Id == mpi::FunctionId::Abort;
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee)
+    return false;
+  if (Callee->isNoReturn())
+    return true;
+  const IdentifierInfo *Name = Callee->getIdentifier();
+  return Name &&
+         Callee->getDeclContext()->getRedeclContext()->isFileContext() &&
+         llvm::is_contained({"exit", "abort", "_Exit", "quick_exit"},
+                            Name->getName());
+}
+
 /// Whether \p F may run where no call expression names it: a virtual
 /// function (called through the base), a constructor, destructor or
 /// conversion (called implicitly), a lambda's body (called through
@@ -321,6 +346,33 @@ bool mayRunUnnamed(const FunctionDecl &F) {
 }
 
 } // namespace
+
+bool endsProgram(const FunctionDecl &F) {
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(F.getBody());
+  if (!Body)
+    return false;
+  for (const Stmt *S : Body->body()) {
+    if (const auto *E = dyn_cast<Expr>(S))
+      if (const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenCasts()))
+        if (callEndsProgram(*Call))
+          return true;
+    // A way out before it: not every call ends the program.
+    if (findFirst(S, [](const Stmt *X) {
+          return isa<ReturnStmt>(X) || isa<GotoStmt>(X) ||
+                 isa<IndirectGotoStmt>(X) || isa<LabelStmt>(X) ||
+                 isa<CXXThrowExpr>(X) || isa<CXXTryStmt>(X);
+        }))
+      return false;
+    if (findFirst(S, [](const Stmt *X) {
+          const auto *Call = dyn_cast<CallExpr>(X);
+          const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+          return Callee && Callee->getIdentifier() &&
+                 Callee->getName().contains("longjmp");
+        }))
+      return false;
+  }
+  return false;
+}
 
 UnitSummary TranslationUnitFacts::summarize() {
   const SourceManager &SM = Context.getSourceManager();
@@ -398,6 +450,8 @@ UnitSummary TranslationUnitFacts::summarize() {
       continue;
     if (mayRunUnnamed(*F) || AddressTaken.count(F->getCanonicalDecl()))
       S.ImplicitlyCalled.insert(Key);
+    if (endsProgram(*F))
+      S.NeverReturn.insert(Key);
     S.Defines.insert(std::move(Key));
   }
   LibraryHeaders Library(Context);
@@ -512,6 +566,12 @@ std::vector<CallRecord> ProjectFacts::callRecordsElsewhere(
       }
   }
   return Records;
+}
+
+bool ProjectFacts::neverReturns(StringRef Function) const {
+  return llvm::any_of(Units, [&](const UnitSummary &U) {
+    return U.NeverReturn.count(Function.str()) != 0;
+  });
 }
 
 bool ProjectFacts::implicitlyCalled(StringRef Function) const {

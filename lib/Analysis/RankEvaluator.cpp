@@ -201,6 +201,13 @@ void RankEvaluator::Impl::stop(std::string Text, SourceLocation Loc,
     Out.Stopped = eval::Reason{std::move(Text), Loc, MissingPeer, Outer, Entry};
 }
 
+void RankEvaluator::Impl::endProgram(std::string Text, SourceLocation Loc) {
+  bool Before = Out.Stopped.has_value();
+  stop(std::move(Text), Loc);
+  if (!Before && Out.Stopped)
+    Out.Stopped->ProgramEnds = true;
+}
+
 void RankEvaluator::Impl::stopWith(const Value &Why, StringRef What,
                                    const Expr *E) {
   const eval::Reason &Inner = Reasons[Why.Why];

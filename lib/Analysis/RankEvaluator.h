@@ -77,6 +77,10 @@ struct Region {
   /// (PollingProof.h), which shows that every caller polls until then,
   /// makes a finding evaluated this way a proof.
   bool ProbesArrive = false;
+  /// A call of a function the unit has no body of (another unit's) ends
+  /// the program, as the caller of the evaluation assumes and must check
+  /// (eval::Reason::AssumedEnd names the function).
+  bool UnknownCallsEnd = false;
 
   /// Whether the region is evaluated under one of the assumptions above.
   bool assumes() const {

@@ -195,6 +195,10 @@ private:
   void stop(std::string Text, clang::SourceLocation Loc,
             bool MissingPeer = false, const clang::ValueDecl *Entry = nullptr);
   void stopWith(const Value &Why, llvm::StringRef What, const clang::Expr *E);
+  /// Stops the run where the program ends (a call of exit, abort or
+  /// MPI_Abort) or its behaviour is undefined (an integer division by
+  /// zero): no process goes on from there.
+  void endProgram(std::string Text, clang::SourceLocation Loc);
   bool stopped() const {
     return Out.Stopped.has_value() || M == Mode::Done || ProbeFailed;
   }

@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "RankUniformity.h"
+
 #include "CommQueries.h"
+#include "SplitRanks.h"
 
 #include "StatementTree.h"
 
@@ -720,6 +722,12 @@ RankUniformity::fieldDivergence(const FieldDecl *Field, unsigned Depth) {
   if (Depth >= MaxDepth)
     return Divergence{"gave up following " + named(Field),
                       Field->getLocation()};
+  // The rank or the size in a communicator split beside a write: not the
+  // same on every rank, or not that where the communicator is replaced.
+  for (const MemberExpr *Use : TU.usesOf(Field))
+    if (!isOnlyLoaded(*Use, Context))
+      if (auto Why = splitDivergence(Field, *Use))
+        return Why;
   if (!Field->getType()->isIntegralOrEnumerationType() ||
       Field->hasInClassInitializer() || Record->isUnion())
     return Divergence{"cannot follow the writes of " + named(Field),
@@ -760,8 +768,14 @@ RankUniformity::fieldDivergence(const FieldDecl *Field, unsigned Depth) {
       return Divergence{named(Field) + " is changed here in a way that "
                                        "cannot be followed",
                         Use->getBeginLoc()};
-    if (auto Why = fieldWrite(Field, Use, Assign->getRHS(), Depth))
+    if (auto Why = fieldWrite(Field, Use, Assign->getRHS(), Depth)) {
+      std::string Split = splitRefusalOf(*Use, TU);
+      if (!Split.empty())
+        Why->Reason += "; nor is it the rank or the size in the communicator "
+                       "split beside it: " +
+                       Split;
       return Why;
+    }
   }
   unsigned Index = Field->getFieldIndex();
   for (const InitListExpr *Init : TU.initListsOf(Record))
@@ -887,6 +901,38 @@ std::optional<Divergence> RankUniformity::replacedComm(const FieldDecl *Field,
                         " is written again where no new query follows, so "
                         "it may hold another communicator",
                     Loc};
+}
+
+std::optional<Divergence>
+RankUniformity::splitDivergence(const FieldDecl *Field, const MemberExpr &Use) {
+  const SplitProof *Proof = nullptr;
+  const SplitField *Split = splitFieldOf(Use, TU, &Proof);
+  if (!Split)
+    return std::nullopt;
+  const FunctionDecl &F = *TU.functionOf(&Use);
+  std::string What = named(Field) + " is the " +
+                     (Split->Query == CommQuery::Rank ? "rank" : "size") +
+                     " in " + named(Split->CommWrite->getMemberDecl()) +
+                     " (the split in " + named(&F) + ")";
+  if (const FunctionDecl *Ends = unprovenEnding(*Proof, TU))
+    return Divergence{What + " only if " + named(Ends) +
+                          " ends the program, which no unit's summary shows",
+                      Use.getBeginLoc()};
+  for (const ParmVarDecl *P : Proof->Inputs)
+    if (auto Why = inAnotherFunction(
+            [&] { return variableDivergence(P, F, P->getLocation()); }))
+      return Divergence{What + " where " + named(P) +
+                            " is the same on every rank, which it may not "
+                            "be: " +
+                            Why->Reason,
+                        Why->Loc};
+  const auto *Comm = cast<FieldDecl>(Split->CommWrite->getMemberDecl());
+  if (!queriedAfterCommWrites(Field, Comm, TU))
+    return Divergence{What + " here, but " + named(Comm) +
+                          " is written again where no new query follows, so "
+                          "it may hold another communicator",
+                      Use.getBeginLoc()};
+  return queryDivergence(Field, splitQuery(*Split), &Use);
 }
 
 Divergence RankUniformity::queryDivergence(const FieldDecl *Field,

@@ -105,6 +105,11 @@ public:
   void assumeParameters(std::vector<const clang::ParmVarDecl *> *Out) {
     AssumedParams = Out;
   }
+  /// Nothing when the fields and parameters another unit's write \p W of
+  /// a field leaves to this unit are the same on every rank (\p Near:
+  /// where notes point).
+  std::optional<Divergence> openDivergence(const FieldValue &W,
+                                           clang::SourceLocation Near);
   /// Nothing when every rank that runs \p Where runs \p S: no condition
   /// around it (nor an earlier return) may differ between ranks.
   std::optional<Divergence> controlDivergence(const clang::Stmt *S,
@@ -195,6 +200,12 @@ private:
   Divergence queryDivergence(const clang::FieldDecl *Field,
                              const QueryValue &Query,
                              const clang::MemberExpr *Use);
+  /// Why \p Field, which the write \p Use gives the rank or the size in
+  /// a communicator split beside it (SplitRanks.h), is no value every rank
+  /// shares, or may not be that: the split proof's inputs may differ
+  /// between ranks. Nothing when \p Use is no such write.
+  std::optional<Divergence> splitDivergence(const clang::FieldDecl *Field,
+                                            const clang::MemberExpr &Use);
   /// Why \p Field, which receives a query on the communicator field
   /// \p Comm at \p Where, may not be that query's result: nothing when
   /// every write of \p Comm is followed by the query again.

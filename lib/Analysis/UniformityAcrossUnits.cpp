@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RankUniformity.h"
+#include "SplitRanks.h"
 
 #include "llvm/ADT/ScopeExit.h"
 
@@ -210,6 +211,17 @@ RankUniformity::sharedAssumptions(const SharedValue &V, SourceLocation Near,
   return std::nullopt;
 }
 
+std::optional<Divergence> RankUniformity::openDivergence(const FieldValue &W,
+                                                         SourceLocation Near) {
+  for (const std::string &Key : W.Assumes)
+    if (auto Why = assumedField(Key, nullptr, Near, 0, "it reads "))
+      return Why;
+  for (const ParamKey &K : W.Params)
+    if (auto Why = assumedParameter(K, Near, 0))
+      return Why;
+  return std::nullopt;
+}
+
 std::optional<Divergence>
 RankUniformity::assumedField(StringRef Key, const FunctionDecl *Where,
                              SourceLocation Near, unsigned Depth,
@@ -267,6 +279,27 @@ RankUniformity::writeInOtherUnit(const FieldDecl *Field, const FieldValue &W,
                                  unsigned Depth) {
   std::string Written = quoted(Field) + " is given a value in " + W.Where.str();
   SourceLocation Near = Field->getLocation();
+  // A split proof holds where the functions it took to end the program
+  // do, and the values given to its function are the same on every rank;
+  // the writing unit left both to this one.
+  if (W.Split) {
+    std::string Proven =
+        Written + ", the " +
+        (W.ValueKind == FieldValue::Kind::Rank ? "rank" : "size") + " in '" +
+        StringRef(W.Comm).rsplit("::").second.str() + "' (the split proof)";
+    for (const std::string &Key : W.EndsIf)
+      if (!endsProgramInProject(Key, TU))
+        return Divergence{Proven + " only if '" + nameInUSR(Key) +
+                              "' ends the program, which no unit's summary "
+                              "shows",
+                          Near};
+    if (auto Why = openDivergence(W, Near))
+      return Divergence{Proven + " where the values '" + nameInUSR(W.Function) +
+                            "' is given are the same on every rank, which "
+                            "they may not be: " +
+                            Why->Reason,
+                        Why->Loc};
+  }
   switch (W.ValueKind) {
   case FieldValue::Kind::Rank:
     if (auto Why = replacedComm(Field, TU.fieldNamed(W.Comm),

@@ -213,6 +213,51 @@ int main() {
   EXPECT_EQ(S.ImplicitlyCalled.count("c:@F@main#"), 0u);
 }
 
+TEST(ProjectFactsTest, SummaryNamesFunctionsThatEndTheProgram) {
+  Parsed P(R"(
+void exit(int);
+void report(int line);
+void die(int line) {
+  report(line);
+  MPI_Abort(MPI_COMM_WORLD, line);
+}
+void die_twice(int line) {
+  if (line < 0)
+    die(-line);
+  (void)MPI_Abort(MPI_COMM_WORLD, line);
+  exit(1);
+}
+void may_return(int line) {
+  if (line == 0)
+    return;
+  exit(line);
+}
+void ends_in_branch(int line) {
+  if (line)
+    exit(line);
+}
+int main(void) { die(1); return 0; }
+)");
+  ASSERT_TRUE(P.AST);
+  UnitSummary S = P.TU->summarize();
+  auto Ends = [&](llvm::StringRef Name) {
+    return S.NeverReturn.count("c:@F@" + Name.str()) != 0;
+  };
+  EXPECT_TRUE(Ends("die"));
+  EXPECT_TRUE(Ends("die_twice"));
+  EXPECT_FALSE(Ends("may_return"));
+  EXPECT_FALSE(Ends("ends_in_branch"));
+  EXPECT_FALSE(Ends("main"));
+  llvm::json::Path::Root Root;
+  UnitSummary Back;
+  ASSERT_TRUE(fromJSON(toJSON(S), Back, Root));
+  EXPECT_EQ(Back.NeverReturn, S.NeverReturn);
+  ProjectFacts Project;
+  Project.add(S);
+  EXPECT_TRUE(Project.neverReturns("c:@F@die"));
+  EXPECT_FALSE(Project.neverReturns("c:@F@may_return"));
+}
+
 TEST(ProjectFactsTest, JSONRoundTrip) {
   Parsed P(std::string(Helpers) + "int main(void) { return 0; }\n");
   ASSERT_TRUE(P.AST);

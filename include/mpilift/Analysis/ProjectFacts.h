@@ -125,6 +125,13 @@ struct FieldValue {
   SourcePlace Where;
   /// Rank, Size: the communicator's field, "Record::field".
   std::string Comm;
+  /// Rank, Size: shown by the split proof (a field set beside the
+  /// MPI_Comm_split that makes Comm, in the same function, before or after
+  /// it), not by a query that follows the communicator's write.
+  bool Split = false;
+  /// Split: the functions (USRs) the proof took to end the program, which
+  /// the reading unit checks against every unit's summary.
+  std::vector<std::string> EndsIf;
   /// The USR of the function the write is in (empty: none).
   std::string Function;
   /// Uniform: the fields ("Record::field") the value reads, which the
@@ -166,7 +173,16 @@ struct UnitSummary {
   /// USR of a function with external linkage -> the first place the unit
   /// takes its address (a call through a pointer may reach it).
   std::map<std::string, SourcePlace> AddressTaken;
+  /// The USRs of the functions the unit defines that end the program
+  /// whenever they are called (endsProgram).
+  std::set<std::string> NeverReturn;
 };
+
+/// Whether every call of \p F ends the program: a statement of its body
+/// itself calls exit, abort, _Exit, quick_exit, MPI_Abort or a function
+/// declared not to return, and no statement before it may return or jump
+/// (HPL's HPL_pabort: it prints, then calls MPI_Abort and exit).
+bool endsProgram(const clang::FunctionDecl &F);
 
 llvm::json::Value toJSON(const FieldValue &V);
 bool fromJSON(const llvm::json::Value &V, FieldValue &Out, llvm::json::Path P);
@@ -220,6 +236,9 @@ public:
   /// Whether a unit defines the function of USR \p Function as one that
   /// may run where no call names it (UnitSummary::ImplicitlyCalled).
   bool implicitlyCalled(llvm::StringRef Function) const;
+  /// Whether a unit defines the function of USR \p Function as one that
+  /// ends the program whenever it is called (UnitSummary::NeverReturn).
+  bool neverReturns(llvm::StringRef Function) const;
   /// Where another unit than \p Unit takes the address of \p Function.
   std::optional<SourcePlace> addressTakenElsewhere(llvm::StringRef Function,
                                                    llvm::StringRef Unit) const;
