@@ -105,12 +105,9 @@ std::optional<FieldValue> splitValue(const MemberExpr &Use, SourcePlace Where,
   if (Key.empty())
     return otherValue(std::move(Where),
                       "it is split into a structure without a name");
-  SharedValue Inputs = judgedShared(Uniformity, [&]() {
-    std::optional<Divergence> Why;
-    for (const ParmVarDecl *P : Proof->Inputs)
-      if (!Why)
-        Why = Uniformity.variableDivergence(P, F, P->getLocation());
-    return Why;
+  SharedValue Inputs = judgedShared(Uniformity, [&] {
+    auto Input = Uniformity.splitInputDivergence(*Proof, F);
+    return Input ? std::optional<Divergence>(Input->second) : std::nullopt;
   });
   if (!Inputs.Uniform)
     return otherValue(

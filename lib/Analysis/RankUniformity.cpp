@@ -903,6 +903,16 @@ std::optional<Divergence> RankUniformity::replacedComm(const FieldDecl *Field,
                     Loc};
 }
 
+std::optional<std::pair<const ParmVarDecl *, Divergence>>
+RankUniformity::splitInputDivergence(const SplitProof &Proof,
+                                     const FunctionDecl &F) {
+  for (const ParmVarDecl *P : Proof.Inputs)
+    if (auto Why = inAnotherFunction(
+            [&] { return variableDivergence(P, F, P->getLocation()); }))
+      return std::make_pair(P, std::move(*Why));
+  return std::nullopt;
+}
+
 std::optional<Divergence>
 RankUniformity::splitDivergence(const FieldDecl *Field, const MemberExpr &Use) {
   const SplitProof *Proof = nullptr;
@@ -918,14 +928,12 @@ RankUniformity::splitDivergence(const FieldDecl *Field, const MemberExpr &Use) {
     return Divergence{What + " only if " + named(Ends) +
                           " ends the program, which no unit's summary shows",
                       Use.getBeginLoc()};
-  for (const ParmVarDecl *P : Proof->Inputs)
-    if (auto Why = inAnotherFunction(
-            [&] { return variableDivergence(P, F, P->getLocation()); }))
-      return Divergence{What + " where " + named(P) +
-                            " is the same on every rank, which it may not "
-                            "be: " +
-                            Why->Reason,
-                        Why->Loc};
+  if (auto Input = splitInputDivergence(*Proof, F))
+    return Divergence{What + " where " + named(Input->first) +
+                          " is the same on every rank, which it may not "
+                          "be: " +
+                          Input->second.Reason,
+                      Input->second.Loc};
   const auto *Comm = cast<FieldDecl>(Split->CommWrite->getMemberDecl());
   if (!queriedAfterCommWrites(Field, Comm, TU))
     return Divergence{What + " here, but " + named(Comm) +

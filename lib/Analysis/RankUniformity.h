@@ -110,6 +110,11 @@ public:
   /// where notes point).
   std::optional<Divergence> openDivergence(const FieldValue &W,
                                            clang::SourceLocation Near);
+  /// The first input of \p Proof (a parameter of \p F, the function it
+  /// ran, that it took as the same on every rank) that may differ between
+  /// ranks, and why; nothing when every input is the same everywhere.
+  std::optional<std::pair<const clang::ParmVarDecl *, Divergence>>
+  splitInputDivergence(const SplitProof &Proof, const clang::FunctionDecl &F);
   /// Nothing when every rank that runs \p Where runs \p S: no condition
   /// around it (nor an earlier return) may differ between ranks.
   std::optional<Divergence> controlDivergence(const clang::Stmt *S,

@@ -47,6 +47,28 @@ ObjectKey objectOf(const MemberExpr &Use) {
   return Key;
 }
 
+/// The communicator field an `MPI_Comm_split` call \p S writes
+/// (`&g->row`); null when \p S is no such call.
+const MemberExpr *splitInto(const Stmt *S) {
+  const auto *Call = dyn_cast<CallExpr>(S);
+  const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
+  if (!Info || Info->Id != mpi::FunctionId::Comm_split)
+    return nullptr;
+  const auto *Addr =
+      dyn_cast_or_null<UnaryOperator>(mpiArg(Call, mpi::Role::NewComm));
+  if (!Addr || Addr->getOpcode() != UO_AddrOf)
+    return nullptr;
+  return dyn_cast<MemberExpr>(Addr->getSubExpr()->IgnoreParens());
+}
+
+/// Whether \p F splits a communicator into a field of \p Object.
+bool splitsInto(const FunctionDecl &F, ObjectKey Object) {
+  return Object.valid() && findFirst(F.getBody(), [&](const Stmt *S) {
+           const MemberExpr *NewComm = splitInto(S);
+           return NewComm && objectOf(*NewComm) == Object;
+         });
+}
+
 /// Whether \p S runs more than once per call of \p F: it is inside a loop.
 bool insideLoop(const Stmt &S, const FunctionDecl &F, ASTContext &Context) {
   for (const Stmt *Up = parentStmt(S, Context); Up && Up != F.getBody();
@@ -56,15 +78,57 @@ bool insideLoop(const Stmt &S, const FunctionDecl &F, ASTContext &Context) {
   return false;
 }
 
-/// The statement of a block that holds \p E (where the evaluator passes
-/// an anchor before running it).
+/// Whether nothing \p Up runs before its child \p Child changes state and
+/// \p Child runs whenever \p Up does: it is not the second operand of
+/// `&&`, `||` or `,`, nor a branch of `?:`, and its siblings have no side
+/// effects.
+bool runsFirstUnder(const Stmt &Child, const Stmt &Up, ASTContext &Context) {
+  if (const auto *Op = dyn_cast<BinaryOperator>(&Up))
+    if ((Op->isLogicalOp() || Op->isCommaOp()) && Op->getRHS() == &Child)
+      return false;
+  if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(&Up))
+    if (Cond->getCond() != &Child)
+      return false;
+  if (const auto *Decls = dyn_cast<DeclStmt>(&Up)) {
+    for (const Decl *D : Decls->decls())
+      if (const auto *Var = dyn_cast<VarDecl>(D))
+        if (Var->getInit() && Var->getInit() != &Child &&
+            Var->getInit()->HasSideEffects(Context))
+          return false;
+    return true;
+  }
+  for (const Stmt *Sibling : Up.children())
+    if (const auto *E = dyn_cast_or_null<Expr>(Sibling))
+      if (Sibling != &Child && E->HasSideEffects(Context))
+        return false;
+  return true;
+}
+
+/// The statement that holds \p E where the evaluator passes an anchor
+/// before running it: a statement of a block or a branch, or the `if` or
+/// `switch` whose condition it is (`if (MPI_Comm_split(...) != 0)`). Null
+/// when the anchor would not see the state \p E runs in: something in the
+/// statement changes state first, or may skip \p E.
 const Stmt *statementOf(const Stmt &E, ASTContext &Context) {
   const Stmt *Child = &E;
   for (const Stmt *Up = enclosingStmt(E, Context); Up;
-       Child = Up, Up = enclosingStmt(*Up, Context))
-    if (isa<CompoundStmt>(Up) || isa<IfStmt>(Up) || isLoop(Up) ||
-        isa<SwitchCase>(Up) || isa<LabelStmt>(Up))
+       Child = Up, Up = enclosingStmt(*Up, Context)) {
+    if (const auto *If = dyn_cast<IfStmt>(Up)) {
+      if (If->getCond() != Child)
+        return Child;
+      return If->getInit() || If->getConditionVariable() ? nullptr : Up;
+    }
+    if (const auto *Switch = dyn_cast<SwitchStmt>(Up)) {
+      if (Switch->getCond() != Child)
+        return Child;
+      return Switch->getInit() || Switch->getConditionVariable() ? nullptr : Up;
+    }
+    if (isa<CompoundStmt>(Up) || isLoop(Up) || isa<SwitchCase>(Up) ||
+        isa<LabelStmt>(Up))
       return Child;
+    if (!runsFirstUnder(*Child, *Up, Context))
+      return nullptr;
+  }
   return Child;
 }
 
@@ -196,16 +260,18 @@ bool Prover::collect(SplitProof &Out) {
       return false;
     Split Sp;
     Sp.Call = Call;
-    const auto *Addr =
-        dyn_cast_or_null<UnaryOperator>(mpiArg(Call, mpi::Role::NewComm));
-    if (Addr && Addr->getOpcode() == UO_AddrOf)
-      Sp.NewComm = dyn_cast<MemberExpr>(Addr->getSubExpr()->IgnoreParens());
+    Sp.NewComm = splitInto(Call);
     Splits.push_back(Sp);
     return false;
   });
   if (Splits.empty())
     return false;
   Out.Splits = true;
+  // A jump back may run a write or a split twice.
+  if (findFirst(Body, [](const Stmt *S) {
+        return isa<LabelStmt>(S) || isa<IndirectGotoStmt>(S);
+      }))
+    return Refuse("it has labels a jump may go back to");
   ObjectKey Object;
   for (size_t I = 0; I < Splits.size(); ++I) {
     Split &Sp = Splits[I];
@@ -219,6 +285,10 @@ bool Prover::collect(SplitProof &Out) {
       return Refuse("its splits write fields of different objects");
     if (insideLoop(*Sp.Call, F, Context))
       return Refuse("a split is inside a loop");
+    for (mpi::Role Arg : {mpi::Role::Color, mpi::Role::Key})
+      if (const Expr *E = mpiArgAsWritten(Sp.Call, Arg);
+          !E || E->HasSideEffects(Context))
+        return Refuse("a split's colour or key changes state");
     for (size_t J = 0; J < I; ++J)
       if (Splits[J].NewComm->getMemberDecl() == Sp.NewComm->getMemberDecl())
         return Refuse("it splits into '" +
@@ -395,6 +465,11 @@ void Prover::evaluate(SplitProof &Out) {
   for (const FieldWrite &W : Writes) {
     Probes.push_back(Probe(W.Assign->getRHS(), BufferSpelling::AsWritten));
     Anchors.push_back(statementOf(*W.Assign, Context));
+  }
+  if (llvm::is_contained(Anchors, nullptr)) {
+    Out.Refused.push_back({nullptr, "a split or a field write is not the "
+                                    "first thing its statement does"});
+    return;
   }
   Eval.setAnchors(Anchors, Probes);
   InputList.assign(Eval.inputs().begin(), Eval.inputs().end());
@@ -588,11 +663,8 @@ std::optional<QueryValue> provenSplitQuery(const MemberExpr &Use,
   if (!InProgress.insert(&Use).second)
     return std::nullopt;
   auto Done = llvm::make_scope_exit([&] { InProgress.erase(&Use); });
-  const FunctionDecl &F = *TU.functionOf(&Use);
-  RankUniformity Uniformity(TU);
-  for (const ParmVarDecl *P : Proof->Inputs)
-    if (Uniformity.variableDivergence(P, F, P->getLocation()))
-      return std::nullopt;
+  if (RankUniformity(TU).splitInputDivergence(*Proof, *TU.functionOf(&Use)))
+    return std::nullopt;
   return splitQuery(*Field);
 }
 
@@ -602,7 +674,7 @@ std::string splitRefusalOf(const MemberExpr &Use, TranslationUnitFacts &TU) {
     return "";
   const SplitProof &P = splitProofOf(*F, TU);
   for (const auto &[Write, Why] : P.Refused)
-    if (Write == &Use || (!Write && P.Splits))
+    if (Write == &Use || (!Write && P.Splits && splitsInto(*F, objectOf(Use))))
       return Why;
   return "";
 }

@@ -142,6 +142,21 @@ void init(MPI_Comm comm, int npcol, grid_t *g) {
   EXPECT_EQ(O.Fields["mycol"], "rank of row");
 }
 
+TEST(SplitRanksTest, SplitCheckedInACondition) {
+  Outcome O = proofOf(R"(
+int init(MPI_Comm comm, int npcol, grid_t *g) {
+  int rank;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || npcol < 1)
+    MPI_Abort(comm, 1);
+  g->mycol = rank % npcol;
+  if (MPI_Comm_split(comm, rank / npcol, g->mycol, &g->row) != MPI_SUCCESS)
+    return 1;
+  return 0;
+}
+)");
+  EXPECT_EQ(O.Fields["mycol"], "rank of row");
+}
+
 TEST(SplitRanksTest, WhatTheProofDoesNotTake) {
   EXPECT_EQ(proofOf(R"(
 void init(MPI_Comm comm, grid_t *g) {
@@ -176,6 +191,41 @@ void init(MPI_Comm comm, MPI_Comm other, grid_t *g) {
 )")
                 .Refused["-"],
             "it also queries a rank or size on another communicator");
+  EXPECT_EQ(proofOf(R"(
+void init(MPI_Comm comm, grid_t *g) {
+  int rank, tries = 0;
+  MPI_Comm_rank(comm, &rank);
+again:
+  g->mycol = rank % 2;
+  if (MPI_Comm_split(comm, rank / 2, rank, &g->row) != MPI_SUCCESS &&
+      ++tries < 3)
+    goto again;
+}
+)")
+                .Refused["-"],
+            "it has labels a jump may go back to");
+  EXPECT_EQ(proofOf(R"(
+void init(MPI_Comm comm, grid_t *g) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  g->mycol = rank % 2;
+  if (rank > 1 && MPI_Comm_split(comm, rank / 2, rank, &g->row) != 0)
+    MPI_Abort(comm, 1);
+}
+)")
+                .Refused["-"],
+            "a split or a field write is not the first thing its statement "
+            "does");
+  EXPECT_EQ(proofOf(R"(
+void init(MPI_Comm comm, grid_t *g) {
+  int rank, color = 0;
+  MPI_Comm_rank(comm, &rank);
+  g->mycol = rank % 2;
+  MPI_Comm_split(comm, color++, rank, &g->row);
+}
+)")
+                .Refused["-"],
+            "a split's colour or key changes state");
   Outcome Twice = proofOf(R"(
 void init(MPI_Comm comm, grid_t *g) {
   int rank;
@@ -228,3 +278,28 @@ private:
 }
 
 } // namespace
+
+TEST(SplitRanksTest, RefusalsStayWithTheSplitObject) {
+  Parsed P(std::string(Grid) + R"(
+typedef struct { int nb; } panel_t;
+void init(MPI_Comm comm, grid_t *g, panel_t *p) {
+  int rank, i;
+  MPI_Comm_rank(comm, &rank);
+  g->mycol = rank % 2;
+  p->nb = 64;
+  for (i = 0; i < 1; ++i)
+    MPI_Comm_split(comm, rank / 2, rank, &g->row);
+}
+)");
+  ASSERT_TRUE(P.AST);
+  const clang::FunctionDecl *F = P.function("init");
+  ASSERT_NE(F, nullptr);
+  std::map<std::string, std::string> Why;
+  findFirst(F->getBody(), [&](const clang::Stmt *S) {
+    if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(S))
+      Why[M->getMemberDecl()->getNameAsString()] = splitRefusalOf(*M, *P.TU);
+    return false;
+  });
+  EXPECT_EQ(Why["mycol"], "a split is inside a loop");
+  EXPECT_EQ(Why["nb"], "");
+}
