@@ -174,24 +174,38 @@ inline bool accessesThroughPointer(const clang::Stmt *S) {
   return findFirst(S, isPointerAccess) != nullptr;
 }
 
-/// A jump that may leave the statement holding it: `return`, `goto`,
-/// `throw`, and `break`/`continue` that are not inside a loop or switch
-/// of their own within \p S.
-inline const clang::Stmt *leavingJump(const clang::Stmt *S,
-                                      bool InLoop = false) {
+namespace detail {
+inline const clang::Stmt *leavingJumpIn(const clang::Stmt *S,
+                                        const clang::Stmt *Top, bool InLoop) {
   if (!S)
     return nullptr;
-  if (clang::isa<clang::ReturnStmt>(S) || clang::isa<clang::GotoStmt>(S) ||
-      clang::isa<clang::CXXThrowExpr>(S))
+  if (const auto *Goto = clang::dyn_cast<clang::GotoStmt>(S)) {
+    const clang::LabelStmt *Target = Goto->getLabel()->getStmt();
+    bool Inside = Target && findFirst(Top, [&](const clang::Stmt *X) {
+                    return X == Target;
+                  });
+    return Inside ? nullptr : S;
+  }
+  if (clang::isa<clang::ReturnStmt>(S) || clang::isa<clang::CXXThrowExpr>(S))
     return S;
   if (!InLoop &&
       (clang::isa<clang::BreakStmt>(S) || clang::isa<clang::ContinueStmt>(S)))
     return S;
   bool Nested = InLoop || isLoop(S) || clang::isa<clang::SwitchStmt>(S);
   for (const clang::Stmt *Child : S->children())
-    if (const clang::Stmt *Found = leavingJump(Child, Nested))
+    if (const clang::Stmt *Found = leavingJumpIn(Child, Top, Nested))
       return Found;
   return nullptr;
+}
+} // namespace detail
+
+/// A jump that may leave the statement holding it: `return`, `throw`,
+/// `goto` to a label outside \p S (HPL's `goto label_error` to the end of
+/// the same block stays inside), and `break`/`continue` that are not
+/// inside a loop or switch of their own within \p S.
+inline const clang::Stmt *leavingJump(const clang::Stmt *S,
+                                      bool InLoop = false) {
+  return detail::leavingJumpIn(S, S, InLoop);
 }
 
 /// Every variable \p S names, in \p Out.
