@@ -677,11 +677,14 @@ void RankEvaluator::Impl::enterRegion() {
         ReadInRegion = Read.count(V);
       }
       if (ReadInRegion) {
+        bool Before = Out.Stopped.has_value();
         stop("'" + V->getNameAsString() +
                  "' changes from one iteration of the loop around the region "
                  "to the next and differs between ranks; the pattern would "
                  "have to include that loop",
              V->getLocation());
+        if (!Before && Out.Stopped)
+          Out.Stopped->StepOfLoop = true;
         return;
       }
     }

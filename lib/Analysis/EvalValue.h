@@ -56,6 +56,9 @@ struct Reason {
   /// ProgramEnds at a call of this function, which the region only takes
   /// to end the program (Region::UnknownCallsEnd).
   const clang::FunctionDecl *AssumedEnd = nullptr;
+  /// The region is one step of a loop around it whose iterations differ
+  /// (a root's send to each peer): a region that holds the loop says more.
+  bool StepOfLoop = false;
 };
 
 /// One value of the evaluation.

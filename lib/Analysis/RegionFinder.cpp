@@ -98,9 +98,13 @@ private:
   const SourceManager &SM;
   llvm::SmallPtrSet<const CallExpr *, 16> Claimed;
   std::vector<ManualCollective> Found;
-  /// What stopped the smallest region around each call whose run stopped.
+  /// What stopped the smallest region around each call whose run stopped
+  /// (a larger one when the smallest was one step of a loop).
   std::vector<UnjudgedCalls> Stops;
   llvm::SmallPtrSet<const CallExpr *, 16> Stopped;
+  /// The calls of Stopped whose region stopped as one step of a loop
+  /// around it (eval::Reason::StepOfLoop): a larger region speaks for them.
+  llvm::SmallPtrSet<const CallExpr *, 16> LoopSteps;
 };
 
 bool Finder::insideLoop(const CompoundStmt *B) const {
@@ -797,14 +801,26 @@ void Finder::placeWaits(const Region &R, ManualCollective &C) {
 
 void Finder::recordStop(const Region &R, const eval::Reason &Why) {
   UnjudgedCalls U;
+  llvm::SmallPtrSet<const CallExpr *, 8> Moved;
   for (unsigned I = R.First; I <= R.Last; ++I)
     findFirst(R.Block->body_begin()[I], [&](const Stmt *X) {
       const auto *Call = dyn_cast<CallExpr>(X);
-      if (Call && isMessageCall(Call) && !Claimed.count(Call) &&
-          Stopped.insert(Call).second)
+      if (!Call || !isMessageCall(Call) || Claimed.count(Call))
+        return false;
+      if (Stopped.insert(Call).second)
         U.Calls.push_back(Call);
+      else if (!Why.StepOfLoop && LoopSteps.erase(Call)) {
+        Moved.insert(Call);
+        U.Calls.push_back(Call);
+      }
       return false;
     });
+  if (!Moved.empty())
+    for (UnjudgedCalls &Old : Stops)
+      llvm::erase_if(Old.Calls,
+                     [&](const CallExpr *Call) { return Moved.count(Call); });
+  if (Why.StepOfLoop)
+    LoopSteps.insert(U.Calls.begin(), U.Calls.end());
   if (U.Calls.empty())
     return;
   U.Why = {checkOfStop(Why), Why.Text,

@@ -11,8 +11,7 @@
 // when the input is missing (it is, in the test), so it sends two values
 // where the others receive up to four. Their receives take the shorter
 // message; MPI_Bcast needs the same count everywhere. The note names the
-// jump's condition. (The trace shows the broadcast; the note on the send
-// is about the root's loop, the one on the receive says why.)
+// jump's condition.
 // clang-format off
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
@@ -33,14 +32,12 @@ int spread_ints(int *vals, int count, int root, MPI_Comm comm) {
     for (p = 0; p < np; ++p) {
       if (p == root)
         continue;
-      // SKIP: prog.c:[[#@LINE+2]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
-      // SKIP: note: input-independence: 'p' changes from one iteration of the loop around the region to the next
+      // SKIP: prog.c:[[#@LINE+1]]:14: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
       ierr = MPI_Send(vals, count, MPI_INT, p, SPREAD_TAG, comm);
       if (ierr != MPI_SUCCESS)
         return ierr;
     }
   } else {
-    // SKIP: prog.c:[[#@LINE+2]]:12: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
     // SKIP: note: input-independence: the count 'count' cannot be evaluated: 'count' receives a value in {{.*}}params.c:{{[0-9]+}}:{{[0-9]+}} that may differ between ranks: 'nspread' is written where not every rank may get: an earlier statement may leave on some ranks only: the condition '(infp = fopen(path, "r")) == NULL' may differ between ranks
     ierr = MPI_Recv(vals, count, MPI_INT, root, SPREAD_TAG, comm,
                     MPI_STATUS_IGNORE);

@@ -62,10 +62,8 @@ int main(int argc, char **argv) {
 
 // RANK: check-rewrite: unchanged
 // SOME: prog.c:[[#@LINE-27]]:16: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
-// SOME: note: input-independence: 'peer' changes from one iteration of the loop around the region
-// SOME: prog.c:[[#@LINE-23]]:12: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
 // SOME: note: input-independence: the count 'count' cannot be evaluated: 'count' receives a value in {{.*}}util.c:13:5 that may differ between ranks: 'spread_ints' is called in {{.*}}util.c:13:5, where some ranks may make the call and others not: the condition 'again[0] > 0' may differ between ranks
-// TABLE: prog.c:[[#@LINE-31]]:16: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
+// TABLE: prog.c:[[#@LINE-29]]:16: warning: point-to-point messages the trace shows as a broadcast {{.*}}not rewritten: input-independence refused [mpilift-manual-bcast]
 // TABLE: note: input-independence: {{.*}}'root' is a parameter of 'spread_ints' whose callers are not all visible ('spread_ints' may be called through a pointer set in {{.*}}util.c:20:{{[0-9]+}})
 
 //--- spread.h
