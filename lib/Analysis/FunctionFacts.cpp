@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FunctionFacts.h"
+#include "ReachingWrites.h"
 #include "SplitRanks.h"
 
 #include "mpilift/Analysis/LibraryHeaders.h"
@@ -464,6 +465,14 @@ TranslationUnitFacts::~TranslationUnitFacts() = default;
 std::unique_ptr<SplitProof> &
 TranslationUnitFacts::splitProofSlot(const FunctionDecl &F) {
   return SplitProofs[&F];
+}
+
+const ReachingWrites &
+TranslationUnitFacts::reachingWritesOf(const FunctionDecl &F) {
+  std::unique_ptr<ReachingWrites> &Slot = Reaching[&F];
+  if (!Slot)
+    Slot = std::make_unique<ReachingWrites>(F, Context);
+  return *Slot;
 }
 
 ArrayRef<const CXXConstructExpr *>

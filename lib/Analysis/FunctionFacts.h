@@ -97,6 +97,7 @@ struct RecordUses {
 };
 
 struct SplitProof;
+class ReachingWrites;
 
 class TranslationUnitFacts {
 public:
@@ -189,6 +190,10 @@ public:
   /// is computed. The reference stays valid while the unit's facts live.
   std::unique_ptr<SplitProof> &splitProofSlot(const clang::FunctionDecl &F);
 
+  /// The control-flow graph of \p F placed for reaching writes (built on
+  /// first use).
+  const ReachingWrites &reachingWritesOf(const clang::FunctionDecl &F);
+
 private:
   clang::ASTContext &Context;
   bool AllowReassociation = false;
@@ -230,6 +235,8 @@ private:
   /// asks for others.
   std::map<const clang::FunctionDecl *, std::unique_ptr<SplitProof>>
       SplitProofs;
+  llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<ReachingWrites>>
+      Reaching;
 };
 
 } // namespace analysis

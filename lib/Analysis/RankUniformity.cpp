@@ -7,6 +7,7 @@
 #include "RankUniformity.h"
 
 #include "CommQueries.h"
+#include "ReachingWrites.h"
 #include "SplitRanks.h"
 
 #include "StatementTree.h"
@@ -349,15 +350,52 @@ std::optional<Divergence> RankUniformity::variable(const VarDecl *V,
                                  "be followed",
                       Use};
   const FunctionFacts &Facts = TU.factsOf(Where);
-  for (const Write &W : Facts.writesOf(V))
+  llvm::ArrayRef<Write> Writes = Facts.writesOf(V);
+  std::optional<llvm::BitVector> Reaching = writesReaching(V, Use, Where);
+  for (unsigned I = 0; I < Writes.size(); ++I) {
+    const Write &W = Writes[I];
+    if (Reaching && !Reaching->test(I))
+      continue;
     if (!overwrittenForAll(V, W, Use, Facts, Where, TU.context()))
       if (auto Why = write(V, W, Where, Depth))
         return Why;
+  }
   if (const auto *Param = dyn_cast<ParmVarDecl>(V))
     return parameter(Param, Use, Where, Depth);
   if (Facts.writesOf(V).empty())
     return Divergence{named(V) + " is never given a value", Use};
   return std::nullopt;
+}
+
+std::optional<llvm::BitVector>
+RankUniformity::writesReaching(const VarDecl *V, SourceLocation Use,
+                               const FunctionDecl &Where) {
+  // A local scalar of this function, read at Use by a reference of its
+  // own: a static one keeps its value from the last call, a captured one
+  // may change where a lambda or block runs.
+  if (Use.isInvalid() || V->hasGlobalStorage() ||
+      !V->getType()->isScalarType() || V->getParentFunctionOrMethod() != &Where)
+    return std::nullopt;
+  const FunctionFacts &Facts = TU.factsOf(Where);
+  const DeclRefExpr *Read = nullptr;
+  for (const DeclRefExpr *Ref : Facts.referencesOf(V)) {
+    if (Ref->refersToEnclosingVariableOrCapture())
+      return std::nullopt;
+    if (Ref->getBeginLoc() != Use)
+      continue;
+    if (Read)
+      return std::nullopt; // One place, several expansions of a macro.
+    Read = Ref;
+  }
+  if (!Read)
+    return std::nullopt;
+  std::optional<Reach> R =
+      TU.reachingWritesOf(Where).reaching(Facts.writesOf(V), *Read);
+  // A local that may be read before any write holds what no proof knows;
+  // every write is judged then, as before.
+  if (!R || (R->FromEntry && !isa<ParmVarDecl>(V)))
+    return std::nullopt;
+  return std::move(R->Writes);
 }
 
 std::optional<Divergence> RankUniformity::write(const VarDecl *V,

@@ -37,6 +37,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
@@ -135,6 +136,13 @@ private:
                                      clang::SourceLocation Use,
                                      const clang::FunctionDecl &Where,
                                      unsigned Depth);
+  /// Which writes of \p V (by index in FunctionFacts::writesOf) may reach
+  /// its read at \p Use in \p Where (ReachingWrites.h); nothing when all
+  /// may: \p V is no local scalar of \p Where read there by a reference
+  /// of its own, or the graph cannot tell.
+  std::optional<llvm::BitVector>
+  writesReaching(const clang::VarDecl *V, clang::SourceLocation Use,
+                 const clang::FunctionDecl &Where);
   std::optional<Divergence> write(const clang::VarDecl *V, const Write &W,
                                   const clang::FunctionDecl &Where,
                                   unsigned Depth);

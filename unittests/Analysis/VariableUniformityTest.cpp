@@ -223,3 +223,80 @@ int main() { return Team(MPI_COMM_WORLD).size(); }
 }
 
 } // namespace
+
+// Old codes reuse their scalars: only the writes that can reach the read
+// count (ReachingWrites.h).
+TEST(VariableUniformityTest, ReusedScalarCountsFromItsLastValue) {
+  EXPECT_FALSE(divergenceOfN(R"(
+int main(void) {
+  int rank, n, rows[8];
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (n = 0; n < rank; n++)
+    rows[n] = 0;
+  n = 8;
+  use(n);
+  return rows[0];
+}
+)"));
+  EXPECT_FALSE(divergenceOfN(R"(
+int main(void) {
+  int rank, n = 2, k;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  k = 3 - (n = 8);
+  use(n);
+  n = rank;
+  return k + n;
+}
+)"));
+}
+
+TEST(VariableUniformityTest, ReusedScalarWhereTheOldValueMayReach) {
+  // Replaced on one branch only.
+  EXPECT_TRUE(divergenceOfN(R"(
+int main(int argc, char **argv) {
+  int rank, n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  n = rank;
+  if (argc > 100)
+    n = 8;
+  use(n);
+  return 0;
+}
+)"));
+  // Around a loop: the next iteration reads what the last one wrote.
+  EXPECT_TRUE(divergenceOfN(R"(
+int main(void) {
+  int rank, n = 8, i;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (i = 0; i < 3; i++) {
+    use(n);
+    n = rank;
+  }
+  return 0;
+}
+)"));
+  // Back by a goto.
+  EXPECT_TRUE(divergenceOfN(R"(
+int main(void) {
+  int rank, n = 8, tries = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+again:
+  use(n);
+  n = rank;
+  if (tries++ < 2)
+    goto again;
+  return 0;
+}
+)"));
+  // Written through a pointer after the last assignment.
+  EXPECT_TRUE(divergenceOfN(R"(
+int main(void) {
+  int rank, n, *p = &n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  n = 8;
+  *p = rank;
+  use(n);
+  return 0;
+}
+)"));
+}
