@@ -47,7 +47,8 @@ def program_args(src):
 
 def one(build, src, scratch):
     name = os.path.basename(src)
-    d = os.path.join(scratch, os.path.splitext(name)[0])
+    # fuse-gatherv-bcast.c and .cpp share a stem: one directory each.
+    d = os.path.join(scratch, name.replace(".", "_"))
     os.makedirs(d)
     ext = os.path.splitext(name)[1]
     prog = os.path.join(d, "prog" + ext)
