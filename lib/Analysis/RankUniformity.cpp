@@ -362,7 +362,7 @@ std::optional<Divergence> RankUniformity::variable(const VarDecl *V,
   }
   if (const auto *Param = dyn_cast<ParmVarDecl>(V))
     return parameter(Param, Use, Where, Depth);
-  if (Facts.writesOf(V).empty())
+  if (Writes.empty())
     return Divergence{named(V) + " is never given a value", Use};
   return std::nullopt;
 }

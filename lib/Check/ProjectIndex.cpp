@@ -234,14 +234,9 @@ buildProjectFacts(const tooling::CompilationDatabase &Compilations,
     Project->add(std::move(Alone));
     return Project;
   }
-  // Units parse on several threads: each tool must keep its working
-  // directory to itself, which the process's (chdir) cannot.
-  auto FileSystemForTool =
-      [&]() -> llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> {
-    return FS ? FS : llvm::vfs::createPhysicalFileSystem();
-  };
+  // Units parse on several threads.
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> ReaderFS =
-      FileSystemForTool();
+      fileSystemForThread(FS);
   llvm::vfs::FileSystem &Reader = *ReaderFS;
   StringRef Dir = Session.Options.IndexCacheDir;
   std::vector<std::optional<analysis::UnitSummary>> Summaries(Files.size());
@@ -272,7 +267,7 @@ buildProjectFacts(const tooling::CompilationDatabase &Compilations,
         }
       } Make(Entry, Reader, Action);
       std::unique_ptr<tooling::ClangTool> Tool =
-          newTool(Compilations, {File}, Session, FileSystemForTool());
+          newTool(Compilations, {File}, Session, fileSystemForThread(FS));
       IgnoringDiagConsumer Quiet;
       Tool->setDiagnosticConsumer(&Quiet);
       bool Ran = Tool->run(&Make) == 0 && Action && Action->parsed();

@@ -123,12 +123,8 @@ int CheckSession::run(const tooling::CompilationDatabase &Compilations,
           new DiagnosticOptions());
       Options->ShowColors = llvm::errs().has_colors();
       TextDiagnosticPrinter Printer(OS, Options.get());
-      // Each tool keeps its working directory to itself: on the process's
-      // file system a tool's chdir moves every other thread's relative
-      // paths (a unit of one directory looked for in another's).
       std::unique_ptr<tooling::ClangTool> Tool =
-          newTool(Compilations, {Files[I]}, S,
-                  FS ? FS : llvm::vfs::createPhysicalFileSystem());
+          newTool(Compilations, {Files[I]}, S, fileSystemForThread(FS));
       Tool->setDiagnosticConsumer(&Printer);
       if (Tool->run(Factory.get()) != 0)
         Status = 1;

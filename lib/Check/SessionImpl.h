@@ -92,6 +92,15 @@ newTool(const clang::tooling::CompilationDatabase &Compilations,
         const std::vector<std::string> &Files, CheckSession::Impl &S,
         llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS);
 
+/// \p FS, or (when null) a file system of the machine's own whose working
+/// directory belongs to it alone: for a tool on one of several threads,
+/// whose chdir on the process's would move every other thread's relative
+/// paths.
+inline llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>
+fileSystemForThread(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS) {
+  return FS ? FS : llvm::vfs::createPhysicalFileSystem();
+}
+
 /// The frontend action that runs the rules on each unit of a session,
 /// reporting its findings to \p Sink (may be null).
 std::unique_ptr<clang::tooling::FrontendActionFactory>
