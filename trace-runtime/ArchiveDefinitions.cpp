@@ -224,6 +224,8 @@ void writeGlobalDefinitions(OTF2_GlobalDefWriter *G, StringTable &Strings,
   }
   for (unsigned A = 0; A < traceformat::NumAttributes; ++A)
     Strings.get(traceformat::attributeName(Attribute(A)));
+  for (unsigned P = 0; P < traceformat::NumParameters; ++P)
+    Strings.get(traceformat::parameterName(traceformat::Parameter(P)));
   for (unsigned F = 0; F < mpi::NumFunctions; ++F)
     Strings.get(mpi::info(mpi::FunctionId(F)).Name);
   for (size_t C = 0; C < Comms.size(); ++C)
@@ -275,6 +277,11 @@ void writeGlobalDefinitions(OTF2_GlobalDefWriter *G, StringTable &Strings,
     OTF2_GlobalDefWriter_WriteAttribute(
         G, A, Strings.get(traceformat::attributeName(Attribute(A))), Empty,
         AttributeTypes[A]);
+  for (unsigned P = 0; P < traceformat::NumParameters; ++P)
+    OTF2_GlobalDefWriter_WriteParameter(
+        G, P,
+        Strings.get(traceformat::parameterName(traceformat::Parameter(P))),
+        OTF2_PARAMETER_TYPE_UINT64);
 
   // Group 0 lists the world ranks' locations; every communicator's group
   // lists world ranks, i.e. positions in group 0 (OTF2's MPI convention).

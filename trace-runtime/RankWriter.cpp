@@ -176,7 +176,23 @@ uint32_t RankWriter::flagsOf(const Event &E) const {
     F |= traceformat::FlagInPlace;
   if (E.Flags & rawtrace::FlagSizeUnknown)
     F |= traceformat::FlagSizeUnknown;
+  if (E.Flags & rawtrace::FlagNoncontiguous)
+    F |= traceformat::FlagNoncontiguous;
   return F;
+}
+
+void RankWriter::writeLayouts(const Group &G, OTF2_EvtWriter *W,
+                              uint64_t Time) {
+  for (const Event *P = G.PartsBegin; P < G.PartsEnd; ++P) {
+    if (P->Kind != uint8_t(EventKind::Layout))
+      continue;
+    OTF2_ParameterRef Param =
+        P->Tag == 0 ? traceformat::ParamLayout : traceformat::ParamRecvLayout;
+    const uint64_t Slots[6] = {P->Begin,  P->End,   P->CallSite,
+                               P->Buffer, P->Bytes, P->Handle};
+    for (int32_t J = 0; J < 2 * std::min(P->Peer, 3); ++J)
+      OTF2_EvtWriter_ParameterUnsignedInt(W, nullptr, Time, Param, Slots[J]);
+  }
 }
 
 /// The hash record that follows \p E inside its group, if any.
@@ -386,10 +402,15 @@ void RankWriter::writeGroup(const Group &G) {
   addCallSite(E.CallSite);
   if (E.Buffer)
     addU64(traceformat::AttrBuffer, E.Buffer);
+  uint32_t Flags = flagsOf(E);
   for (const Event *P = G.PartsBegin; P < G.PartsEnd; ++P)
-    if (P->Kind == uint8_t(EventKind::RecvPart) && P->Buffer)
-      addU64(traceformat::AttrRecvBuffer, P->Buffer);
-  if (uint32_t Flags = flagsOf(E))
+    if (P->Kind == uint8_t(EventKind::RecvPart)) {
+      if (P->Buffer)
+        addU64(traceformat::AttrRecvBuffer, P->Buffer);
+      if (P->Flags & rawtrace::FlagNoncontiguous)
+        Flags |= traceformat::FlagRecvNoncontiguous;
+    }
+  if (Flags)
     OTF2_AttributeList_AddUint32(Attributes, traceformat::AttrFlags, Flags);
   switch (Info.TheFamily) {
   case Family::BlockingSend:
@@ -471,6 +492,7 @@ void RankWriter::writeGroup(const Group &G) {
     break;
   }
   OTF2_EvtWriter_Enter(W, Attributes, Begin, Region);
+  writeLayouts(G, W, Begin);
 
   switch (Info.TheFamily) {
   case Family::BlockingSend:

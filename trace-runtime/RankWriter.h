@@ -190,6 +190,9 @@ private:
                                    const rawtrace::Event *E) const;
   uint64_t newRequest(uint64_t Handle, const ActiveRequest &R);
 
+  /// The layout records of \p G as parameter events at \p Time
+  /// (traceformat::Parameter).
+  void writeLayouts(const Group &G, OTF2_EvtWriter *W, uint64_t Time);
   void writeSend(const Group &G, OTF2_EvtWriter *W, uint64_t Begin);
   void writeReceive(const Group &G, OTF2_EvtWriter *W, uint64_t End);
   void writePostedReceive(const Group &G, OTF2_EvtWriter *W, uint64_t Begin);

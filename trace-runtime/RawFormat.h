@@ -76,14 +76,21 @@ enum class EventKind : uint8_t {
   Message = 5,    ///< The message handle an MPI_Imrecv consumed.
   NewComm = 6,    ///< The communicator a creation call made.
   Hash = 7,       ///< Payload hash of the preceding record (Bytes field).
+  /// Runs of the data of the preceding call (Tag 0) or of its receive part
+  /// (Tag 1) when it has gaps: Peer runs (1-3) as offset from the recorded
+  /// Buffer and length, in Begin/End, CallSite/Buffer, Bytes/Handle.
+  Layout = 8,
 };
 
 enum EventFlags : uint8_t {
-  FlagFound = 1u << 0,       ///< A probe found a message; a test succeeded.
-  FlagCancelled = 1u << 1,   ///< The completed request was cancelled.
-  FlagInPlace = 1u << 2,     ///< MPI_IN_PLACE was passed.
-  FlagSizeUnknown = 1u << 3, ///< Bytes could not be computed.
-  FlagPeerIsStatus = 1u << 4 ///< Peer/Tag come from the completion status.
+  FlagFound = 1u << 0,        ///< A probe found a message; a test succeeded.
+  FlagCancelled = 1u << 1,    ///< The completed request was cancelled.
+  FlagInPlace = 1u << 2,      ///< MPI_IN_PLACE was passed.
+  FlagSizeUnknown = 1u << 3,  ///< Bytes could not be computed.
+  FlagPeerIsStatus = 1u << 4, ///< Peer/Tag come from the completion status.
+  /// The buffer's datatype leaves gaps: [Buffer, Buffer + Bytes) is not
+  /// the memory the call reads or writes.
+  FlagNoncontiguous = 1u << 5
 };
 
 /// Peer values that are not ranks.

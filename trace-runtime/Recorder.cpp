@@ -17,6 +17,7 @@
 
 #include "mpilift/MPI/Vocabulary.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -183,6 +184,23 @@ uint64_t address(const void *P) {
   return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(P));
 }
 
+/// Sets \p E's buffer to where the data of \p Count elements of \p T at
+/// \p P starts (a derived type may begin before or after its buffer's
+/// address: MPI_BOTTOM with absolute displacements), marks \p E when the
+/// data leaves gaps, and returns the data's size in bytes. One lookup of
+/// the type for both.
+uint64_t setData(Event &E, const void *P, int Count, MPI_Datatype T) {
+  if (P == MPI_IN_PLACE) {
+    E.Buffer = 0;
+    return bytesOf(Count, T);
+  }
+  TypeLayout L = typeLayout(T);
+  if (!L.contiguous(Count))
+    E.Flags |= rawtrace::FlagNoncontiguous;
+  E.Buffer = address(P) + static_cast<uint64_t>(L.TrueLb);
+  return Count > 0 ? static_cast<uint64_t>(Count) * L.Size : 0;
+}
+
 //===-- Payload hashes (MPILIFT_TRACE_HASH=1)
 //------------------------------===//
 
@@ -330,21 +348,49 @@ void setFromStatus(Event &E, const MPI_Status *S) {
   E.Flags |= rawtrace::FlagPeerIsStatus;
 }
 
+/// Records after \p Owner (a call, or with \p Side 1 its receive part)
+/// the runs of its data, when it has gaps: the offset of each from the
+/// address recorded in Owner.Buffer and its length, three to a record.
+void pushLayout(const Event &Owner, const void *P, int Count, MPI_Datatype T,
+                int32_t Side) {
+  if (!(Owner.Flags & rawtrace::FlagNoncontiguous))
+    return;
+  thread_local std::vector<LayoutRun> Runs;
+  if (!flattenLayout(Count, T, Runs))
+    return;
+  // Offsets from the data's first byte, which Owner.Buffer holds.
+  int64_t Shift = static_cast<int64_t>(Owner.Buffer - address(P));
+  for (size_t I = 0; I < Runs.size(); I += 3) {
+    Event L = partRecord(Owner, EventKind::Layout);
+    L.Tag = Side;
+    L.Peer = static_cast<int32_t>(std::min<size_t>(3, Runs.size() - I));
+    uint64_t *Slots[6] = {&L.Begin,  &L.End,   &L.CallSite,
+                          &L.Buffer, &L.Bytes, &L.Handle};
+    for (int32_t J = 0; J < 6; ++J)
+      *Slots[J] = 0;
+    for (int32_t J = 0; J < L.Peer; ++J) {
+      *Slots[2 * J] = static_cast<uint64_t>(Runs[I + J].Offset - Shift);
+      *Slots[2 * J + 1] = Runs[I + J].Length;
+    }
+    pushEvent(L);
+  }
+}
+
 void recordSend(const CallInfo &CI, Event &E) {
   E.Peer = encodePeer(CI.Dest);
   E.Tag = encodeTag(CI.SendTag);
-  E.Bytes = bytesOf(CI.SendCount, CI.SendType);
-  E.Buffer = address(CI.SendBuffer);
+  E.Bytes = setData(E, CI.SendBuffer, CI.SendCount, CI.SendType);
   if (CI.Request)
     E.Handle = handleBits(*CI.Request);
   pushEvent(E);
   if (hashingPayloads())
     pushHash(E, CI.SendHash);
+  pushLayout(E, CI.SendBuffer, CI.SendCount, CI.SendType, 0);
 }
 
 void recordBlockingReceive(const CallInfo &CI, Event &E) {
   setFromStatus(E, CI.Status);
-  E.Buffer = address(CI.RecvBuffer);
+  setData(E, CI.RecvBuffer, CI.RecvCount, CI.RecvType);
   if (CI.Message) { // MPI_Mrecv: the communicator is the probe's.
     E.Comm = rawtrace::CommNone;
     E.Handle = CI.MessageBefore;
@@ -352,13 +398,13 @@ void recordBlockingReceive(const CallInfo &CI, Event &E) {
   pushEvent(E);
   if (hashingPayloads())
     pushHash(E, hashReceived(CI.RecvBuffer, CI.RecvType, CI.Status));
+  pushLayout(E, CI.RecvBuffer, CI.RecvCount, CI.RecvType, 0);
 }
 
 void recordPostedReceive(const CallInfo &CI, Event &E, bool Persistent) {
   E.Peer = encodePeer(CI.Source);
   E.Tag = encodeTag(CI.RecvTag);
-  E.Bytes = bytesOf(CI.RecvCount, CI.RecvType);
-  E.Buffer = address(CI.RecvBuffer);
+  E.Bytes = setData(E, CI.RecvBuffer, CI.RecvCount, CI.RecvType);
   E.Handle = handleBits(*CI.Request);
   if (CI.Message) { // MPI_Imrecv.
     E.Comm = rawtrace::CommNone;
@@ -373,22 +419,24 @@ void recordPostedReceive(const CallInfo &CI, Event &E, bool Persistent) {
   }
   if (hashingPayloads())
     rememberReceive(*CI.Request, CI.RecvBuffer, CI.RecvType, Persistent);
+  pushLayout(E, CI.RecvBuffer, CI.RecvCount, CI.RecvType, 0);
 }
 
 void recordSendRecv(const CallInfo &CI, Event &E) {
   E.Peer = encodePeer(CI.Dest);
   E.Tag = encodeTag(CI.SendTag);
-  E.Bytes = bytesOf(CI.SendCount, CI.SendType);
-  E.Buffer = address(CI.SendBuffer);
+  E.Bytes = setData(E, CI.SendBuffer, CI.SendCount, CI.SendType);
   pushEvent(E);
   if (hashingPayloads())
     pushHash(E, CI.SendHash);
+  pushLayout(E, CI.SendBuffer, CI.SendCount, CI.SendType, 0);
   Event R = partRecord(E, EventKind::RecvPart);
   setFromStatus(R, CI.Status);
-  R.Buffer = address(CI.RecvBuffer);
+  setData(R, CI.RecvBuffer, CI.RecvCount, CI.RecvType);
   pushEvent(R);
   if (hashingPayloads())
     pushHash(R, hashReceived(CI.RecvBuffer, CI.RecvType, CI.Status));
+  pushLayout(R, CI.RecvBuffer, CI.RecvCount, CI.RecvType, 1);
 }
 
 void recordProbe(const CallInfo &CI, Event &E, bool Blocking) {

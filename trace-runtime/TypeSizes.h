@@ -11,6 +11,11 @@
 /// datatypes (which a program may free and whose handles MPI may reuse) are
 /// always asked of MPI.
 ///
+/// A message's buffer is recorded as one range of memory. Where its
+/// datatype leaves gaps (a vector, HPL's structure of matrix columns, the
+/// pair types in an array) no single range is the memory the call touches;
+/// typeLayout says so, and where the data really starts.
+///
 //===----------------------------------------------------------------------===//
 
 #ifndef MPILIFT_TRACE_RUNTIME_TYPESIZES_H
@@ -20,6 +25,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace mpilift {
 namespace rt {
@@ -29,6 +35,8 @@ namespace rt {
 struct TypeSizeSlot {
   uint64_t Key; ///< Handle bits; 0 marks an empty slot.
   uint64_t Size;
+  /// The type's bytes start at offset 0 and fill its extent.
+  bool Solid;
 };
 constexpr unsigned TypeSizeSlots = 128;
 extern TypeSizeSlot PredefinedTypeSizes[TypeSizeSlots];
@@ -66,6 +74,59 @@ inline uint64_t typeSize(MPI_Datatype T) {
   PMPI_Type_size(T, &Size);
   return Size > 0 ? static_cast<uint64_t>(Size) : 0;
 }
+
+/// Where the data of a buffer of some elements of one datatype lies.
+struct TypeLayout {
+  uint64_t Size = 0;
+  /// The offset of the type's first byte from the buffer's address.
+  int64_t TrueLb = 0;
+  uint64_t Extent = 0, TrueExtent = 0;
+
+  /// Whether \p Count elements fill one range of memory without gaps:
+  /// [TrueLb, TrueLb + Count * Size) from the buffer's address.
+  bool contiguous(int Count) const {
+    return Count <= 1 ? Count <= 0 || Size == TrueExtent
+                      : Size == TrueExtent && Extent == TrueExtent;
+  }
+};
+
+/// The layout of a datatype MPI must be asked about (derived ones, and
+/// predefined ones with gaps such as MPI_DOUBLE_INT).
+TypeLayout askTypeLayout(MPI_Datatype T);
+
+/// The layout of \p T: from the table for the predefined types without
+/// gaps, else asked of MPI.
+inline TypeLayout typeLayout(MPI_Datatype T) {
+  uint64_t Key = typeKey(T);
+  for (unsigned I = typeSlot(Key);; I = (I + 1) % TypeSizeSlots) {
+    const TypeSizeSlot &S = PredefinedTypeSizes[I];
+    if (S.Key == Key && Key != 0 && S.Solid)
+      return {S.Size, 0, S.Size, S.Size};
+    if (S.Key == 0 || S.Key == Key)
+      break;
+  }
+  if (T == MPI_DATATYPE_NULL)
+    return {};
+  return askTypeLayout(T);
+}
+
+/// Bytes of a message's data that lie next to each other in memory:
+/// \c Length bytes at \c Offset from the address the call was given.
+struct LayoutRun {
+  int64_t Offset;
+  uint64_t Length;
+};
+
+/// Runs are recorded up to this many per buffer; a buffer with more is
+/// only marked as having gaps.
+constexpr size_t MaxLayoutRuns = 4096;
+
+/// Appends to \p Runs (cleared first) the runs of \p Count elements of
+/// \p T, in the order MPI packs them, adjacent runs merged. False when the
+/// type is one this decoder does not know (subarray, darray, Fortran and
+/// distributed types, named types with padding inside) or has more than
+/// MaxLayoutRuns runs.
+bool flattenLayout(int Count, MPI_Datatype T, std::vector<LayoutRun> &Runs);
 
 } // namespace rt
 } // namespace mpilift

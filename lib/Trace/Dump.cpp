@@ -63,12 +63,23 @@ public:
   llvm::raw_ostream &OS;
 };
 
-void printSendSide(LinePrinter &P, const Event &E) {
+/// " gaps" for data with gaps, and its runs as offset+length where the
+/// trace describes them (" gaps=0+400,456+400").
+void printGaps(LinePrinter &P, llvm::StringRef Key,
+               llvm::ArrayRef<LayoutRun> Runs) {
+  P.OS << ' ' << Key;
+  for (size_t I = 0; I < Runs.size(); ++I)
+    P.OS << (I ? "," : "=") << Runs[I].Offset << '+' << Runs[I].Length;
+}
+
+void printSendSide(LinePrinter &P, const RankTrace &R, const Event &E) {
   P.peer("peer", E.Peer);
   P.field("tag", tagText(E.Tag));
   P.comm(E.Comm);
   P.number("bytes", E.Bytes);
   P.buffer("buf", E.Buffer);
+  if (E.Flags & traceformat::FlagNoncontiguous)
+    printGaps(P, "gaps", R.layoutOf(E, /*Recv=*/false));
   if (E.HasHash)
     P.hex("hash", E.Hash);
 }
@@ -100,15 +111,18 @@ void printFields(LinePrinter &P, const Trace &T, int Rank, const Event &E) {
   case Family::NonblockingRecv:
   case Family::PersistentSendInit:
   case Family::PersistentRecvInit:
-    printSendSide(P, E);
+    printSendSide(P, T.Ranks[Rank], E);
     if (E.Request)
       P.number("req", E.Request);
     break;
   case Family::SendRecv:
-    printSendSide(P, E);
+    printSendSide(P, T.Ranks[Rank], E);
     P.peer("recv-peer", E.RecvPeer);
     P.field("recv-tag", tagText(E.RecvTag));
     P.number("recv-bytes", E.RecvBytes);
+    P.buffer("recv-buf", E.RecvBuffer);
+    if (E.Flags & traceformat::FlagRecvNoncontiguous)
+      printGaps(P, "recv-gaps", T.Ranks[Rank].layoutOf(E, /*Recv=*/true));
     if (E.HasRecvHash)
       P.hex("recv-hash", E.RecvHash);
     break;

@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace mpilift {
 namespace trace {
@@ -119,6 +120,7 @@ struct Definitions {
   std::map<uint32_t, GroupDef> Groups;
   std::map<uint32_t, CommDef> Comms;
   std::map<uint32_t, tf::Attribute> Attributes;
+  std::map<uint32_t, tf::Parameter> Parameters;
   uint64_t TimerResolution = 1000000000ull;
   uint64_t GlobalOffset = 0;
 
@@ -210,6 +212,16 @@ OTF2_CallbackCode onAttribute(void *D, OTF2_AttributeRef Self,
   return OTF2_CALLBACK_SUCCESS;
 }
 
+OTF2_CallbackCode onParameterDef(void *D, OTF2_ParameterRef Self,
+                                 OTF2_StringRef Name, OTF2_ParameterType) {
+  auto *Defs = static_cast<Definitions *>(D);
+  std::string N = Defs->string(Name);
+  for (unsigned P = 0; P < tf::NumParameters; ++P)
+    if (N == tf::parameterName(tf::Parameter(P)))
+      Defs->Parameters[Self] = tf::Parameter(P);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
 //===-- Events
 //--------------------------------------------------------------===//
 
@@ -237,6 +249,11 @@ struct Attrs {
 struct LocationState {
   std::vector<Event> Events;
   std::vector<RequestRecord> Requests;
+  std::vector<EventLayout> Layouts;
+  std::vector<LayoutRun> LayoutRuns;
+  /// The layout values read so far inside the current call, by
+  /// tf::Parameter: offset and length pairs.
+  std::vector<uint64_t> LayoutValues[tf::NumParameters];
   bool InCall = false;
   Event Current;
   unsigned ForeignDepth = 0; ///< Nesting of non-MPI regions inside a call.
@@ -256,6 +273,13 @@ public:
     return It == CommIndex.end() ? NoComm : It->second;
   }
   uint32_t siteIndex(const Attrs &A);
+  /// The mpilift parameter \p Param is, if any.
+  std::optional<tf::Parameter> parameter(OTF2_ParameterRef Param) const {
+    auto It = Defs.Parameters.find(Param);
+    if (It == Defs.Parameters.end())
+      return std::nullopt;
+    return It->second;
+  }
   /// Indexes the attribute definitions by reference (after the global
   /// definitions are read): every event's attributes are looked up.
   void indexAttributes() {
@@ -379,6 +403,8 @@ uint32_t Reader::siteIndex(const Attrs &A) {
 Event &Reader::callFor(LocationState &L, mpi::FunctionId Standalone,
                        uint64_t Time) {
   if (!L.InCall) {
+    for (std::vector<uint64_t> &Values : L.LayoutValues)
+      Values.clear();
     L.Current = Event();
     L.Current.Function = Standalone;
     L.Current.Begin = L.Current.End = Time;
@@ -389,7 +415,26 @@ Event &Reader::callFor(LocationState &L, mpi::FunctionId Standalone,
   return L.Current;
 }
 
+/// The layout values \p L read inside its current call as the event's
+/// layout.
+void keepLayout(LocationState &L) {
+  EventLayout Layout;
+  Layout.First = static_cast<uint32_t>(L.LayoutRuns.size());
+  uint32_t *Counts[tf::NumParameters] = {&Layout.SendRuns, &Layout.RecvRuns};
+  for (unsigned P = 0; P < tf::NumParameters; ++P) {
+    const std::vector<uint64_t> &Values = L.LayoutValues[P];
+    for (size_t I = 0; I + 1 < Values.size(); I += 2)
+      L.LayoutRuns.push_back({static_cast<int64_t>(Values[I]), Values[I + 1]});
+    *Counts[P] = static_cast<uint32_t>(Values.size() / 2);
+  }
+  if (Layout.SendRuns + Layout.RecvRuns == 0)
+    return;
+  L.Layouts.push_back(Layout);
+  L.Current.Layout = static_cast<uint32_t>(L.Layouts.size());
+}
+
 void Reader::finishCall(LocationState &L, uint64_t Time) {
+  keepLayout(L);
   L.Current.End = std::max(Time, L.Current.Begin);
   L.Events.push_back(L.Current);
   L.InCall = false;
@@ -436,6 +481,18 @@ OTF2_CallbackCode onEnter(OTF2_LocationRef, OTF2_TimeStamp Ts, uint64_t,
     int32_t &Target = mpi::isCollective(F->TheFamily) ? E.Root : E.Peer;
     Target = P >= 0 ? R.worldRank(E.Comm == NoComm ? 0 : E.Comm, P, L.Rank) : P;
   }
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode onParameter(OTF2_LocationRef, OTF2_TimeStamp, uint64_t,
+                              void *Data, OTF2_AttributeList *,
+                              OTF2_ParameterRef Param, uint64_t Value) {
+  Reader &R = *readerOf(Data);
+  LocationState &L = *R.Current;
+  if (!L.InCall || L.ForeignDepth)
+    return OTF2_CALLBACK_SUCCESS;
+  if (std::optional<tf::Parameter> P = R.parameter(Param))
+    L.LayoutValues[*P].push_back(Value);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -808,6 +865,16 @@ void mergeLocations(RankTrace &Out, std::vector<LocationState *> &Locations) {
     for (uint32_t K = 0; K < E.NumRequestRecords; ++K)
       Out.Requests.push_back(L.Requests[E.FirstRequestRecord + K]);
     E.FirstRequestRecord = First;
+    if (E.Layout) {
+      EventLayout Layout = L.Layouts[E.Layout - 1];
+      uint32_t Runs = Layout.SendRuns + Layout.RecvRuns;
+      Out.LayoutRuns.insert(Out.LayoutRuns.end(),
+                            L.LayoutRuns.begin() + Layout.First,
+                            L.LayoutRuns.begin() + Layout.First + Runs);
+      Layout.First = static_cast<uint32_t>(Out.LayoutRuns.size() - Runs);
+      Out.Layouts.push_back(Layout);
+      E.Layout = static_cast<uint32_t>(Out.Layouts.size());
+    }
     Out.Events.push_back(E);
   }
 }
@@ -843,6 +910,8 @@ void finishRank(RankTrace &Out, std::vector<LocationState *> &Locations) {
   if (Locations.size() == 1 && inRankOrder(*Locations[0])) {
     Out.Events = std::move(Locations[0]->Events);
     Out.Requests = std::move(Locations[0]->Requests);
+    Out.Layouts = std::move(Locations[0]->Layouts);
+    Out.LayoutRuns = std::move(Locations[0]->LayoutRuns);
     Out.Events.shrink_to_fit();
   } else {
     mergeLocations(Out, Locations);
@@ -894,6 +963,7 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered,
   OTF2_GlobalDefReaderCallbacks_SetCommCallback(GC, onComm);
   OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(GC, onInterComm);
   OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(GC, onAttribute);
+  OTF2_GlobalDefReaderCallbacks_SetParameterCallback(GC, onParameterDef);
   OTF2_GlobalDefReader_SetCallbacks(G, GC, &Defs);
   OTF2_GlobalDefReaderCallbacks_Delete(GC);
   uint64_t NumDefs = 0;
@@ -935,6 +1005,7 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Directory, bool *Recovered,
   OTF2_EvtReaderCallbacks *EC = OTF2_EvtReaderCallbacks_New();
   OTF2_EvtReaderCallbacks_SetEnterCallback(EC, onEnter);
   OTF2_EvtReaderCallbacks_SetLeaveCallback(EC, onLeave);
+  OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(EC, onParameter);
   OTF2_EvtReaderCallbacks_SetMpiSendCallback(EC, onSend);
   OTF2_EvtReaderCallbacks_SetMpiIsendCallback(EC, onIsend);
   OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(EC, onIsendComplete);

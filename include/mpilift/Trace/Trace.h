@@ -92,6 +92,24 @@ struct Event {
   uint16_t Thread = 0;
   bool HasHash = false;
   bool HasRecvHash = false;
+  /// Where the layouts of the event's buffers are in RankTrace::Layouts,
+  /// plus one; 0 when no buffer's data has gaps the trace describes.
+  uint32_t Layout = 0;
+};
+
+/// Bytes of a message's data that lie next to each other in memory:
+/// Length bytes at Offset from the event's buffer address.
+struct LayoutRun {
+  int64_t Offset = 0;
+  uint64_t Length = 0;
+};
+
+/// The runs of an event's buffers whose data has gaps
+/// (traceformat::FlagNoncontiguous), in RankTrace::LayoutRuns: the send
+/// (or only) buffer's first, then the receive buffer's of MPI_Sendrecv.
+struct EventLayout {
+  uint32_t First = 0;
+  uint32_t SendRuns = 0, RecvRuns = 0;
 };
 
 struct Communicator {
@@ -111,6 +129,20 @@ struct RankTrace {
   /// rank by rank, so that readers of a share of the ranks can agree on
   /// one numbering.
   std::vector<uint32_t> SiteOrder;
+  std::vector<EventLayout> Layouts;
+  std::vector<LayoutRun> LayoutRuns;
+
+  /// The runs of the data of \p E's send (or only) buffer, or with
+  /// \p Recv of its receive buffer, in the order MPI packs them; empty
+  /// when the data has no gaps or the trace does not describe them.
+  llvm::ArrayRef<LayoutRun> layoutOf(const Event &E, bool Recv) const {
+    if (E.Layout == 0)
+      return {};
+    const EventLayout &L = Layouts[E.Layout - 1];
+    return llvm::ArrayRef<LayoutRun>(LayoutRuns)
+        .slice(Recv ? L.First + L.SendRuns : L.First,
+               Recv ? L.RecvRuns : L.SendRuns);
+  }
 };
 
 /// A whole traced run.

@@ -59,7 +59,31 @@ enum Flags : unsigned {
   FlagCancelled = 1u << 1,   ///< The request was cancelled.
   FlagInPlace = 1u << 2,     ///< MPI_IN_PLACE was passed.
   FlagSizeUnknown = 1u << 3, ///< Byte counts could not be computed.
+  /// Point-to-point calls: the datatype of the (send) buffer leaves gaps,
+  /// so the bytes are not one range of memory from the buffer's address.
+  FlagNoncontiguous = 1u << 4,
+  /// The same for the receive buffer of MPI_Sendrecv.
+  FlagRecvNoncontiguous = 1u << 5,
 };
+
+/// OTF2 parameters that carry the layout of a point-to-point buffer whose
+/// data has gaps (FlagNoncontiguous, FlagRecvNoncontiguous): UINT64
+/// parameter events right after the call's Enter, two per run of bytes
+/// next to each other in memory, in the order MPI packs them: the run's
+/// offset from the recorded buffer address (two's complement), then its
+/// length. Types the tracer cannot decode have the flag and no layout.
+enum Parameter : unsigned {
+  ParamLayout,     ///< The send buffer's (or the only buffer's).
+  ParamRecvLayout, ///< The receive buffer's of MPI_Sendrecv.
+  NumParameters
+};
+
+/// The parameter names, indexed by Parameter.
+inline const char *parameterName(Parameter P) {
+  static const char *const Names[NumParameters] = {"mpilift::layout",
+                                                   "mpilift::recv_layout"};
+  return Names[P];
+}
 
 /// Peer and tag values in AttrPeer / AttrTag that are not ranks or tags.
 constexpr int PeerNone = -1;
