@@ -384,6 +384,8 @@ void dataflowPatterns(CommSearch &S, std::vector<Pattern> &Found,
     P.Bytes = Coll.BlockSize;
     P.Occurrences = Runs;
     P.Evidence = "dataflow";
+    noteDataflowOverGaps(P, Streams, Cand.Parts, Cand.Parts, Runs - 1,
+                         /*Cut=*/false);
     judgeContents(P, Streams, Cand.Parts, 0, Cand.Parts, Runs - 1);
     addSites(P, Cand.Parts, Streams, Comm);
     FoundAt[I] = Found.size();

@@ -464,7 +464,7 @@ private:
     }
     if (Checked && !Rolled && (Kind == "scatter" || Kind == "scatterv") &&
         isModifiedTemplate(Cand.Topology)) {
-      markUnconfirmedModified(P);
+      markUnconfirmedModified(P, movesUndescribedGaps(Streams, Cand.Parts, 0));
     } else if (Checked && Kind.empty() &&
                gatherThatCombines(Cand.Collective, Cand.Parts, Streams)) {
       P.Collective = "reduce";
@@ -481,6 +481,8 @@ private:
         P.Note = "the template suggests a " + P.Collective;
       P.Collective = Kind;
       P.Evidence = "both";
+      noteDataflowOverGaps(P, Streams, Cand.Parts, Cand.Parts,
+                           P.Occurrences - 1, /*Cut=*/true);
     }
     if (P.Collective == "bcast-or-scatter")
       P.Collective = "unknown";
@@ -530,7 +532,7 @@ private:
         for (size_t J = 0; J < P.Length; ++J) {
           const StepEvent &A = Streams[P.CommRank][P.Starts[Occ] + J];
           const StepEvent &B = Streams[P.CommRank][P.Starts[Occ + 1] + J];
-          if (!A.Buffer || B.Buffer != A.Buffer + A.Bytes)
+          if (!A.Buffer || A.Noncontiguous || B.Buffer != A.Buffer + A.Bytes)
             return false;
         }
       }

@@ -284,7 +284,8 @@ void RotatingRoots::report(const RotatingGroup &Group, StepSet &Claimed,
       setAssembledSizes(P, Streams, Occurrences);
     }
   if (Scatter && Kind != "bcast" && isModifiedTemplate(Group.Topology)) {
-    markUnconfirmedModified(P);
+    markUnconfirmedModified(
+        P, movesUndescribedGaps(Streams, Occurrences.front(), 0));
   } else if (Checked) {
     if (Kind.empty())
       return;
@@ -292,6 +293,8 @@ void RotatingRoots::report(const RotatingGroup &Group, StepSet &Claimed,
       P.Note += "; the template suggests a " + P.Collective;
     P.Collective = Kind;
     P.Evidence = "both";
+    noteDataflowOverGaps(P, Streams, Occurrences.front(), Occurrences.back(), 0,
+                         /*Cut=*/true);
   } else if (P.Collective == "bcast") {
     P.Collective = "unknown"; // Broadcast or scatter: no data to tell.
   }

@@ -29,13 +29,24 @@ uint32_t Stream::kindIndex(const StepKind &Kind) {
   return It->second;
 }
 
+llvm::ArrayRef<trace::LayoutRun> Stream::layout(size_t K) const {
+  auto It = std::lower_bound(LayoutAt.begin(), LayoutAt.end(), K);
+  if (It == LayoutAt.end() || *It != K)
+    return {};
+  size_t I = static_cast<size_t>(It - LayoutAt.begin());
+  uint32_t Begin = I == 0 ? 0 : LayoutEnd[I - 1];
+  return llvm::ArrayRef<trace::LayoutRun>(LayoutRuns)
+      .slice(Begin, LayoutEnd[I] - Begin);
+}
+
 uint32_t Stream::push(const StepEvent &St, llvm::ArrayRef<uint32_t> After,
-                      uint64_t Hash) {
+                      uint64_t Hash, llvm::ArrayRef<trace::LayoutRun> Layout) {
   uint32_t K = static_cast<uint32_t>(Steps.size());
   StepKind Kind{St.Peer, St.Tag, St.Site,
                 uint32_t((St.P2P ? IsP2P : 0) | (St.Send ? IsSend : 0) |
                          (St.BlockingSend ? IsBlockingSend : 0) |
-                         (St.HasHash ? HasHashFlag : 0))};
+                         (St.HasHash ? HasHashFlag : 0) |
+                         (St.Noncontiguous ? IsNoncontiguous : 0))};
   Packed P;
   P.BufferLow = static_cast<uint32_t>(St.Buffer);
   P.BufferHigh = static_cast<uint32_t>(St.Buffer >> 32);
@@ -63,6 +74,11 @@ uint32_t Stream::push(const StepEvent &St, llvm::ArrayRef<uint32_t> After,
   if (St.HasHash || !Hashes.empty()) {
     Hashes.resize(K, 0);
     Hashes.push_back(St.HasHash ? Hash : 0);
+  }
+  if (!Layout.empty()) {
+    LayoutAt.push_back(K);
+    LayoutRuns.insert(LayoutRuns.end(), Layout.begin(), Layout.end());
+    LayoutEnd.push_back(static_cast<uint32_t>(LayoutRuns.size()));
   }
   Steps.push_back(P);
   return K;
@@ -98,15 +114,19 @@ void Stream::write(dist::WireWriter &W) const {
   W.putVector(ListedAt);
   W.putVector(ListedEnd);
   W.putVector(AfterSteps);
+  W.putVector(LayoutAt);
+  W.putVector(LayoutEnd);
+  W.putVector(LayoutRuns);
 }
 
 size_t Stream::writtenBytes() const {
-  return 8 * sizeof(uint64_t) + Steps.size() * sizeof(Packed) +
+  return 11 * sizeof(uint64_t) + Steps.size() * sizeof(Packed) +
          Kinds.size() * sizeof(StepKind) +
          (Hashes.size() + LargeBytes.size()) * sizeof(uint64_t) +
          (LargeAt.size() + ListedAt.size() + ListedEnd.size() +
-          AfterSteps.size()) *
-             sizeof(uint32_t);
+          AfterSteps.size() + LayoutAt.size() + LayoutEnd.size()) *
+             sizeof(uint32_t) +
+         LayoutRuns.size() * sizeof(trace::LayoutRun);
 }
 
 /// Whether step \p K is well formed, given the next entries of the lists
@@ -137,11 +157,27 @@ bool Stream::validStep(size_t K, size_t &Large, size_t &Listed) const {
   return true;
 }
 
+bool Stream::validLayouts() const {
+  if (LayoutAt.size() != LayoutEnd.size() ||
+      (LayoutEnd.empty() ? !LayoutRuns.empty()
+                         : LayoutEnd.back() != LayoutRuns.size()))
+    return false;
+  for (size_t I = 0; I < LayoutAt.size(); ++I)
+    if (LayoutAt[I] >= Steps.size() ||
+        (I > 0 &&
+         (LayoutAt[I] <= LayoutAt[I - 1] || LayoutEnd[I] < LayoutEnd[I - 1])))
+      return false;
+  return true;
+}
+
 bool Stream::read(dist::WireReader &R) {
   if (!R.getVector(Steps) || !R.getVector(Kinds) || !R.getVector(Hashes) ||
       !R.getVector(LargeAt) || !R.getVector(LargeBytes) ||
       !R.getVector(ListedAt) || !R.getVector(ListedEnd) ||
-      !R.getVector(AfterSteps))
+      !R.getVector(AfterSteps) || !R.getVector(LayoutAt) ||
+      !R.getVector(LayoutEnd) || !R.getVector(LayoutRuns))
+    return false;
+  if (!validLayouts())
     return false;
   if (llvm::any_of(Kinds,
                    [](const StepKind &Kind) { return Kind.Flags & ~AllFlags; }))
@@ -168,6 +204,9 @@ void Stream::shrinkToFit() {
   ListedAt.shrink_to_fit();
   ListedEnd.shrink_to_fit();
   AfterSteps.shrink_to_fit();
+  LayoutAt.shrink_to_fit();
+  LayoutEnd.shrink_to_fit();
+  LayoutRuns.shrink_to_fit();
 }
 
 } // namespace detail

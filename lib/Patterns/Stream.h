@@ -41,6 +41,8 @@ struct StepEvent {
   bool Send = false;
   bool BlockingSend = false; ///< MPI_Send and its modes.
   bool HasHash = false;
+  /// The datatype leaves gaps: the data is not [Buffer, Buffer + Bytes).
+  bool Noncontiguous = false;
   /// Identity for grouping occurrences: same operation, peer and site.
   std::tuple<bool, int32_t, uint32_t> key() const { return {Send, Peer, Site}; }
 };
@@ -97,6 +99,7 @@ public:
     St.Send = Kind.Flags & IsSend;
     St.BlockingSend = Kind.Flags & IsBlockingSend;
     St.HasHash = Kind.Flags & HasHashFlag;
+    St.Noncontiguous = Kind.Flags & IsNoncontiguous;
     return St;
   }
   Iterator begin() const { return Iterator(*this, 0); }
@@ -105,7 +108,11 @@ public:
   /// Appends \p St, which follows the earlier steps \p After and carried
   /// the payload hash \p Hash if St.HasHash; returns its index.
   uint32_t push(const StepEvent &St, llvm::ArrayRef<uint32_t> After,
-                uint64_t Hash = 0);
+                uint64_t Hash = 0,
+                llvm::ArrayRef<trace::LayoutRun> Layout = {});
+  /// The runs of step \p K's data, where it has gaps the trace describes
+  /// (trace::RankTrace::layoutOf); empty otherwise.
+  llvm::ArrayRef<trace::LayoutRun> layout(size_t K) const;
   /// The peer of step \p K (StepEvent::Peer), read alone.
   int32_t peer(size_t K) const { return Kinds[Steps[K].Kind].Peer; }
   /// The payload hash of step \p K, if it has one (HasHash).
@@ -156,7 +163,8 @@ private:
     HasHashFlag = 8,
     BytesListed = 16, ///< The size is in LargeBytes.
     AfterListed = 32, ///< The predecessors are in the After lists.
-    AllFlags = 63,
+    IsNoncontiguous = 64,
+    AllFlags = 127,
   };
 
   std::vector<Packed> Steps;
@@ -172,6 +180,9 @@ private:
   /// Predecessors not kept in the step: steps (ascending), each one's end
   /// in AfterSteps, and the predecessors themselves.
   std::vector<uint32_t> ListedAt, ListedEnd, AfterSteps;
+  /// Layouts: steps (ascending), each one's end in LayoutRuns, the runs.
+  std::vector<uint32_t> LayoutAt, LayoutEnd;
+  std::vector<trace::LayoutRun> LayoutRuns;
 
   /// The size of step \p K, which is BytesListed.
   uint64_t largeBytes(size_t K) const;
@@ -180,6 +191,8 @@ private:
   /// The index in Kinds of \p Kind, added if new.
   uint32_t kindIndex(const StepKind &Kind);
   bool validStep(size_t K, size_t &Large, size_t &Listed) const;
+  /// Whether the layout lists read from another process are well formed.
+  bool validLayouts() const;
 };
 
 } // namespace detail

@@ -8,6 +8,7 @@
 
 #include "mpilift/MPI/Vocabulary.h"
 #include "mpilift/Trace/Symbolizer.h"
+#include "mpilift/TraceRuntime/TraceFormat.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Parallel.h"
@@ -108,8 +109,9 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm) {
       return RankIn[World];
     return World >= 0 ? commRank(C, World) : -1;
   };
-  auto add = [&](const StepEvent &St, bool Blocking, uint64_t Hash) {
-    uint32_t Index = S.push(St, F.steps(), Hash);
+  auto add = [&](const StepEvent &St, bool Blocking, uint64_t Hash,
+                 llvm::ArrayRef<trace::LayoutRun> Layout = {}) {
+    uint32_t Index = S.push(St, F.steps(), Hash, Layout);
     if (Blocking)
       F.blocking(Index);
     return Index;
@@ -132,23 +134,25 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm) {
     St.Tag = E.Tag;
     St.Bytes = E.Bytes;
     St.Buffer = E.Buffer;
+    St.Noncontiguous = E.Flags & traceformat::FlagNoncontiguous;
     St.HasHash = E.HasHash;
     uint64_t Hash = E.Hash;
+    llvm::ArrayRef<trace::LayoutRun> Layout = R.layoutOf(E, /*Recv=*/false);
     switch (F0) {
     case Family::BlockingSend:
       St.Send = true;
       St.BlockingSend = true;
       St.Peer = commRankOf(E.Peer);
-      add(St, /*Blocking=*/true, Hash);
+      add(St, /*Blocking=*/true, Hash, Layout);
       break;
     case Family::NonblockingSend:
       St.Send = true;
       St.Peer = commRankOf(E.Peer);
-      StepOfPost[I] = add(St, /*Blocking=*/false, Hash);
+      StepOfPost[I] = add(St, /*Blocking=*/false, Hash, Layout);
       break;
     case Family::BlockingRecv:
       St.Peer = commRankOf(E.Peer);
-      add(St, /*Blocking=*/true, Hash);
+      add(St, /*Blocking=*/true, Hash, Layout);
       break;
     case Family::NonblockingRecv: {
       int32_t Peer = E.Peer;
@@ -160,22 +164,23 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm) {
         Hash = Done->Hash;
       }
       St.Peer = commRankOf(Peer);
-      StepOfPost[I] = add(St, /*Blocking=*/false, Hash);
+      StepOfPost[I] = add(St, /*Blocking=*/false, Hash, Layout);
       break;
     }
     case Family::SendRecv: {
       // Both halves run concurrently; what follows waits for both.
       St.Send = true;
       St.Peer = commRankOf(E.Peer);
-      uint32_t First = add(St, /*Blocking=*/false, Hash);
+      uint32_t First = add(St, /*Blocking=*/false, Hash, Layout);
       StepEvent Rv = St;
       Rv.Send = false;
       Rv.Peer = commRankOf(E.RecvPeer);
       Rv.Tag = E.RecvTag;
       Rv.Bytes = E.RecvBytes;
       Rv.Buffer = E.RecvBuffer;
+      Rv.Noncontiguous = E.Flags & traceformat::FlagRecvNoncontiguous;
       Rv.HasHash = E.HasRecvHash;
-      add(Rv, /*Blocking=*/true, E.RecvHash);
+      add(Rv, /*Blocking=*/true, E.RecvHash, R.layoutOf(E, /*Recv=*/true));
       F.completed(First);
       break;
     }
@@ -192,9 +197,10 @@ Stream streamOf(const trace::Trace &T, int World, uint32_t Comm) {
   return S;
 }
 
-bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
-              cg::LocalGraph &L, std::vector<StepRef> &OpStep, int Rank,
-              bool BufferedSends) {
+bool addSteps(
+    const Stream &S, const std::vector<size_t> &Steps, cg::LocalGraph &L,
+    std::vector<StepRef> &OpStep, int Rank, bool BufferedSends,
+    const llvm::DenseMap<uint32_t, llvm::SmallVector<Piece, 4>> *Pieces) {
   if (Steps.empty())
     return true;
   // For each step from the first added to the last: the added steps' ops
@@ -228,17 +234,28 @@ bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
     const StepEvent &St = S[K];
     if (St.Peer < 0 || !St.Buffer)
       return false; // Unresolved wildcard, or no buffers: no dataflow.
-    uint32_t Op = St.Send ? L.addSend(St.Buffer, St.Bytes, St.Peer, St.Tag)
-                          : L.addRecv(St.Buffer, St.Bytes, St.Peer, St.Tag);
-    for (uint32_t Before : After)
-      L.addDependency(Before, Op);
-    OpStep.emplace_back(Rank, static_cast<uint32_t>(K));
+    llvm::SmallVector<Piece, 4> Whole{{St.Buffer, St.Bytes}};
+    const llvm::SmallVector<Piece, 4> *Parts = &Whole;
+    if (Pieces) {
+      auto It = Pieces->find(uint32_t(K));
+      if (It != Pieces->end())
+        Parts = &It->second;
+    }
+    llvm::SmallVector<uint32_t, 2> Ops;
+    for (const Piece &P : *Parts) {
+      uint32_t Op = St.Send ? L.addSend(P.Address, P.Length, St.Peer, St.Tag)
+                            : L.addRecv(P.Address, P.Length, St.Peer, St.Tag);
+      for (uint32_t Before : After)
+        L.addDependency(Before, Op);
+      OpStep.emplace_back(Rank, static_cast<uint32_t>(K));
+      Ops.push_back(Op);
+    }
     // With buffered sends, what follows a blocking send waits only for
     // what the send waited for.
     if (BufferedSends && St.BlockingSend)
       Reach[K - First] = std::move(After);
     else
-      Reach[K - First] = {Op};
+      Reach[K - First] = std::move(Ops);
   }
   return true;
 }
@@ -333,9 +350,10 @@ std::string classifyRootSends(const Stream &S,
   }
   if (SameBuffer && First.Buffer)
     return SameHash ? "bcast" : "unknown";
-  // base + peer * size: a scatter.
+  // base + peer * size: a scatter (of one range of memory).
   uint64_t Size = First.Bytes;
-  if (Size == 0)
+  if (Size == 0 || !First.Buffer ||
+      llvm::any_of(Sends, [&](size_t K) { return S[K].Noncontiguous; }))
     return "unknown";
   uint64_t Base = First.Buffer - uint64_t(First.Peer) * Size;
   for (size_t K : Sends)
@@ -400,21 +418,88 @@ void judgeContents(Pattern &P, const std::vector<Stream> &Streams,
 
 bool buildWindowGraph(const std::vector<Stream> &Streams,
                       const std::vector<RankPart> &Parts, size_t Occurrence,
-                      cg::Graph &G) {
+                      cg::Graph &G, bool &Cut) {
   std::vector<std::vector<size_t>> Steps(Streams.size());
   for (const RankPart &P : Parts)
     for (size_t K = 0; K < P.Length; ++K)
       Steps[P.CommRank].push_back(P.Starts[Occurrence] + K);
+  StepPieces Pieces;
+  Cut = hasLayouts(Streams, Steps);
+  if (Cut && !piecesOf(Streams, messagesInOrder(Streams, Steps), Pieces))
+    return false;
   std::vector<StepRef> OpStep;
   for (size_t R = 0; R < Streams.size(); ++R) {
     cg::LocalGraph L(static_cast<cg::Rank>(R));
-    if (!addSteps(Streams[R], Steps[R], L, OpStep, int(R)) || !G.add(L).ok())
+    if (!addSteps(Streams[R], Steps[R], L, OpStep, int(R), false,
+                  Pieces.empty() ? nullptr : &Pieces[R]) ||
+        !G.add(L).ok())
       return false;
   }
   return true;
 }
 
-std::string dataflowKind(const cg::Graph &G, std::string &Why) {
+std::string collectiveOfRanges(const std::vector<cg::Transfer> &SST,
+                               cg::Rank NumProcs) {
+  std::optional<cg::Rank> Root;
+  // Each other process's ranges of the root's memory, [begin, end).
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> Got(NumProcs);
+  for (const cg::Transfer &T : SST) {
+    if (T.Src == T.Dst)
+      continue;
+    if (Root && *Root != T.Src)
+      return "";
+    Root = T.Src;
+    if (T.Dst != T.Src)
+      Got[T.Dst].emplace_back(T.SrcAddr, T.SrcAddr + T.Size);
+  }
+  if (!Root || NumProcs < 2)
+    return "";
+  for (auto &Ranges : Got) { // Merged, ascending.
+    std::sort(Ranges.begin(), Ranges.end());
+    std::vector<std::pair<uint64_t, uint64_t>> Merged;
+    for (const auto &R : Ranges)
+      if (!Merged.empty() && R.first <= Merged.back().second)
+        Merged.back().second = std::max(Merged.back().second, R.second);
+      else
+        Merged.push_back(R);
+    Ranges = std::move(Merged);
+  }
+  bool Same = true;
+  std::vector<std::pair<uint64_t, uint64_t>> All;
+  const auto *First = static_cast<decltype(&Got[0])>(nullptr);
+  for (cg::Rank R = 0; R < NumProcs; ++R) {
+    if (R == *Root)
+      continue;
+    if (Got[R].empty())
+      return "";
+    if (!First)
+      First = &Got[R];
+    Same &= Got[R] == *First;
+    All.insert(All.end(), Got[R].begin(), Got[R].end());
+  }
+  if (Same)
+    return "bcast";
+  // As the signatures of lib/CommGraph name them: blocks of one size that
+  // no byte of the root shares form a scatter, others (blocks of several
+  // sizes, a tree's inner process holding the pieces it passes on) a
+  // scatterv.
+  auto bytesOf = [](const std::vector<std::pair<uint64_t, uint64_t>> &R) {
+    uint64_t N = 0;
+    for (const auto &[Begin, End] : R)
+      N += End - Begin;
+    return N;
+  };
+  bool OneSize = true;
+  for (cg::Rank R = 0; R < NumProcs; ++R)
+    OneSize &= R == *Root || bytesOf(Got[R]) == bytesOf(*First);
+  std::sort(All.begin(), All.end());
+  for (size_t I = 1; I < All.size(); ++I)
+    if (All[I].first < All[I - 1].second)
+      return "scatterv"; // A byte of the root reaches two processes.
+  return OneSize ? "scatter" : "scatterv";
+}
+
+std::string dataflowKind(const cg::Graph &G, std::string &Why, bool Cut) {
   cg::Matching M;
   cg::Status S = cg::match(G, M);
   if (!S.ok()) {
@@ -427,10 +512,12 @@ std::string dataflowKind(const cg::Graph &G, std::string &Why) {
     Why = S.Message;
     return "";
   }
+  SST = cg::coalesceTransfers(std::move(SST));
+  if (Cut)
+    return collectiveOfRanges(SST, G.numProcs());
   cg::DetectionOptions O;
   O.Subsets = false;
-  cg::Detection D =
-      cg::detect(cg::coalesceTransfers(std::move(SST)), G.numProcs(), O);
+  cg::Detection D = cg::detect(SST, G.numProcs(), O);
   if (D.Collectives.empty())
     return "";
   if (D.Collectives.size() == 1 && D.Residual.empty())
@@ -500,11 +587,12 @@ std::string dataflowOfBoth(const std::vector<Stream> &Streams,
   Checked = false;
   for (size_t Which = 0; Which < 2; ++Which) {
     cg::Graph G(static_cast<cg::Rank>(Streams.size()));
+    bool Cut = false;
     if (!buildWindowGraph(Streams, Which ? LastParts : FirstParts,
-                          Which ? LastOccurrence : FirstOccurrence, G))
+                          Which ? LastOccurrence : FirstOccurrence, G, Cut))
       continue;
     Checked = true;
-    Kinds[Which] = dataflowKind(G, Why);
+    Kinds[Which] = dataflowKind(G, Why, Cut);
   }
   return Kinds[0] == Kinds[1] ? Kinds[0] : "";
 }
@@ -583,15 +671,72 @@ void markUnconfirmedModified(Pattern &P) {
             "complete to a broadcast";
 }
 
+bool movesUndescribedGaps(const std::vector<Stream> &Streams,
+                          const std::vector<RankPart> &Parts, size_t Occurrence,
+                          bool AnyGaps) {
+  for (const RankPart &Part : Parts)
+    for (size_t K = 0; K < Part.Length; ++K) {
+      const Stream &S = Streams[Part.CommRank];
+      size_t Step = Part.Starts[Occurrence] + K;
+      if (S[Step].Noncontiguous && (AnyGaps || S.layout(Step).empty()))
+        return true;
+    }
+  return false;
+}
+
+void markUnconfirmedModified(Pattern &P, bool Gaps) {
+  if (!Gaps) {
+    markUnconfirmedModified(P);
+    return;
+  }
+  P.Collective = "unknown";
+  P.Evidence = "template";
+  P.Note += std::string(P.Note.empty() ? "" : "; ") +
+            "the root sends the whole message to the next rank first; the "
+            "messages use datatypes with gaps the trace does not describe, "
+            "so the dataflow cannot show whether the steps after them "
+            "complete a broadcast";
+}
+
+void noteDataflowOverGaps(Pattern &P, const std::vector<Stream> &Streams,
+                          const std::vector<RankPart> &First,
+                          const std::vector<RankPart> &Last,
+                          size_t LastOccurrence, bool Cut) {
+  if (!movesUndescribedGaps(Streams, First, 0, !Cut) &&
+      !movesUndescribedGaps(Streams, Last, LastOccurrence, !Cut))
+    return;
+  P.Note += std::string(P.Note.empty() ? "" : "; ") +
+            "some messages use datatypes with gaps that the dataflow took as "
+            "one range of memory from their first byte";
+}
+
+void addDataRanges(const Stream &S, size_t K, const StepEvent &E,
+                   std::vector<std::pair<uint64_t, uint64_t>> &Out) {
+  llvm::ArrayRef<trace::LayoutRun> Layout = S.layout(K);
+  if (Layout.empty()) {
+    Out.emplace_back(E.Buffer, E.Buffer + E.Bytes);
+    return;
+  }
+  uint64_t Left = E.Bytes;
+  for (const trace::LayoutRun &Run : Layout) {
+    uint64_t Begin = E.Buffer + static_cast<uint64_t>(Run.Offset);
+    uint64_t Length = std::min(Left, Run.Length);
+    Out.emplace_back(Begin, Begin + Length);
+    if ((Left -= Length) == 0)
+      return;
+  }
+}
+
 uint64_t assembledBytes(const std::vector<Stream> &Streams,
                         const std::vector<RankPart> &Parts) {
   uint64_t Most = 0;
   for (const RankPart &Part : Parts) {
     std::vector<std::pair<uint64_t, uint64_t>> Written; // [begin, end).
     for (size_t K = 0; K < Part.Length; ++K) {
-      const StepEvent &E = Streams[Part.CommRank][Part.Starts[0] + K];
+      const Stream &S = Streams[Part.CommRank];
+      const StepEvent &E = S[Part.Starts[0] + K];
       if (E.P2P && !E.Send && E.Bytes > 0)
-        Written.emplace_back(E.Buffer, E.Buffer + E.Bytes);
+        addDataRanges(S, Part.Starts[0] + K, E, Written);
     }
     std::sort(Written.begin(), Written.end());
     uint64_t Bytes = 0, Reached = 0;

@@ -94,13 +94,47 @@ std::vector<uint32_t> sitesBySource(const trace::Trace &T);
 /// call sites as recorded (Stream::mapSites joins a compiler's copies).
 Stream streamOf(const trace::Trace &T, int World, uint32_t Comm);
 
+/// Bytes of one piece of a message that lie next to each other in memory.
+struct Piece {
+  uint64_t Address, Length;
+};
+
+/// For each rank, the steps whose message the dataflow moves in pieces, in
+/// message order (MessagePieces.cpp).
+using StepPieces =
+    std::vector<llvm::DenseMap<uint32_t, llvm::SmallVector<Piece, 4>>>;
+
+/// Cuts the messages \p Messages (a send step and the receive step it
+/// matches) whose data has gaps on either side into pieces that are ranges
+/// of memory on both sides; the k-th piece of a send carries what the k-th
+/// piece of its receive gets. False when a layout holds fewer bytes than
+/// its message.
+bool piecesOf(const std::vector<Stream> &Streams,
+              llvm::ArrayRef<std::pair<StepRef, StepRef>> Messages,
+              StepPieces &Pieces);
+
+/// The messages among \p Steps (per rank, ascending), paired the way MPI
+/// pairs them: the k-th send from a to b with tag t with the k-th receive
+/// of b from a with t.
+std::vector<std::pair<StepRef, StepRef>>
+messagesInOrder(const std::vector<Stream> &Streams,
+                const std::vector<std::vector<size_t>> &Steps);
+
+/// Whether a step of \p Steps has a layout (Stream::layout).
+bool hasLayouts(const std::vector<Stream> &Streams,
+                const std::vector<std::vector<size_t>> &Steps);
+
 /// Adds \p Steps of stream \p S (ascending indices) to \p L with the
 /// dependencies among them; records which stream step each op is. With
 /// \p BufferedSends, what follows a blocking send waits only for what the
-/// send waited for, as if MPI buffered every message.
+/// send waited for, as if MPI buffered every message. A step in
+/// \p Pieces (this rank's) is one op per piece, each with the step's
+/// dependencies.
 bool addSteps(const Stream &S, const std::vector<size_t> &Steps,
               commgraph::LocalGraph &L, std::vector<StepRef> &OpStep, int Rank,
-              bool BufferedSends = false);
+              bool BufferedSends = false,
+              const llvm::DenseMap<uint32_t, llvm::SmallVector<Piece, 4>>
+                  *Pieces = nullptr);
 
 /// The step each point-to-point step of a communicator's streams is matched
 /// with: MPI pairs the k-th send from a to b with tag t with the k-th
@@ -153,13 +187,26 @@ withFollowingSteps(const std::vector<Stream> &Streams,
                    const std::vector<std::vector<RankPart>> &Occurrences);
 
 /// A graph of one occurrence: each rank's steps of it, with their
-/// dependencies among each other.
+/// dependencies among each other. \p Cut says whether a message with gaps
+/// was cut into pieces (piecesOf).
 bool buildWindowGraph(const std::vector<Stream> &Streams,
                       const std::vector<RankPart> &Parts, size_t Occurrence,
-                      commgraph::Graph &G);
+                      commgraph::Graph &G, bool &Cut);
 
 /// The collective the dataflow of a graph forms over all its processes.
-std::string dataflowKind(const commgraph::Graph &G, std::string &Why);
+/// With \p Cut (messages with gaps cut into pieces, so that one process's
+/// block may be several ranges of memory), blocks of several ranges from
+/// one root are judged as wholes (collectiveOfRanges).
+std::string dataflowKind(const commgraph::Graph &G, std::string &Why,
+                         bool Cut = false);
+
+/// `bcast` when the transfers \p SST (coalesced) move bytes of one root's
+/// memory and every other process gets the same bytes of it, `scatter`
+/// when every other process gets some and no byte reaches two; empty
+/// otherwise. Transfers into the root's own memory are left aside (a ring
+/// that brings its pieces back).
+std::string collectiveOfRanges(const std::vector<commgraph::Transfer> &SST,
+                               commgraph::Rank NumProcs);
 
 /// The collective the dataflow of two occurrences forms, each given as the
 /// parts of a pattern and an occurrence index; both must form the same
@@ -204,6 +251,36 @@ bool isModifiedTemplate(llvm::StringRef Template);
 /// dataflow shows as a scatter without the steps after it completing a
 /// broadcast, as `unknown`, with a note that says so.
 void markUnconfirmedModified(Pattern &P);
+
+/// Appends to \p Out the ranges of memory [begin, end) that step \p K
+/// (\p E) of \p S reads or writes: its layout's runs, or one range from
+/// its buffer.
+void addDataRanges(const Stream &S, size_t K, const StepEvent &E,
+                   std::vector<std::pair<uint64_t, uint64_t>> &Out);
+
+/// Whether a step of occurrence \p Occurrence of \p Parts moves data with
+/// gaps (StepEvent::Noncontiguous) whose layout the trace does not hold (a
+/// datatype the tracer does not decode); with \p AnyGaps, whether one
+/// moves data with gaps at all.
+bool movesUndescribedGaps(const std::vector<Stream> &Streams,
+                          const std::vector<RankPart> &Parts, size_t Occurrence,
+                          bool AnyGaps = false);
+
+/// markUnconfirmedModified, whose note says, where \p Gaps, that the
+/// messages move data with gaps whose layout the trace does not hold: the
+/// dataflow, which then takes each message as one range of memory, cannot
+/// tell.
+void markUnconfirmedModified(Pattern &P, bool Gaps);
+
+/// Adds to \p P's note, where a message of the first occurrence \p First
+/// or of occurrence \p LastOccurrence of \p Last moves data with gaps
+/// that the dataflow took as one range of memory from its first byte: one
+/// the trace does not describe, or with \p Cut false (the graph was built
+/// without piecesOf) any.
+void noteDataflowOverGaps(Pattern &P, const std::vector<Stream> &Streams,
+                          const std::vector<RankPart> &First,
+                          const std::vector<RankPart> &Last,
+                          size_t LastOccurrence, bool Cut);
 
 /// Adds to \p P the call sites of the steps of \p Parts (on communicator
 /// \p Comm), each with the world ranks that call it.

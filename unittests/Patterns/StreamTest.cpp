@@ -19,6 +19,7 @@ struct Pushed {
   StepEvent St;
   std::vector<uint32_t> After;
   uint64_t Hash;
+  std::vector<trace::LayoutRun> Layout;
 };
 
 StepEvent step(uint64_t Bytes, uint64_t Buffer, int32_t Peer, int32_t Tag,
@@ -35,19 +36,24 @@ StepEvent step(uint64_t Bytes, uint64_t Buffer, int32_t Peer, int32_t Tag,
 }
 
 /// Steps of every kind the packing treats apart: sizes of 4 GiB and more,
-/// buffers above 4 GiB, no peer or site, hashes, collectives, and
+/// buffers above 4 GiB, no peer or site, hashes, collectives, data with
+/// gaps (with runs, and without: a type the tracer does not decode), and
 /// predecessors close behind, far behind and more than two.
 std::vector<Pushed> variedSteps() {
   std::vector<Pushed> Out;
-  auto Add = [&](StepEvent St, std::vector<uint32_t> After, uint64_t Hash = 0) {
-    Out.push_back({St, std::move(After), Hash});
+  auto Add = [&](StepEvent St, std::vector<uint32_t> After, uint64_t Hash = 0,
+                 std::vector<trace::LayoutRun> Layout = {}) {
+    Out.push_back({St, std::move(After), Hash, std::move(Layout)});
   };
-  Add(step(8, 0x7ffd12345678, 1, 0, 3, true), {});
+  StepEvent Undecoded = step(8, 0x7ffd12345678, 1, 0, 3, true);
+  Undecoded.Noncontiguous = true;
+  Add(Undecoded, {});
   Add(step(uint64_t(5) << 30, 0x1000, 2, 7, 4, false), {0});
   Add(step(UINT32_MAX, 0x2000, -1, 1, trace::NoSite, false), {1, 0});
   StepEvent Hashed = step(16, 0x3000, 0, 2, 5, true);
   Hashed.HasHash = true;
-  Add(Hashed, {2}, 0xfeedface12345678);
+  Hashed.Noncontiguous = true;
+  Add(Hashed, {2}, 0xfeedface12345678, {{8, 8}, {-24, 8}});
   StepEvent Collective = step(0, 0, -1, 0, 6, false);
   Collective.P2P = false;
   Add(Collective, {3, 1, 2});
@@ -63,7 +69,7 @@ std::vector<Pushed> variedSteps() {
 Stream streamOf(const std::vector<Pushed> &Steps) {
   Stream S;
   for (const Pushed &P : Steps)
-    S.push(P.St, P.After, P.Hash);
+    S.push(P.St, P.After, P.Hash, P.Layout);
   return S;
 }
 
@@ -77,6 +83,7 @@ void expectSameStep(const StepEvent &A, const StepEvent &B, size_t K) {
   EXPECT_EQ(A.Send, B.Send) << "step " << K;
   EXPECT_EQ(A.BlockingSend, B.BlockingSend) << "step " << K;
   EXPECT_EQ(A.HasHash, B.HasHash) << "step " << K;
+  EXPECT_EQ(A.Noncontiguous, B.Noncontiguous) << "step " << K;
 }
 
 void expectHolds(const Stream &S, const std::vector<Pushed> &Steps) {
@@ -89,6 +96,12 @@ void expectHolds(const Stream &S, const std::vector<Pushed> &Steps) {
     EXPECT_EQ(After, Steps[K].After) << "step " << K;
     EXPECT_EQ(S.hash(K), Steps[K].St.HasHash ? Steps[K].Hash : 0)
         << "step " << K;
+    llvm::ArrayRef<trace::LayoutRun> Layout = S.layout(K);
+    ASSERT_EQ(Layout.size(), Steps[K].Layout.size()) << "step " << K;
+    for (size_t I = 0; I < Layout.size(); ++I) {
+      EXPECT_EQ(Layout[I].Offset, Steps[K].Layout[I].Offset) << "step " << K;
+      EXPECT_EQ(Layout[I].Length, Steps[K].Layout[I].Length) << "step " << K;
+    }
     ++K;
   }
   EXPECT_EQ(K, Steps.size());
@@ -111,14 +124,15 @@ TEST(StreamTest, GivesBackEveryStepAsPushed) {
 TEST(StreamTest, KeepsAStepInTwentyBytes) {
   std::vector<Pushed> Steps = variedSteps();
   Stream S = streamOf(Steps);
-  // 8 lengths, 20 bytes a step, 11 kinds of 16 bytes (the first five
+  // 11 lengths, 20 bytes a step, 11 kinds of 16 bytes (the first five
   // steps', the exchange's four, the last two's), a hash for every step
   // from the first hashed one on (the earlier ones' zero included), two
-  // large sizes (4 + 8 bytes each), and the predecessors of the three
-  // steps that list them (the collective's three, the far ones' 1 and 2;
-  // an index, an end and the steps).
-  size_t Expected = 8 * 8 + 20 * Steps.size() + 11 * 16 + 8 * Steps.size() +
-                    2 * 12 + 3 * (4 + 4) + 6 * 4;
+  // large sizes (4 + 8 bytes each), the predecessors of the three steps
+  // that list them (the collective's three, the far ones' 1 and 2; an
+  // index, an end and the steps), and the layout of the one step that has
+  // runs (an index, an end and two runs of 16 bytes).
+  size_t Expected = 11 * 8 + 20 * Steps.size() + 11 * 16 + 8 * Steps.size() +
+                    2 * 12 + 3 * (4 + 4) + 6 * 4 + (4 + 4) + 2 * 16;
   EXPECT_EQ(S.writtenBytes(), Expected);
   EXPECT_EQ(written(S).size(), Expected);
 }
@@ -156,9 +170,16 @@ TEST(StreamTest, RefusesMalformedBytes) {
     Bytes.replace(At, 4, reinterpret_cast<const char *>(&Word), 4);
     return Bytes;
   };
-  // The last word is the last step's last predecessor (45): one at or
-  // after the step itself is no predecessor.
-  EXPECT_FALSE(reads(overwritten(Good.size() - 4, FarStep + 1)));
+  // The layouts close the stream, each list after its count: one step's
+  // index (3), the end of its runs (2), and two runs of 16 bytes.
+  size_t Runs = 8 + 2 * 16, Ends = 8 + 4 + Runs, Ats = 8 + 4 + Ends;
+  // The last word before them is the last step's last predecessor (45):
+  // one at or after the step itself is no predecessor.
+  EXPECT_FALSE(reads(overwritten(Good.size() - Ats - 4, FarStep + 1)));
+  // A layout of a step the stream does not have, or one whose runs end
+  // past the list of runs.
+  EXPECT_FALSE(reads(overwritten(Good.size() - Ats + 8, FarStep + 2)));
+  EXPECT_FALSE(reads(overwritten(Good.size() - Ends + 8, 3)));
 
   // Step 0 (after the count of steps) with a predecessor one step back,
   // or of a kind the stream does not have.
