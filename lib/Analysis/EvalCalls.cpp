@@ -223,9 +223,17 @@ Value RankEvaluator::Impl::callFunction(const FunctionDecl *F,
 }
 
 void RankEvaluator::Impl::havocArguments(const CallExpr *Call,
-                                         const std::string &Why) {
-  for (const Expr *Arg : Call->arguments()) {
+                                         const std::string &Why,
+                                         bool KeepConst) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+    const Expr *Arg = Call->getArg(I);
     if (!Arg->getType()->isPointerType() && !Arg->isGLValue())
+      continue;
+    // MPI reads what it takes through a pointer to const (send buffers).
+    if (KeepConst && Callee && I < Callee->getNumParams() &&
+        Callee->getParamDecl(I)->getType()->isPointerType() &&
+        Callee->getParamDecl(I)->getType()->getPointeeType().isConstQualified())
       continue;
     Value P = Arg->isGLValue() && !Arg->getType()->isPointerType() ? [&] {
       std::optional<Place> Pl = place(Arg);

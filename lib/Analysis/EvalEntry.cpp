@@ -376,6 +376,7 @@ bool RankEvaluator::Impl::exitIsUniform(const Stmt *S) {
     return false;
   });
   RankUniformity Uniformity(TU);
+  Uniformity.setCommunicator(RegionComm);
   bool Uniform = true;
   for (const Stmt *Jump : Jumps)
     for (const Stmt *Child = Jump; Uniform && Child != S;) {
@@ -399,6 +400,7 @@ bool RankEvaluator::Impl::exitIsUniform(const Stmt *S) {
 
 void RankEvaluator::Impl::findInputs() {
   RankUniformity Uniformity(TU);
+  Uniformity.setCommunicator(RegionComm);
   llvm::SmallPtrSet<const VarDecl *, 32> Read;
   llvm::SmallPtrSet<const ValueDecl *, 8> Fields;
   for (unsigned I = R.First; I <= R.Last; ++I) {
@@ -544,6 +546,7 @@ RankEvaluator::Impl::classify(const ValueDecl *D) {
     E.K = EntryValue::Kind::Unknown;
     std::optional<Divergence> Why;
     RankUniformity Uniformity(TU);
+    Uniformity.setCommunicator(RegionComm);
     if (const auto *V = dyn_cast<VarDecl>(D))
       Why = Uniformity.variableDivergence(V, *R.Function, D->getLocation());
     else if (const auto *Field = dyn_cast<FieldDecl>(D);

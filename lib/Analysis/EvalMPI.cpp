@@ -321,7 +321,7 @@ Value RankEvaluator::Impl::mpiCall(const CallExpr *Call,
     // region's inputs say which).
     if (Info.TheFamily == Family::Environment)
       return Ok;
-    havocArguments(Call, "written by " + Name);
+    havocArguments(Call, "written by " + Name, /*KeepConst=*/true);
     return Ok;
   }
   switch (Info.TheFamily) {

@@ -224,7 +224,8 @@ private:
   /// MPI_Iprobe: stops the run, or with Region::ProbesArrive finds the
   /// message.
   Value probe(const clang::CallExpr *Call);
-  void havocArguments(const clang::CallExpr *Call, const std::string &Why);
+  void havocArguments(const clang::CallExpr *Call, const std::string &Why,
+                      bool KeepConst = false);
   /// A send or receive of the region; returns its op index.
   std::optional<uint32_t> message(const clang::CallExpr *Call, bool Send,
                                   mpi::Role Buffer, mpi::Role Count,

@@ -45,25 +45,35 @@ bool within(const Stmt *Inner, const Stmt *Outer, const SourceManager &SM) {
                           SM.getExpansionLoc(Outer->getEndLoc()));
 }
 
-/// Whether \p Call writes what \p V is the buffer of and leaves the same
-/// value on every rank (a broadcast, an all-reduction, an allgather).
-bool isUniformingCollective(const CallExpr *Call) {
+/// Whether \p Call is a collective that leaves the buffer \p Address (one
+/// of its arguments) holding one value on every rank: the buffer of
+/// MPI_Bcast, the receive buffer of MPI_Allreduce and MPI_Allgather. A
+/// send buffer keeps what each rank had.
+bool isUniformingCollective(const CallExpr *Call, const Expr *Address) {
   const mpi::FunctionInfo *Info = mpiCallee(Call);
-  if (!Info)
+  if (!Info || !Address)
     return false;
+  unsigned Written;
   switch (Info->Id) {
   case mpi::FunctionId::Bcast:
+    Written = 0;
+    break;
   case mpi::FunctionId::Allreduce:
+    Written = 1;
+    break;
   case mpi::FunctionId::Allgather:
-    return true;
+    Written = 3;
+    break;
   default:
     return false;
   }
+  return Written < Call->getNumArgs() &&
+         Call->getArg(Written)->IgnoreParenCasts() ==
+             Address->IgnoreParenCasts();
 }
 
-/// Whether every rank that runs \p F runs \p Call whenever it runs the
-/// statement of \p F's body that holds it: no loop, branch or short
-/// circuit lies between them (the condition of an `if` runs).
+} // namespace
+
 bool runsWithItsStatement(const CallExpr *Call, const FunctionDecl &F,
                           ASTContext &Ctx) {
   const Stmt *Child = Call;
@@ -87,14 +97,17 @@ bool runsWithItsStatement(const CallExpr *Call, const FunctionDecl &F,
   return false;
 }
 
+namespace {
+
 /// Whether the write \p W of \p V cannot reach \p Use: a broadcast (or
 /// another collective that leaves one value on every rank) of \p V lies
 /// between them in the body of \p F, in no loop or branch, and no `goto`
 /// jumps around it (`if (rank == 0) n = atoi(argv[1]); MPI_Bcast(&n, ...);`
 /// then reads of `n`).
-bool overwrittenForAll(const VarDecl *V, const Write &W, SourceLocation Use,
-                       const FunctionFacts &Facts, const FunctionDecl &F,
-                       ASTContext &Ctx) {
+bool overwrittenForAll(
+    const VarDecl *V, const Write &W, SourceLocation Use,
+    const FunctionFacts &Facts, const FunctionDecl &F, ASTContext &Ctx,
+    llvm::function_ref<bool(const CallExpr *, const Expr *)> Uniforming) {
   if (Use.isInvalid() || W.Kind == WriteKind::Init)
     return false;
   const SourceManager &SM = Ctx.getSourceManager();
@@ -104,7 +117,7 @@ bool overwrittenForAll(const VarDecl *V, const Write &W, SourceLocation Use,
   };
   for (const Write &B : Facts.writesOf(V)) {
     if (&B == &W || B.Kind != WriteKind::AddressPass || !B.Call ||
-        !isUniformingCollective(B.Call) ||
+        !Uniforming(B.Call, dyn_cast<Expr>(B.Where)) ||
         !Before(W.Where->getEndLoc(), B.Call->getBeginLoc()) ||
         !Before(B.Call->getEndLoc(), Use) ||
         !runsWithItsStatement(B.Call, F, Ctx))
@@ -184,6 +197,21 @@ bool isPureArithmeticCall(const CallExpr *Call) {
       .Cases("min", "max", "fmin", "fmax", "fminf", "fmaxf", true)
       .Cases("sqrt", "floor", "ceil", "pow", "log2", "ilogb", true)
       .Default(false);
+}
+
+bool RankUniformity::uniformingWrite(const CallExpr *Call, const Expr *Address,
+                                     const FunctionDecl &Where) {
+  if (!isUniformingCollective(Call, Address))
+    return false;
+  return spansTheProof(mpiArgAsWritten(Call, mpi::Role::Comm), Where);
+}
+
+bool RankUniformity::spansTheProof(const Expr *Comm,
+                                   const FunctionDecl &Where) {
+  if (mpiHandleName(Comm, TU.context()) == "MPI_COMM_WORLD")
+    return true;
+  CommKey Key = followedCommKey(Comm, Where, TU);
+  return Key.Handle == "MPI_COMM_WORLD" || (Scope.valid() && Key == Scope);
 }
 
 std::optional<Divergence>
@@ -352,11 +380,20 @@ std::optional<Divergence> RankUniformity::variable(const VarDecl *V,
   const FunctionFacts &Facts = TU.factsOf(Where);
   llvm::ArrayRef<Write> Writes = Facts.writesOf(V);
   std::optional<llvm::BitVector> Reaching = writesReaching(V, Use, Where);
+  RoundTrip Trip = roundTrip(V, Use, Where, Depth);
+  if (Trip.Found && Reaching && !Reaching->test(Trip.Unpack))
+    Trip = RoundTrip(); // The unpacked value does not reach this read.
+  if (Trip.Why)
+    return Trip.Why;
   for (unsigned I = 0; I < Writes.size(); ++I) {
     const Write &W = Writes[I];
-    if (Reaching && !Reaching->test(I))
+    if ((Reaching && !Reaching->test(I)) ||
+        (I < Trip.Covered.size() && Trip.Covered.test(I)))
       continue;
-    if (!overwrittenForAll(V, W, Use, Facts, Where, TU.context()))
+    if (!overwrittenForAll(V, W, Use, Facts, Where, TU.context(),
+                           [&](const CallExpr *Call, const Expr *Address) {
+                             return uniformingWrite(Call, Address, Where);
+                           }))
       if (auto Why = write(V, W, Where, Depth))
         return Why;
   }
@@ -432,8 +469,18 @@ std::optional<Divergence> RankUniformity::write(const VarDecl *V,
       return std::nullopt;
     if (Info && Info->Id == mpi::FunctionId::Comm_rank)
       return Divergence{named(V) + " is the rank of the calling process", Loc};
-    if (isUniformingCollective(W.Call))
-      return std::nullopt;
+    if (isUniformingCollective(W.Call, dyn_cast<Expr>(W.Where))) {
+      if (uniformingWrite(W.Call, dyn_cast<Expr>(W.Where), Where))
+        return std::nullopt;
+      return Divergence{
+          named(V) +
+              " is made the same only on the processes "
+              "of " +
+              spelled(mpiArgAsWritten(W.Call, mpi::Role::Comm), TU.context()) +
+              ", which may be fewer than those it must agree "
+              "on",
+          Loc};
+    }
     if (isDatatypeConstructor(W.Call))
       return datatypeArguments(V, W, Where, Depth);
     return Divergence{named(V) + " is written by a call of " +

@@ -59,6 +59,13 @@ class RankUniformity {
 public:
   explicit RankUniformity(TranslationUnitFacts &TU) : TU(TU) {}
 
+  /// From now on, a broadcast or all-reduction on \p Comm (the
+  /// communicator of the messages under proof), as one on MPI_COMM_WORLD,
+  /// leaves one value on every rank the proof speaks of; one on another
+  /// communicator does so only among that communicator's processes, which
+  /// may be fewer.
+  void setCommunicator(CommKey Comm) { Scope = std::move(Comm); }
+
   /// Nothing when \p E, evaluated in \p Where, has the same value on every
   /// rank; otherwise the first reason it may not.
   std::optional<Divergence> divergence(const clang::Expr *E,
@@ -129,6 +136,29 @@ public:
                                          const clang::FunctionDecl &Where);
 
 private:
+  /// What a broadcast round trip (UniformityRoundTrip.cpp) shows of a
+  /// variable's writes: none found; found, with the reason it does not
+  /// hold; or found and holding, with the writes it accounts for.
+  struct RoundTrip {
+    bool Found = false;
+    unsigned Unpack = 0; ///< Found: the unpacking write's index.
+    std::optional<Divergence> Why;
+    llvm::BitVector Covered;
+  };
+  /// The round trip that may give \p V, read at \p Use in \p Where, the
+  /// root's value on every rank: packed into an array element on the
+  /// root, broadcast, unpacked on the others.
+  RoundTrip roundTrip(const clang::VarDecl *V, clang::SourceLocation Use,
+                      const clang::FunctionDecl &Where, unsigned Depth);
+  /// Whether \p Call leaves the buffer \p Address one value on every rank
+  /// the proof speaks of: a broadcast, all-reduction or allgather writes
+  /// it, on MPI_COMM_WORLD or on the communicator setCommunicator named.
+  bool uniformingWrite(const clang::CallExpr *Call, const clang::Expr *Address,
+                       const clang::FunctionDecl &Where);
+  /// Whether the communicator \p Comm (an argument in \p Where) holds
+  /// every rank the proof speaks of: MPI_COMM_WORLD (also behind the
+  /// program's macros), or the one setCommunicator named.
+  bool spansTheProof(const clang::Expr *Comm, const clang::FunctionDecl &Where);
   std::optional<Divergence> valueOf(const clang::Expr *E,
                                     const clang::FunctionDecl &Where,
                                     unsigned Depth);
@@ -309,6 +339,7 @@ private:
   static constexpr unsigned MaxDepth = 8;
 
   TranslationUnitFacts &TU;
+  CommKey Scope;
   std::vector<const clang::FieldDecl *> *Assumed = nullptr;
   std::vector<const clang::ParmVarDecl *> *AssumedParams = nullptr;
   /// Functions (USRs) whose callers and parameters are under proof.
@@ -317,6 +348,12 @@ private:
   llvm::SmallPtrSet<const clang::VarDecl *, 16> InProgress;
   llvm::SmallPtrSet<const clang::FieldDecl *, 4> FieldsInProgress;
 };
+
+/// Whether every rank that runs \p F runs \p Call whenever it runs the
+/// statement of \p F's body that holds it: no loop, branch or short
+/// circuit lies between them (the condition of an `if` runs).
+bool runsWithItsStatement(const clang::CallExpr *Call,
+                          const clang::FunctionDecl &F, clang::ASTContext &Ctx);
 
 /// Whether \p Call only computes with its arguments (abs, min, max, ...):
 /// it reads no other state and writes nothing.

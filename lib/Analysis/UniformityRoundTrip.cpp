@@ -1,0 +1,524 @@
+//===- UniformityRoundTrip.cpp - Values packed, broadcast, unpacked -------===//
+//
+// Part of mpilift.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Input read by one process reaches the others through an array that a
+/// broadcast carries (HPL_pdinfo, and most codes that read a parameter
+/// file):
+///
+///   if (rank == 0) { nb = ...; order = ...;
+///                    buf[0] = nb; buf[1] = (order == ROW ? 0 : 1); }
+///   MPI_Bcast(buf, 2, MPI_INT, 0, comm);
+///   if (rank != 0) { nb = buf[0]; order = (buf[1] == 0 ? ROW : COL); }
+///
+/// Afterwards `nb` and `order` hold the root's values everywhere: the root
+/// keeps its own, and the others decode what the root encoded. No write of
+/// them runs on every rank, so each write alone proves nothing; the round
+/// trip as a whole does, when the shape is exactly this one: the three
+/// statements follow each other in one block (nothing between them writes
+/// the value or the array, nothing jumps into or out of them, no loop holds
+/// them), the conditions test the rank in the broadcast's communicator
+/// against its root, the element packed is the element unpacked and the
+/// broadcast carries it, and decoding undoes encoding for every value the
+/// root may hold (a copy of the same type, or constants the program
+/// assigns, tried one by one).
+///
+//===----------------------------------------------------------------------===//
+
+#include "RankUniformity.h"
+#include "StatementTree.h"
+
+#include "mpilift/Analysis/MPICalls.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang;
+
+namespace mpilift {
+namespace analysis {
+
+namespace {
+
+/// `buf[k]` with `buf` a local array and `k` an integer constant.
+struct Element {
+  const VarDecl *Array = nullptr;
+  int64_t Index = 0;
+  const ArraySubscriptExpr *Expr = nullptr;
+};
+
+std::optional<Element> constantElement(const clang::Expr *E,
+                                       const ASTContext &Ctx) {
+  const auto *Sub = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
+  if (!Sub)
+    return std::nullopt;
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(Sub->getBase()->IgnoreParenImpCasts());
+  const auto *Array = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Array || !Array->hasLocalStorage() || isa<ParmVarDecl>(Array) ||
+      !Ctx.getAsConstantArrayType(Array->getType()))
+    return std::nullopt;
+  std::optional<llvm::APSInt> K = Sub->getIdx()->getIntegerConstantExpr(Ctx);
+  if (!K)
+    return std::nullopt;
+  return Element{Array, K->getExtValue(), Sub};
+}
+
+/// The one constant element of a local array \p E reads, if it reads
+/// exactly one array element.
+std::optional<Element> elementRead(const clang::Expr *E,
+                                   const ASTContext &Ctx) {
+  std::optional<Element> Found;
+  bool Several = false;
+  findFirst(E, [&](const Stmt *S) {
+    if (!isa<ArraySubscriptExpr>(S))
+      return false;
+    std::optional<Element> El = constantElement(cast<clang::Expr>(S), Ctx);
+    Several |= !El || Found.has_value();
+    Found = El;
+    return Several;
+  });
+  if (Several)
+    return std::nullopt;
+  return Found;
+}
+
+/// `r == R` (or `R == r`, `!r` for root 0): the rank variable and the
+/// root expression; with \p Negated, `r != R` (or `r` alone).
+struct RankTest {
+  const VarDecl *Rank = nullptr;
+  const clang::Expr *Root = nullptr; ///< Null: the constant 0.
+};
+
+std::optional<RankTest> rankTest(const clang::Expr *Cond, bool Negated) {
+  Cond = Cond->IgnoreParenImpCasts();
+  auto variable = [](const clang::Expr *E) -> const VarDecl * {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  };
+  if (const auto *Op = dyn_cast<BinaryOperator>(Cond)) {
+    if (Op->getOpcode() != (Negated ? BO_NE : BO_EQ))
+      return std::nullopt;
+    if (const VarDecl *R = variable(Op->getLHS()))
+      return RankTest{R, Op->getRHS()};
+    if (const VarDecl *R = variable(Op->getRHS()))
+      return RankTest{R, Op->getLHS()};
+    return std::nullopt;
+  }
+  if (const auto *Not = dyn_cast<UnaryOperator>(Cond)) {
+    if (Negated || Not->getOpcode() != UO_LNot)
+      return std::nullopt;
+    if (const VarDecl *R = variable(Not->getSubExpr()))
+      return RankTest{R, nullptr};
+    return std::nullopt;
+  }
+  if (Negated)
+    if (const VarDecl *R = variable(Cond))
+      return RankTest{R, nullptr};
+  return std::nullopt;
+}
+
+/// The `if` whose then-branch holds the statement \p S at its top level
+/// (directly or in its compound statement), and the block holding that
+/// `if`; nothing when \p S sits anywhere else.
+std::pair<const IfStmt *, const CompoundStmt *> guardingIf(const Stmt *S,
+                                                           ASTContext &Ctx) {
+  const Stmt *Child = S;
+  const Stmt *Parent = parentStmt(*S, Ctx);
+  if (const auto *Body = dyn_cast_or_null<CompoundStmt>(Parent)) {
+    Child = Body;
+    Parent = parentStmt(*Body, Ctx);
+  }
+  const auto *If = dyn_cast_or_null<IfStmt>(Parent);
+  if (!If || If->getThen() != Child || If->getElse() || If->getInit() ||
+      If->getConditionVariable())
+    return {nullptr, nullptr};
+  return {If, dyn_cast_or_null<CompoundStmt>(parentStmt(*If, Ctx))};
+}
+
+/// The statements of an `if`'s then-branch, at its top level.
+llvm::SmallVector<const Stmt *, 8> thenStatements(const IfStmt *If) {
+  if (const auto *Body = dyn_cast<CompoundStmt>(If->getThen()))
+    return llvm::SmallVector<const Stmt *, 8>(Body->body_begin(),
+                                              Body->body_end());
+  return {If->getThen()};
+}
+
+std::string named(const VarDecl *V) { return "'" + V->getNameAsString() + "'"; }
+
+bool jumpsOrLabels(const Stmt *S) {
+  return findFirst(S, [](const Stmt *X) {
+    return isa<GotoStmt, IndirectGotoStmt, LabelStmt, ReturnStmt, BreakStmt,
+               ContinueStmt, CXXThrowExpr, SwitchCase>(X);
+  });
+}
+
+/// Evaluates \p E, an integer expression of constants, \p V (worth
+/// \p VValue) and the element \p El (worth \p ElValue).
+std::optional<int64_t> evalWith(const clang::Expr *E, const ASTContext &Ctx,
+                                const VarDecl *V, int64_t VValue,
+                                const ArraySubscriptExpr *El, int64_t ElValue) {
+  E = E->IgnoreParens();
+  if (const auto *Cast = dyn_cast<CastExpr>(E)) {
+    if (!Cast->getType()->isIntegralOrEnumerationType() ||
+        !Cast->getSubExpr()->getType()->isIntegralOrEnumerationType())
+      return std::nullopt;
+    std::optional<int64_t> Sub =
+        evalWith(Cast->getSubExpr(), Ctx, V, VValue, El, ElValue);
+    if (!Sub)
+      return std::nullopt;
+    llvm::APSInt Wide(llvm::APInt(64, uint64_t(*Sub), true), false);
+    unsigned Bits = Ctx.getIntWidth(Cast->getType());
+    llvm::APSInt Narrow = Wide.extOrTrunc(Bits);
+    Narrow.setIsUnsigned(Cast->getType()->isUnsignedIntegerOrEnumerationType());
+    return Narrow.getExtValue();
+  }
+  if (E == El)
+    return ElValue;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (Ref->getDecl() == V)
+      return VValue;
+  if (!E->isValueDependent())
+    if (std::optional<llvm::APSInt> K = E->getIntegerConstantExpr(Ctx))
+      return K->getExtValue();
+  auto eval = [&](const clang::Expr *Sub) {
+    return evalWith(Sub, Ctx, V, VValue, El, ElValue);
+  };
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
+    std::optional<int64_t> C = eval(Cond->getCond());
+    if (!C)
+      return std::nullopt;
+    return eval(*C ? Cond->getTrueExpr() : Cond->getFalseExpr());
+  }
+  if (const auto *Not = dyn_cast<UnaryOperator>(E)) {
+    std::optional<int64_t> Sub = eval(Not->getSubExpr());
+    if (!Sub)
+      return std::nullopt;
+    switch (Not->getOpcode()) {
+    case UO_LNot:
+      return int64_t(!*Sub);
+    case UO_Minus:
+      return -*Sub;
+    case UO_Plus:
+      return *Sub;
+    default:
+      return std::nullopt;
+    }
+  }
+  const auto *Op = dyn_cast<BinaryOperator>(E);
+  if (!Op)
+    return std::nullopt;
+  std::optional<int64_t> A = eval(Op->getLHS()), B = eval(Op->getRHS());
+  if (!A || !B)
+    return std::nullopt;
+  switch (Op->getOpcode()) {
+  case BO_EQ:
+    return int64_t(*A == *B);
+  case BO_NE:
+    return int64_t(*A != *B);
+  case BO_LT:
+    return int64_t(*A < *B);
+  case BO_LE:
+    return int64_t(*A <= *B);
+  case BO_GT:
+    return int64_t(*A > *B);
+  case BO_GE:
+    return int64_t(*A >= *B);
+  case BO_LAnd:
+    return int64_t(*A && *B);
+  case BO_LOr:
+    return int64_t(*A || *B);
+  case BO_Add:
+    return *A + *B;
+  case BO_Sub:
+    return *A - *B;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The integer constants \p E may give: a constant, or a conditional whose
+/// arms give constants (`atoi(s) == 1 ? COL : ROW`).
+bool constantsOf(const clang::Expr *E, const ASTContext &Ctx,
+                 llvm::SmallVectorImpl<int64_t> &Out) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E))
+    return constantsOf(Cond->getTrueExpr(), Ctx, Out) &&
+           constantsOf(Cond->getFalseExpr(), Ctx, Out);
+  if (E->isValueDependent() || !E->getType()->isIntegralOrEnumerationType())
+    return false;
+  std::optional<llvm::APSInt> K = E->getIntegerConstantExpr(Ctx);
+  if (!K)
+    return false;
+  Out.push_back(K->getExtValue());
+  return true;
+}
+
+} // namespace
+
+RankUniformity::RoundTrip RankUniformity::roundTrip(const VarDecl *V,
+                                                    SourceLocation Use,
+                                                    const FunctionDecl &Where,
+                                                    unsigned Depth) {
+  RoundTrip Out;
+  ASTContext &Ctx = TU.context();
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) || Use.isInvalid() ||
+      !V->getType()->isIntegralOrEnumerationType())
+    return Out;
+  const FunctionFacts &Facts = TU.factsOf(Where);
+  llvm::ArrayRef<Write> Writes = Facts.writesOf(V);
+  auto before = [&](SourceLocation A, SourceLocation B) {
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
+                                        SM.getExpansionLoc(B));
+  };
+  auto fail = [&](std::string Why, SourceLocation Loc) {
+    Out.Why = Divergence{
+        named(V) + " reaches the other ranks through " + std::move(Why), Loc};
+    return Out;
+  };
+
+  // The unpacking: `V = D(buf[k])`, alone in the then-branch of an `if`
+  // that leaves the root out.
+  unsigned Unpack = Writes.size();
+  std::optional<Element> El;
+  const IfStmt *UnpackIf = nullptr;
+  const CompoundStmt *Block = nullptr;
+  std::optional<RankTest> Others;
+  for (unsigned I = 0; I < Writes.size() && !UnpackIf; ++I) {
+    const Write &W = Writes[I];
+    if (W.Kind != WriteKind::Assign || !W.Value)
+      continue;
+    std::optional<Element> Read = elementRead(W.Value, Ctx);
+    if (!Read)
+      continue;
+    auto [If, Holder] = guardingIf(W.Where, Ctx);
+    std::optional<RankTest> Test =
+        If ? rankTest(If->getCond(), /*Negated=*/true) : std::nullopt;
+    if (!Test || !Holder)
+      continue;
+    Unpack = I;
+    El = Read;
+    UnpackIf = If;
+    Block = Holder;
+    Others = Test;
+  }
+  if (!UnpackIf)
+    return Out; // No round trip here.
+  const Write &Unpacked = Writes[Unpack];
+  Out.Found = true;
+  Out.Unpack = Unpack;
+
+  // The broadcast of the array before it, and the packing before that, in
+  // the same block.
+  llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
+  auto At = llvm::find(Body, UnpackIf);
+  const CallExpr *Bcast = nullptr;
+  const IfStmt *PackIf = nullptr;
+  const Stmt *Pack = nullptr;
+  const clang::Expr *Encoded = nullptr;
+  for (auto It = At; It != Body.begin() && !PackIf;) {
+    const Stmt *S = *--It;
+    if (!Bcast) {
+      const Stmt *Found = findFirst(S, [&](const Stmt *X) {
+        const auto *Call = dyn_cast<CallExpr>(X);
+        const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
+        return Info && Info->Id == mpi::FunctionId::Bcast &&
+               bufferBase(Call->getArg(0)) == El->Array;
+      });
+      if (Found)
+        Bcast = cast<CallExpr>(Found);
+      continue;
+    }
+    const auto *If = dyn_cast<IfStmt>(S);
+    std::optional<RankTest> Root =
+        If && !If->getElse() ? rankTest(If->getCond(), /*Negated=*/false)
+                             : std::nullopt;
+    if (!Root || Root->Rank != Others->Rank)
+      continue;
+    for (const Stmt *T : thenStatements(If)) {
+      const auto *Assign = dyn_cast<BinaryOperator>(T);
+      std::optional<Element> Into = Assign && Assign->getOpcode() == BO_Assign
+                                        ? constantElement(Assign->getLHS(), Ctx)
+                                        : std::nullopt;
+      if (Into && Into->Array == El->Array && Into->Index == El->Index) {
+        PackIf = If;
+        Pack = T;
+        Encoded = Assign->getRHS();
+      }
+    }
+  }
+  if (!Bcast)
+    return fail("'" + El->Array->getNameAsString() +
+                    "', which no MPI_Bcast in the same block carries",
+                Unpacked.Where->getBeginLoc());
+  if (!PackIf)
+    return fail("element " + std::to_string(El->Index) + " of '" +
+                    El->Array->getNameAsString() +
+                    "', which the root does not fill before the broadcast",
+                Bcast->getBeginLoc());
+  std::string Through =
+      "element " + std::to_string(El->Index) + " of '" +
+      El->Array->getNameAsString() + "' and the broadcast " + "at line " +
+      std::to_string(SM.getExpansionLineNumber(Bcast->getBeginLoc()));
+  SourceLocation BcastLoc = Bcast->getBeginLoc();
+
+  // The root is the one process the packing runs on and the one the
+  // unpacking leaves out, and the broadcast's.
+  std::optional<RankTest> Root = rankTest(PackIf->getCond(), false);
+  auto sameRoot = [&](const clang::Expr *A, const clang::Expr *B) {
+    std::optional<llvm::APSInt> KA =
+        A ? A->getIntegerConstantExpr(Ctx) : llvm::APSInt::get(0);
+    std::optional<llvm::APSInt> KB =
+        B ? B->getIntegerConstantExpr(Ctx) : llvm::APSInt::get(0);
+    if (KA && KB)
+      return llvm::APSInt::compareValues(*KA, *KB) == 0;
+    const auto *RA =
+        A ? dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts()) : nullptr;
+    const auto *RB =
+        B ? dyn_cast<DeclRefExpr>(B->IgnoreParenImpCasts()) : nullptr;
+    return RA && RB && RA->getDecl() == RB->getDecl();
+  };
+  const clang::Expr *BcastRoot = mpiArgAsWritten(Bcast, mpi::Role::Root);
+  if (!sameRoot(Root->Root, Others->Root) || !sameRoot(Root->Root, BcastRoot))
+    return fail(Through + ", whose root may not be the process that packs "
+                          "it and the one that does not unpack it",
+                BcastLoc);
+  if (Root->Root)
+    if (auto Why = valueOf(Root->Root, Where, Depth))
+      return fail(Through +
+                      ", whose root may differ between ranks: " + Why->Reason,
+                  BcastLoc);
+  std::optional<QueryValue> RankOf = queryValueOf(Root->Rank, Where, TU);
+  CommKey BcastComm =
+      followedCommKey(mpiArgAsWritten(Bcast, mpi::Role::Comm), Where, TU);
+  if (!RankOf || RankOf->Query != CommQuery::Rank || RankOf->Comm != BcastComm)
+    return fail(Through + ", but '" + Root->Rank->getNameAsString() +
+                    "' is not proven the rank in the broadcast's "
+                    "communicator",
+                BcastLoc);
+  if (!spansTheProof(mpiArgAsWritten(Bcast, mpi::Role::Comm), Where))
+    return fail(Through + ", which makes it the same only on the processes "
+                          "of its communicator, which may be fewer than "
+                          "those it must agree on",
+                BcastLoc);
+
+  // The broadcast carries the element, of the array's own type.
+  const auto *Array = Ctx.getAsConstantArrayType(El->Array->getType());
+  const PredefinedDatatype *Type = predefinedDatatype(
+      mpiHandleName(mpiArgAsWritten(Bcast, mpi::Role::Datatype), Ctx));
+  std::optional<llvm::APSInt> Count =
+      mpiArgAsWritten(Bcast, mpi::Role::Count)->getIntegerConstantExpr(Ctx);
+  if (!Type ||
+      !Ctx.hasSameUnqualifiedType(Ctx.*(Type->Type), Array->getElementType()) ||
+      !Count || Count->getExtValue() <= El->Index || El->Index < 0 ||
+      static_cast<uint64_t>(El->Index) >= Array->getSize().getZExtValue())
+    return fail(Through + ", which may not carry that element (its count "
+                          "must be a constant past it, its datatype the "
+                          "array's element type)",
+                BcastLoc);
+
+  // Nothing jumps into or out of the round trip, and no loop holds it.
+  auto First = llvm::find(Body, PackIf), Last = At;
+  for (auto It = First; It != Last + 1; ++It)
+    if (jumpsOrLabels(*It))
+      return fail(Through + ", which a jump may leave or enter",
+                  (*It)->getBeginLoc());
+  bool LabelAfter = findFirst(Where.getBody(), [&](const Stmt *X) {
+    return isa<LabelStmt>(X) &&
+           before(PackIf->getBeginLoc(), X->getBeginLoc()) &&
+           before(X->getBeginLoc(), Use);
+  });
+  if (LabelAfter || !runsWithItsStatement(Bcast, Where, Ctx))
+    return fail(Through + ", which may not run on every process that "
+                          "reaches the read (a label or loop around it)",
+                BcastLoc);
+  if (!before(UnpackIf->getEndLoc(), Use))
+    return fail(Through + ", which does not come before this read", Use);
+
+  // The root's value stays as packed, and the others' as unpacked: the
+  // value's other writes all come before the packing.
+  for (unsigned I = 0; I < Writes.size(); ++I) {
+    if (I == Unpack)
+      continue;
+    if (!before(Writes[I].Where->getEndLoc(), Pack->getBeginLoc()))
+      return fail(Through + ", but it is written again after the root "
+                            "packs it",
+                  Writes[I].Where->getBeginLoc());
+  }
+  for (const Write &W : Facts.writesOf(El->Array)) {
+    bool Between = before(Pack->getEndLoc(), W.Where->getBeginLoc()) &&
+                   before(W.Where->getBeginLoc(), Unpacked.Where->getEndLoc());
+    if (!Between || (W.Kind == WriteKind::AddressPass && W.Call == Bcast))
+      continue;
+    if (W.Kind == WriteKind::Element) {
+      // A read of an element writes none; a write of another constant
+      // element (the other parameters' packing) leaves this one.
+      const Stmt *Parent = parentStmt(*W.Where, Ctx);
+      const auto *Assign = dyn_cast_or_null<BinaryOperator>(Parent);
+      bool Written = (Assign && Assign->isAssignmentOp() &&
+                      Assign->getLHS()->IgnoreParens() == W.Where) ||
+                     isa_and_nonnull<UnaryOperator>(Parent);
+      std::optional<Element> Other =
+          constantElement(cast<clang::Expr>(W.Where), Ctx);
+      if (!Written || (Other && Other->Index != El->Index))
+        continue;
+    }
+    return fail(Through + ", but '" + El->Array->getNameAsString() +
+                    "' changes between the packing and the unpacking",
+                W.Where->getBeginLoc());
+  }
+
+  // Decoding undoes encoding for every value the root may hold.
+  bool PacksV = findFirst(Encoded, [&](const Stmt *X) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(X);
+    return Ref && Ref->getDecl() == V;
+  });
+  if (!PacksV)
+    return fail(Through + ", but the root packs another value there",
+                Pack->getBeginLoc());
+  const clang::Expr *Decoded = Unpacked.Value;
+  bool Copy = [&] {
+    const auto *Ref = dyn_cast<DeclRefExpr>(Encoded->IgnoreParenImpCasts());
+    return Ref && Ref->getDecl() == V &&
+           Decoded->IgnoreParenImpCasts() == El->Expr &&
+           Ctx.hasSameUnqualifiedType(V->getType(), Array->getElementType());
+  }();
+  if (!Copy) {
+    llvm::SmallVector<int64_t, 4> Values;
+    for (unsigned I = 0; I < Writes.size(); ++I)
+      if (I != Unpack &&
+          (!Writes[I].Value || !constantsOf(Writes[I].Value, Ctx, Values) ||
+           (Writes[I].Kind != WriteKind::Assign &&
+            Writes[I].Kind != WriteKind::Init)))
+        return fail(Through + ", encoded and decoded, and the values the "
+                              "root may hold are not all constants to try",
+                    Writes[I].Where->getBeginLoc());
+    if (Values.empty())
+      return fail(Through + ", encoded and decoded, and the root gives it "
+                            "no value to try",
+                  Pack->getBeginLoc());
+    for (int64_t Value : Values) {
+      std::optional<int64_t> Sent =
+          evalWith(Encoded, Ctx, V, Value, nullptr, 0);
+      std::optional<int64_t> Back =
+          Sent ? evalWith(Decoded, Ctx, nullptr, 0, El->Expr, *Sent)
+               : std::nullopt;
+      if (!Back || *Back != Value)
+        return fail(Through + ", but decoding does not give back the value " +
+                        std::to_string(Value) + " the root may hold",
+                    Unpacked.Where->getBeginLoc());
+    }
+  }
+  Out.Why.reset();
+  Out.Covered.resize(Writes.size());
+  Out.Covered.set(); // Every write comes before the packing, or unpacks.
+  return Out;
+}
+
+} // namespace analysis
+} // namespace mpilift
