@@ -57,17 +57,25 @@ inline unsigned typeSlot(uint64_t Key) {
 /// Fills the table; called once before the first call is recorded.
 void cachePredefinedTypeSizes();
 
+/// The table's slot for \p T, if it is a predefined type.
+inline const TypeSizeSlot *predefinedSlot(MPI_Datatype T) {
+  uint64_t Key = typeKey(T);
+  if (Key == 0)
+    return nullptr;
+  for (unsigned I = typeSlot(Key);; I = (I + 1) % TypeSizeSlots) {
+    const TypeSizeSlot &S = PredefinedTypeSizes[I];
+    if (S.Key == Key)
+      return &S;
+    if (S.Key == 0)
+      return nullptr;
+  }
+}
+
 /// The size of one element of \p T in bytes; 0 for MPI_DATATYPE_NULL and for
 /// types MPI reports no size for.
 inline uint64_t typeSize(MPI_Datatype T) {
-  uint64_t Key = typeKey(T);
-  for (unsigned I = typeSlot(Key);; I = (I + 1) % TypeSizeSlots) {
-    const TypeSizeSlot &S = PredefinedTypeSizes[I];
-    if (S.Key == Key && Key != 0)
-      return S.Size;
-    if (S.Key == 0)
-      break;
-  }
+  if (const TypeSizeSlot *S = predefinedSlot(T))
+    return S->Size;
   if (T == MPI_DATATYPE_NULL)
     return 0;
   int Size = 0;
@@ -97,14 +105,9 @@ TypeLayout askTypeLayout(MPI_Datatype T);
 /// The layout of \p T: from the table for the predefined types without
 /// gaps, else asked of MPI.
 inline TypeLayout typeLayout(MPI_Datatype T) {
-  uint64_t Key = typeKey(T);
-  for (unsigned I = typeSlot(Key);; I = (I + 1) % TypeSizeSlots) {
-    const TypeSizeSlot &S = PredefinedTypeSizes[I];
-    if (S.Key == Key && Key != 0 && S.Solid)
-      return {S.Size, 0, S.Size, S.Size};
-    if (S.Key == 0 || S.Key == Key)
-      break;
-  }
+  const TypeSizeSlot *S = predefinedSlot(T);
+  if (S && S->Solid)
+    return {S->Size, 0, S->Size, S->Size};
   if (T == MPI_DATATYPE_NULL)
     return {};
   return askTypeLayout(T);

@@ -34,9 +34,6 @@ std::string spelled(const Expr *E, const ASTContext &Context) {
          "'";
 }
 
-std::string named(const NamedDecl *D) {
-  return "'" + D->getNameAsString() + "'";
-}
 
 /// Whether \p Inner lies inside \p Outer in the source.
 bool within(const Stmt *Inner, const Stmt *Outer, const SourceManager &SM) {
@@ -73,6 +70,10 @@ bool isUniformingCollective(const CallExpr *Call, const Expr *Address) {
 }
 
 } // namespace
+
+std::string named(const NamedDecl *D) {
+  return "'" + D->getNameAsString() + "'";
+}
 
 bool runsWithItsStatement(const CallExpr *Call, const FunctionDecl &F,
                           ASTContext &Ctx) {
@@ -470,7 +471,7 @@ std::optional<Divergence> RankUniformity::write(const VarDecl *V,
     if (Info && Info->Id == mpi::FunctionId::Comm_rank)
       return Divergence{named(V) + " is the rank of the calling process", Loc};
     if (isUniformingCollective(W.Call, dyn_cast<Expr>(W.Where))) {
-      if (uniformingWrite(W.Call, dyn_cast<Expr>(W.Where), Where))
+      if (spansTheProof(mpiArgAsWritten(W.Call, mpi::Role::Comm), Where))
         return std::nullopt;
       return Divergence{
           named(V) +

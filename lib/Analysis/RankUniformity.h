@@ -349,6 +349,9 @@ private:
   llvm::SmallPtrSet<const clang::FieldDecl *, 4> FieldsInProgress;
 };
 
+/// \p D's name in quotes, for the reasons.
+std::string named(const clang::NamedDecl *D);
+
 /// Whether every rank that runs \p F runs \p Call whenever it runs the
 /// statement of \p F's body that holds it: no loop, branch or short
 /// circuit lies between them (the condition of an `if` runs).

@@ -35,7 +35,6 @@
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
 
@@ -148,7 +147,6 @@ llvm::SmallVector<const Stmt *, 8> thenStatements(const IfStmt *If) {
   return {If->getThen()};
 }
 
-std::string named(const VarDecl *V) { return "'" + V->getNameAsString() + "'"; }
 
 bool jumpsOrLabels(const Stmt *S) {
   return findFirst(S, [](const Stmt *X) {
