@@ -313,7 +313,7 @@ std::optional<QueryValue> fieldQuery(const FieldDecl *Field,
   for (const FieldValue &W : TU.valuesElsewhere(Field)) {
     std::optional<QueryValue> Query = queryInOtherUnit(Field, W);
     // A split proof's inputs, which the writing unit left to this one.
-    if (Query && (!W.Assumes.empty() || !W.Params.empty()) &&
+    if (Query && (!W.Assumes.empty() || !W.Params.empty() || !W.Outs.empty()) &&
         RankUniformity(TU).openDivergence(W, Field->getLocation()))
       Query.reset();
     if (Query && llvm::any_of(W.EndsIf, [&](const std::string &Key) {

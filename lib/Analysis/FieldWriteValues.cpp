@@ -52,11 +52,14 @@ template <typename JudgeFn>
 SharedValue judgedShared(RankUniformity &Uniformity, JudgeFn Judge) {
   std::vector<const FieldDecl *> Fields;
   std::vector<const ParmVarDecl *> Params;
+  std::vector<ParamKey> Outs;
   Uniformity.assumeFields(&Fields);
   Uniformity.assumeParameters(&Params);
+  Uniformity.assumeOutValues(&Outs);
   std::optional<Divergence> Why = Judge();
   Uniformity.assumeFields(nullptr);
   Uniformity.assumeParameters(nullptr);
+  Uniformity.assumeOutValues(nullptr);
   SharedValue V;
   if (Why) {
     V.Reason = Why->Reason;
@@ -85,6 +88,9 @@ SharedValue judgedShared(RankUniformity &Uniformity, JudgeFn Judge) {
     if (!llvm::is_contained(V.Params, K))
       V.Params.push_back(std::move(K));
   }
+  for (ParamKey &K : Outs)
+    if (!llvm::is_contained(V.Outs, K))
+      V.Outs.push_back(std::move(K));
   V.Uniform = true;
   return V;
 }
@@ -137,6 +143,7 @@ std::optional<FieldValue> splitValue(const MemberExpr &Use, SourcePlace Where,
   V.Split = true;
   V.Assumes = std::move(Inputs.Assumes);
   V.Params = std::move(Inputs.Params);
+  V.Outs = std::move(Inputs.Outs);
   return V;
 }
 
@@ -187,6 +194,7 @@ FieldValue judgedValue(const MemberExpr &Use, SourcePlace Where,
   V.Where = std::move(Where);
   V.Assumes = std::move(Shared.Assumes);
   V.Params = std::move(Shared.Params);
+  V.Outs = std::move(Shared.Outs);
   return V;
 }
 
@@ -254,6 +262,22 @@ CallRecord calledWith(const CallSite &Site, SourcePlace Where,
     R.Arguments.push_back(std::move(V));
   }
   return R;
+}
+
+std::vector<OutValue> outValues(const FunctionDecl &F,
+                                RankUniformity &Uniformity) {
+  std::vector<OutValue> Out;
+  for (unsigned I = 0; I < F.getNumParams(); ++I) {
+    const ParmVarDecl *P = F.getParamDecl(I);
+    const auto *Pointer = P->getType()->getAs<PointerType>();
+    if (!Pointer || Pointer->getPointeeType().isConstQualified() ||
+        !Pointer->getPointeeType()->isScalarType())
+      continue;
+    Out.push_back({I, judgedShared(Uniformity, [&] {
+                     return Uniformity.outParameterDivergence(P, F);
+                   })});
+  }
+  return Out;
 }
 
 FieldValue writtenValue(const MemberExpr &Use, SourcePlace Where,

@@ -31,6 +31,12 @@ FieldValue writtenValue(const clang::MemberExpr &Use, SourcePlace Where,
 CallRecord calledWith(const CallSite &Site, SourcePlace Where,
                       TranslationUnitFacts &TU, RankUniformity &Uniformity);
 
+/// What \p F (a function with a body in the unit) returns through each
+/// parameter that points to a scalar it may write, judged with the unit's
+/// code alone.
+std::vector<OutValue> outValues(const clang::FunctionDecl &F,
+                                RankUniformity &Uniformity);
+
 } // namespace analysis
 } // namespace mpilift
 

@@ -451,6 +451,126 @@ FunctionFacts::referencesOf(const VarDecl *V) const {
   return It->second;
 }
 
+namespace {
+
+/// Sorts the uses of a pointer parameter into writes of what it points to.
+class PointeeUses {
+public:
+  PointeeUses(ASTContext &Context, std::vector<Write> &Out)
+      : Context(Context), Out(Out) {}
+
+  /// \p Pointer, a value of the parameter (or an address of its object),
+  /// used by its parent.
+  void pointer(const Expr *Pointer) {
+    auto [Parent, Child] = meaningfulParent(Context, Pointer);
+    if (!Parent) {
+      Out.push_back({WriteKind::Escape, Child}); // Copied into a variable.
+      return;
+    }
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Parent)) {
+      if (Cast->getCastKind() != CK_ToVoid)
+        pointer(Cast);
+      return;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
+      if (Call->getCallee()->IgnoreParenImpCasts() != Child)
+        Out.push_back({WriteKind::AddressPass, Pointer, nullptr, Call});
+      return;
+    }
+    if (const auto *Op = dyn_cast<UnaryOperator>(Parent)) {
+      if (Op->getOpcode() == UO_Deref)
+        object(Op);
+      else if (Op->getOpcode() != UO_LNot)
+        Out.push_back({WriteKind::Escape, Op});
+      return;
+    }
+    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(Parent)) {
+      if (Sub->getBase()->IgnoreParenImpCasts() != Child->IgnoreParenImpCasts())
+        return; // The pointer is the index: a read.
+      std::optional<llvm::APSInt> Index =
+          Sub->getIdx()->getIntegerConstantExpr(Context);
+      if (Index && *Index == 0)
+        object(Sub);
+      else if (!isLoaded(Sub))
+        Out.push_back({WriteKind::Escape, Sub});
+      return;
+    }
+    if (const auto *Op = dyn_cast<BinaryOperator>(Parent)) {
+      if (!Op->isComparisonOp() && !Op->isLogicalOp())
+        Out.push_back({WriteKind::Escape, Op}); // Arithmetic, stored.
+      return;
+    }
+    // Tested: `if (p)`, `while (p)`, `p ? a : b`.
+    if (isa<IfStmt, WhileStmt, DoStmt, ForStmt>(Parent))
+      return;
+    if (const auto *Choice = dyn_cast<ConditionalOperator>(Parent))
+      if (Choice->getCond()->IgnoreParenImpCasts() ==
+          Child->IgnoreParenImpCasts())
+        return;
+    Out.push_back({WriteKind::Escape, Parent});
+  }
+
+private:
+  /// \p Object, the object the parameter points to, used by its parent.
+  void object(const Expr *Object) {
+    auto [Parent, Child] = meaningfulParent(Context, Object);
+    if (!Parent) {
+      Out.push_back({WriteKind::Escape, Child}); // Bound to a reference.
+      return;
+    }
+    if (const auto *Cast = dyn_cast<CastExpr>(Parent))
+      if (Cast->getCastKind() == CK_LValueToRValue ||
+          Cast->getCastKind() == CK_ToVoid)
+        return; // A read.
+    if (isa<UnaryExprOrTypeTraitExpr>(Parent))
+      return; // sizeof *p.
+    if (const auto *Op = dyn_cast<BinaryOperator>(Parent)) {
+      if (Op->getLHS()->IgnoreParens() != Child)
+        return; // An operand read by the operator.
+      if (Op->getOpcode() == BO_Assign)
+        Out.push_back({WriteKind::Assign, Op, Op->getRHS()});
+      else if (Op->isCompoundAssignmentOp())
+        Out.push_back({WriteKind::Compound, Op, Op->getRHS()});
+      return;
+    }
+    if (const auto *Op = dyn_cast<UnaryOperator>(Parent)) {
+      if (Op->isIncrementDecrementOp())
+        Out.push_back({WriteKind::IncDec, Op});
+      else if (Op->getOpcode() == UO_AddrOf)
+        pointer(Op);
+      return;
+    }
+    Out.push_back({WriteKind::Escape, Parent});
+  }
+
+  bool isLoaded(const Expr *E) {
+    auto [Parent, Child] = meaningfulParent(Context, E);
+    const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent);
+    return Cast && Cast->getCastKind() == CK_LValueToRValue;
+  }
+
+  ASTContext &Context;
+  std::vector<Write> &Out;
+};
+
+} // namespace
+
+std::vector<Write> pointeeWritesOf(const ParmVarDecl *P,
+                                   const FunctionFacts &Facts,
+                                   ASTContext &Context) {
+  std::vector<Write> Out;
+  PointeeUses Uses(Context, Out);
+  for (const DeclRefExpr *Ref : Facts.referencesOf(P)) {
+    auto [Parent, Child] = meaningfulParent(Context, Ref);
+    const auto *Load = dyn_cast_or_null<ImplicitCastExpr>(Parent);
+    // Anything but a load of the pointer writes or hands out the
+    // parameter itself, which FunctionFacts::writesOf holds.
+    if (Load && Load->getCastKind() == CK_LValueToRValue)
+      Uses.pointer(Load);
+  }
+  return Out;
+}
+
 TranslationUnitFacts::TranslationUnitFacts(ASTContext &Context)
     : Context(Context) {
   scopeToProgramCode(Context);

@@ -75,6 +75,17 @@ private:
       References;
 };
 
+/// Every write of the object the pointer parameter \p P of \p F points
+/// to, in source order: `*P = v` and `P[0] = v` (Assign, Compound,
+/// IncDec, with Where the assignment); \p P handed to a call, also behind
+/// a cast (AddressPass, with Where the argument); any other use that may
+/// write it or let it go (stored, copied, indexed by anything but 0,
+/// pointer arithmetic: Escape). Reads are left out. \p P written itself
+/// is in FunctionFacts::writesOf.
+std::vector<Write> pointeeWritesOf(const clang::ParmVarDecl *P,
+                                   const FunctionFacts &Facts,
+                                   clang::ASTContext &Context);
+
 /// A call of a function, with the function that makes it.
 struct CallSite {
   const clang::CallExpr *Call;

@@ -89,17 +89,29 @@ llvm::json::Value toJSON(const ParamKey &K) {
   return llvm::json::Object{{"function", K.Function}, {"index", K.Index}};
 }
 
-bool fromJSON(const llvm::json::Value &V, ParamKey &Out, llvm::json::Path P) {
+namespace {
+
+/// Reads the parameter's position `index` of the object \p V.
+bool indexFromJSON(const llvm::json::Value &V, unsigned &Out,
+                   llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
   int64_t Index = 0;
-  if (!O || !O.map("function", Out.Function) || !O.map("index", Index))
+  if (!O || !O.map("index", Index))
     return false;
   if (Index < 0 || Index > INT32_MAX) {
     P.field("index").report("expected a parameter's position");
     return false;
   }
-  Out.Index = static_cast<unsigned>(Index);
+  Out = static_cast<unsigned>(Index);
   return true;
+}
+
+} // namespace
+
+bool fromJSON(const llvm::json::Value &V, ParamKey &Out, llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  return O && O.map("function", Out.Function) &&
+         indexFromJSON(V, Out.Index, P);
 }
 
 llvm::json::Value toJSON(const SharedValue &V) {
@@ -108,6 +120,8 @@ llvm::json::Value toJSON(const SharedValue &V) {
     O["assumes"] = V.Assumes;
   if (!V.Params.empty())
     O["params"] = V.Params;
+  if (!V.Outs.empty())
+    O["outs"] = V.Outs;
   if (V.Constant)
     O["constant"] = *V.Constant;
   if (!V.Reason.empty())
@@ -125,6 +139,7 @@ bool fromJSON(const llvm::json::Value &V, SharedValue &Out,
   return O && O.map("uniform", Out.Uniform) &&
          O.mapOptional("assumes", Out.Assumes) &&
          O.mapOptional("params", Out.Params) &&
+         O.mapOptional("outs", Out.Outs) &&
          O.mapOptional("constant", Out.Constant) &&
          O.mapOptional("reason", Out.Reason) &&
          O.mapOptional("query", Out.Query) && O.mapOptional("comm", Out.Comm);
@@ -164,7 +179,7 @@ llvm::json::Value toJSON(const FieldValue &V) {
       {"comm", V.Comm},       {"function", V.Function},
       {"assumes", V.Assumes}, {"params", V.Params},
       {"reason", V.Reason},   {"split", V.Split},
-      {"ends_if", V.EndsIf}};
+      {"ends_if", V.EndsIf},  {"outs", V.Outs}};
 }
 
 bool fromJSON(const llvm::json::Value &V, FieldValue &Out, llvm::json::Path P) {
@@ -175,7 +190,7 @@ bool fromJSON(const llvm::json::Value &V, FieldValue &Out, llvm::json::Path P) {
       !O.mapOptional("assumes", Out.Assumes) ||
       !O.mapOptional("params", Out.Params) || !O.map("reason", Out.Reason) ||
       !O.mapOptional("split", Out.Split) ||
-      !O.mapOptional("ends_if", Out.EndsIf))
+      !O.mapOptional("ends_if", Out.EndsIf) || !O.mapOptional("outs", Out.Outs))
     return false;
   const auto *Known = llvm::find_if(
       KindNames, [&](const auto &Entry) { return Entry.second == Kind; });
@@ -190,6 +205,15 @@ bool fromJSON(const llvm::json::Value &V, FieldValue &Out, llvm::json::Path P) {
     return false;
   }
   return placeFromJSON(*Where, Out.Where, P.field("where"));
+}
+
+llvm::json::Value toJSON(const OutValue &V) {
+  return llvm::json::Object{{"index", V.Index}, {"value", V.Value}};
+}
+
+bool fromJSON(const llvm::json::Value &V, OutValue &Out, llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  return O && O.map("value", Out.Value) && indexFromJSON(V, Out.Index, P);
 }
 
 llvm::json::Value toJSON(const UnitSummary &S) {
@@ -234,6 +258,9 @@ llvm::json::Value toJSON(const UnitSummary &S) {
   llvm::json::Array NeverReturn;
   for (const std::string &F : S.NeverReturn)
     NeverReturn.push_back(F);
+  llvm::json::Object OutValues;
+  for (const auto &[Function, List] : S.OutValues)
+    OutValues[Function] = List;
   return llvm::json::Object{{"file", S.File},
                             {"defines_main", S.DefinesMain},
                             {"field_values", std::move(Values)},
@@ -243,7 +270,8 @@ llvm::json::Value toJSON(const UnitSummary &S) {
                             {"calls", PlaceLists(S.Calls)},
                             {"call_records", std::move(Records)},
                             {"address_taken", std::move(Taken)},
-                            {"never_return", std::move(NeverReturn)}};
+                            {"never_return", std::move(NeverReturn)},
+                            {"out_values", std::move(OutValues)}};
 }
 
 bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P) {
@@ -253,7 +281,8 @@ bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P) {
       !O.map("defines", Defines) || !O.map("field_values", S.FieldValues) ||
       !O.map("call_records", S.CallRecords) ||
       !O.map("implicitly_called", Implicit) ||
-      !O.mapOptional("never_return", NeverReturn))
+      !O.mapOptional("never_return", NeverReturn) ||
+      !O.mapOptional("out_values", S.OutValues))
     return false;
   S.Defines.insert(Defines.begin(), Defines.end());
   S.ImplicitlyCalled.insert(Implicit.begin(), Implicit.end());
@@ -452,6 +481,9 @@ UnitSummary TranslationUnitFacts::summarize() {
       S.ImplicitlyCalled.insert(Key);
     if (endsProgram(*F))
       S.NeverReturn.insert(Key);
+    if (F->isExternallyVisible())
+      if (std::vector<OutValue> Out = outValues(*F, Uniformity); !Out.empty())
+        S.OutValues[Key] = std::move(Out);
     S.Defines.insert(std::move(Key));
   }
   LibraryHeaders Library(Context);
@@ -578,6 +610,19 @@ bool ProjectFacts::implicitlyCalled(StringRef Function) const {
   return llvm::any_of(Units, [&](const UnitSummary &U) {
     return U.ImplicitlyCalled.count(Function.str()) != 0;
   });
+}
+
+std::optional<SharedValue> ProjectFacts::outValue(StringRef Function,
+                                                  unsigned Index) const {
+  for (const UnitSummary &U : Units) {
+    auto It = U.OutValues.find(Function.str());
+    if (It == U.OutValues.end())
+      continue;
+    for (const OutValue &V : It->second)
+      if (V.Index == Index)
+        return V.Value;
+  }
+  return std::nullopt;
 }
 
 std::optional<SourcePlace>

@@ -34,7 +34,6 @@ std::string spelled(const Expr *E, const ASTContext &Context) {
          "'";
 }
 
-
 /// Whether \p Inner lies inside \p Outer in the source.
 bool within(const Stmt *Inner, const Stmt *Outer, const SourceManager &SM) {
   SourceLocation Loc = SM.getExpansionLoc(Inner->getBeginLoc());
@@ -42,14 +41,14 @@ bool within(const Stmt *Inner, const Stmt *Outer, const SourceManager &SM) {
                           SM.getExpansionLoc(Outer->getEndLoc()));
 }
 
-/// Whether \p Call is a collective that leaves the buffer \p Address (one
-/// of its arguments) holding one value on every rank: the buffer of
-/// MPI_Bcast, the receive buffer of MPI_Allreduce and MPI_Allgather. A
-/// send buffer keeps what each rank had.
-bool isUniformingCollective(const CallExpr *Call, const Expr *Address) {
+} // namespace
+
+Coverage uniformingCoverage(const CallExpr *Call, const Expr *Address,
+                            const ASTContext &Ctx) {
   const mpi::FunctionInfo *Info = mpiCallee(Call);
   if (!Info || !Address)
-    return false;
+    return Coverage::None;
+  // The buffer left alike, and its count and datatype.
   unsigned Written;
   switch (Info->Id) {
   case mpi::FunctionId::Bcast:
@@ -62,14 +61,74 @@ bool isUniformingCollective(const CallExpr *Call, const Expr *Address) {
     Written = 3;
     break;
   default:
-    return false;
+    return Coverage::None;
   }
-  return Written < Call->getNumArgs() &&
-         Call->getArg(Written)->IgnoreParenCasts() ==
-             Address->IgnoreParenCasts();
+  if (Written + 2 >= Call->getNumArgs() ||
+      Call->getArg(Written)->IgnoreParenCasts() != Address->IgnoreParenCasts())
+    return Coverage::None;
+  // The object the address names: `&n` or a pointer's target is one
+  // object, an array is all of it.
+  const Expr *Object = Address->IgnoreParenCasts();
+  QualType Type = Object->getType();
+  if (Type->isPointerType())
+    Type = Type->getPointeeType();
+  const Expr *CountArg = Call->getArg(Written + 1);
+  std::optional<uint64_t> Bytes =
+      predefinedTypeSize(mpiHandleName(Call->getArg(Written + 2), Ctx), Ctx);
+  std::optional<llvm::APSInt> Count =
+      CountArg->isValueDependent() ? std::nullopt
+                                   : CountArg->getIntegerConstantExpr(Ctx);
+  if (!Bytes || !Count || Count->isNegative() || Type->isIncompleteType() ||
+      Type->isDependentType() || Type->isVoidType())
+    return Coverage::Part;
+  // An allgather carries at least one block of this size.
+  uint64_t Carried = Count->getZExtValue() * *Bytes;
+  uint64_t Needed = Ctx.getTypeSizeInChars(Type).getQuantity();
+  return Carried >= Needed ? Coverage::Whole : Coverage::Part;
 }
 
-} // namespace
+bool isUniformingCollective(const CallExpr *Call, const Expr *Address,
+                            const ASTContext &Ctx) {
+  return uniformingCoverage(Call, Address, Ctx) == Coverage::Whole;
+}
+
+bool overwrittenForAll(
+    const Write &W, llvm::ArrayRef<Write> Writes, SourceLocation Use,
+    const FunctionDecl &F, ASTContext &Ctx,
+    llvm::function_ref<bool(const CallExpr *, const Expr *)> Uniforming,
+    const Write **By) {
+  if (Use.isInvalid() || W.Kind == WriteKind::Init)
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Before = [&](SourceLocation A, SourceLocation B) {
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
+                                        SM.getExpansionLoc(B));
+  };
+  for (const Write &B : Writes) {
+    if (&B == &W || B.Kind != WriteKind::AddressPass || !B.Call ||
+        !Uniforming(B.Call, dyn_cast<Expr>(B.Where)) ||
+        !Before(W.Where->getEndLoc(), B.Call->getBeginLoc()) ||
+        !Before(B.Call->getEndLoc(), Use) ||
+        !runsWithItsStatement(B.Call, F, Ctx))
+      continue;
+    bool Jumps = findFirst(F.getBody(), [](const Stmt *S) {
+      return isa<GotoStmt, IndirectGotoStmt>(S);
+    });
+    if (By)
+      *By = &B;
+    return !Jumps;
+  }
+  return false;
+}
+
+bool isReadOnlyPass(const Write &W) {
+  if (W.Kind != WriteKind::AddressPass || !mpiCallee(W.Call))
+    return false;
+  const Expr *Address = dyn_cast<Expr>(W.Where);
+  const Expr *Sent = mpiArg(W.Call, mpi::Role::SendBuffer);
+  return Address && Sent &&
+         Sent->IgnoreParenCasts() == Address->IgnoreParenCasts();
+}
 
 std::string named(const NamedDecl *D) {
   return "'" + D->getNameAsString() + "'";
@@ -99,48 +158,6 @@ bool runsWithItsStatement(const CallExpr *Call, const FunctionDecl &F,
 }
 
 namespace {
-
-/// Whether the write \p W of \p V cannot reach \p Use: a broadcast (or
-/// another collective that leaves one value on every rank) of \p V lies
-/// between them in the body of \p F, in no loop or branch, and no `goto`
-/// jumps around it (`if (rank == 0) n = atoi(argv[1]); MPI_Bcast(&n, ...);`
-/// then reads of `n`).
-bool overwrittenForAll(
-    const VarDecl *V, const Write &W, SourceLocation Use,
-    const FunctionFacts &Facts, const FunctionDecl &F, ASTContext &Ctx,
-    llvm::function_ref<bool(const CallExpr *, const Expr *)> Uniforming) {
-  if (Use.isInvalid() || W.Kind == WriteKind::Init)
-    return false;
-  const SourceManager &SM = Ctx.getSourceManager();
-  auto Before = [&](SourceLocation A, SourceLocation B) {
-    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
-                                        SM.getExpansionLoc(B));
-  };
-  for (const Write &B : Facts.writesOf(V)) {
-    if (&B == &W || B.Kind != WriteKind::AddressPass || !B.Call ||
-        !Uniforming(B.Call, dyn_cast<Expr>(B.Where)) ||
-        !Before(W.Where->getEndLoc(), B.Call->getBeginLoc()) ||
-        !Before(B.Call->getEndLoc(), Use) ||
-        !runsWithItsStatement(B.Call, F, Ctx))
-      continue;
-    bool Jumps = findFirst(F.getBody(), [](const Stmt *S) {
-      return isa<GotoStmt, IndirectGotoStmt>(S);
-    });
-    return !Jumps;
-  }
-  return false;
-}
-
-/// Whether \p W hands the variable's address to an MPI call that only
-/// reads it (the send buffer of a send).
-bool isReadOnlyPass(const Write &W) {
-  if (W.Kind != WriteKind::AddressPass || !mpiCallee(W.Call))
-    return false;
-  const Expr *Address = dyn_cast<Expr>(W.Where);
-  const Expr *Sent = mpiArg(W.Call, mpi::Role::SendBuffer);
-  return Address && Sent &&
-         Sent->IgnoreParenCasts() == Address->IgnoreParenCasts();
-}
 
 /// MPI_Type_contiguous, MPI_Type_create_struct, MPI_Type_commit, ...:
 /// calls that build (or free) a derived datatype in the handle they are
@@ -202,9 +219,52 @@ bool isPureArithmeticCall(const CallExpr *Call) {
 
 bool RankUniformity::uniformingWrite(const CallExpr *Call, const Expr *Address,
                                      const FunctionDecl &Where) {
-  if (!isUniformingCollective(Call, Address))
+  if (!isUniformingCollective(Call, Address, TU.context()))
     return false;
   return spansTheProof(mpiArgAsWritten(Call, mpi::Role::Comm), Where);
+}
+
+std::optional<Divergence>
+RankUniformity::replacedTooLittle(const std::string &Name, const Write &W,
+                                  llvm::ArrayRef<Write> Writes,
+                                  SourceLocation Use, const FunctionDecl &F) {
+  ASTContext &Ctx = TU.context();
+  const Write *By = nullptr;
+  if (W.Kind == WriteKind::Escape ||
+      !overwrittenForAll(
+          W, Writes, Use, F, Ctx,
+          [&](const CallExpr *Call, const Expr *Address) {
+            return uniformingCoverage(Call, Address, Ctx) != Coverage::None;
+          },
+          &By))
+    return std::nullopt;
+  return collectiveFallsShort(Name, *By, F);
+}
+
+std::optional<Divergence>
+RankUniformity::collectiveFallsShort(const std::string &Name, const Write &B,
+                                     const FunctionDecl &F) {
+  ASTContext &Ctx = TU.context();
+  SourceLocation Loc = B.Call->getBeginLoc();
+  switch (uniformingCoverage(B.Call, dyn_cast<Expr>(B.Where), Ctx)) {
+  case Coverage::None:
+    return std::nullopt;
+  case Coverage::Part:
+    return Divergence{Name + " is carried by " +
+                          spelled(B.Call->getCallee(), Ctx) +
+                          " only in part, as far as its count and datatype "
+                          "show",
+                      Loc};
+  case Coverage::Whole:
+    break;
+  }
+  const Expr *Comm = mpiArgAsWritten(B.Call, mpi::Role::Comm);
+  if (spansTheProof(Comm, F))
+    return std::nullopt;
+  return Divergence{Name + " is made the same only on the processes of " +
+                        spelled(Comm, Ctx) +
+                        ", which may be fewer than those it must agree on",
+                    Loc};
 }
 
 bool RankUniformity::spansTheProof(const Expr *Comm,
@@ -391,12 +451,15 @@ std::optional<Divergence> RankUniformity::variable(const VarDecl *V,
     if ((Reaching && !Reaching->test(I)) ||
         (I < Trip.Covered.size() && Trip.Covered.test(I)))
       continue;
-    if (!overwrittenForAll(V, W, Use, Facts, Where, TU.context(),
-                           [&](const CallExpr *Call, const Expr *Address) {
-                             return uniformingWrite(Call, Address, Where);
-                           }))
-      if (auto Why = write(V, W, Where, Depth))
-        return Why;
+    if (overwrittenForAll(W, Writes, Use, Where, TU.context(),
+                          [&](const CallExpr *Call, const Expr *Address) {
+                            return uniformingWrite(Call, Address, Where);
+                          }))
+      continue;
+    if (auto Why = replacedTooLittle(named(V), W, Writes, Use, Where))
+      return Why;
+    if (auto Why = write(V, W, Where, Depth))
+      return Why;
   }
   if (const auto *Param = dyn_cast<ParmVarDecl>(V))
     return parameter(Param, Use, Where, Depth);
@@ -470,20 +533,16 @@ std::optional<Divergence> RankUniformity::write(const VarDecl *V,
       return std::nullopt;
     if (Info && Info->Id == mpi::FunctionId::Comm_rank)
       return Divergence{named(V) + " is the rank of the calling process", Loc};
-    if (isUniformingCollective(W.Call, dyn_cast<Expr>(W.Where))) {
-      if (spansTheProof(mpiArgAsWritten(W.Call, mpi::Role::Comm), Where))
-        return std::nullopt;
-      return Divergence{
-          named(V) +
-              " is made the same only on the processes "
-              "of " +
-              spelled(mpiArgAsWritten(W.Call, mpi::Role::Comm), TU.context()) +
-              ", which may be fewer than those it must agree "
-              "on",
-          Loc};
-    }
+    if (uniformingCoverage(W.Call, dyn_cast<Expr>(W.Where), TU.context()) !=
+        Coverage::None)
+      return collectiveFallsShort(named(V), W, Where);
     if (isDatatypeConstructor(W.Call))
       return datatypeArguments(V, W, Where, Depth);
+    if (!Info) {
+      if (auto Why = returnedThrough(W.Call, dyn_cast<Expr>(W.Where), Depth))
+        return Divergence{named(V) + " " + Why->Reason, Why->Loc};
+      return std::nullopt;
+    }
     return Divergence{named(V) + " is written by a call of " +
                           spelled(W.Call->getCallee(), TU.context()),
                       Loc};

@@ -113,6 +113,11 @@ public:
   void assumeParameters(std::vector<const clang::ParmVarDecl *> *Out) {
     AssumedParams = Out;
   }
+  /// From now on, what a function of another unit returns through a
+  /// pointer parameter is taken as the same on every rank and added to
+  /// \p Out (null: judged from the project's facts as usual): the unit
+  /// that reads the summary has every unit's summary.
+  void assumeOutValues(std::vector<ParamKey> *Out) { AssumedOuts = Out; }
   /// Nothing when the fields and parameters another unit's write \p W of
   /// a field leaves to this unit are the same on every rank (\p Near:
   /// where notes point).
@@ -127,6 +132,16 @@ public:
   /// around it (nor an earlier return) may differ between ranks.
   std::optional<Divergence> controlDivergence(const clang::Stmt *S,
                                               const clang::FunctionDecl &Where);
+
+  /// Nothing when every write \p F makes of what its pointer parameter
+  /// \p P points to gives it the same value on every rank whenever every
+  /// rank runs \p F (its callers are not judged): an assignment of such a
+  /// value where every rank of \p F gets, a broadcast of it, a pass to a
+  /// function that does the same, or a write on some ranks that such a
+  /// broadcast later replaces (UniformityOutParams.cpp).
+  std::optional<Divergence>
+  outParameterDivergence(const clang::ParmVarDecl *P,
+                         const clang::FunctionDecl &F);
 
   /// Nothing when \p E has the same value in every iteration of \p Loop
   /// (a statement of \p Where): it reads no variable written inside the
@@ -335,6 +350,51 @@ private:
                                              clang::SourceLocation Near,
                                              unsigned Depth);
 
+  // Values returned through pointer parameters (UniformityOutParams.cpp).
+
+  /// Why a write of what \p P, a parameter of \p F, points to may leave
+  /// it different between ranks (outParameterDivergence).
+  std::optional<Divergence> pointeeWrites(const clang::ParmVarDecl *P,
+                                          const clang::FunctionDecl &F,
+                                          unsigned Depth);
+  std::optional<Divergence> pointeeWrite(const clang::ParmVarDecl *P,
+                                         const Write &W,
+                                         const clang::FunctionDecl &F,
+                                         unsigned Depth);
+  /// Why the function \p Call calls, handed the address \p Address (one of
+  /// its arguments), may write a value there that differs between ranks:
+  /// its body in this unit, or its unit's summary, says so, or neither is
+  /// at hand. The reason starts with a verb ("is written by ...").
+  std::optional<Divergence> returnedThrough(const clang::CallExpr *Call,
+                                            const clang::Expr *Address,
+                                            unsigned Depth);
+  /// Why the write \p W (of \p Writes, those of one object that \p Name
+  /// names in \p F, read at \p Use) does not count though a collective
+  /// replaces it: the collective carries the object only in part, or on
+  /// a communicator that may hold fewer processes than the proof speaks
+  /// of. Nothing when no collective replaces it.
+  /// Why the collective write \p B of the object \p Name names in \p F
+  /// leaves it different between ranks: it carries the object only in
+  /// part, or on a communicator that may hold fewer processes than the
+  /// proof speaks of. Nothing when it covers all of them, or \p B is no
+  /// such collective.
+  std::optional<Divergence> collectiveFallsShort(const std::string &Name,
+                                                 const Write &B,
+                                                 const clang::FunctionDecl &F);
+  std::optional<Divergence> replacedTooLittle(const std::string &Name,
+                                              const Write &W,
+                                              llvm::ArrayRef<Write> Writes,
+                                              clang::SourceLocation Use,
+                                              const clang::FunctionDecl &F);
+  /// Why what the function of USR \p K.Function returns through its
+  /// parameter \p K.Index, which a value of another unit reads, may differ
+  /// between ranks.
+  std::optional<Divergence>
+  assumedOut(const ParamKey &K, clang::SourceLocation Near, unsigned Depth);
+  /// Whether a `return` of \p F lies between \p From and \p To.
+  bool leavesBetween(clang::SourceLocation From, clang::SourceLocation To,
+                     const clang::FunctionDecl &F);
+
   /// Calls and fields are followed through at most this many steps.
   static constexpr unsigned MaxDepth = 8;
 
@@ -342,6 +402,7 @@ private:
   CommKey Scope;
   std::vector<const clang::FieldDecl *> *Assumed = nullptr;
   std::vector<const clang::ParmVarDecl *> *AssumedParams = nullptr;
+  std::vector<ParamKey> *AssumedOuts = nullptr;
   /// Functions (USRs) whose callers and parameters are under proof.
   std::set<std::string> KeysInProgress;
   /// Variables under proof (a cycle through a loop counter is no reason).
@@ -357,6 +418,43 @@ std::string named(const clang::NamedDecl *D);
 /// circuit lies between them (the condition of an `if` runs).
 bool runsWithItsStatement(const clang::CallExpr *Call,
                           const clang::FunctionDecl &F, clang::ASTContext &Ctx);
+
+/// How much of the object at \p Address (one of \p Call's arguments: `&n`,
+/// a pointer to it, an array) a collective leaves holding one value on
+/// every rank.
+enum class Coverage {
+  None,  ///< No such collective, or not that buffer.
+  Whole, ///< Its count and predefined datatype carry all the object's bytes.
+  Part,  ///< Fewer bytes, or a count or datatype that is no known constant.
+};
+/// The buffer of MPI_Bcast, the receive buffer of MPI_Allreduce and
+/// MPI_Allgather; a send buffer keeps what each rank had.
+Coverage uniformingCoverage(const clang::CallExpr *Call,
+                            const clang::Expr *Address,
+                            const clang::ASTContext &Ctx);
+/// Whether \p Call leaves all of the object at \p Address holding one
+/// value on every rank of its communicator (uniformingCoverage).
+bool isUniformingCollective(const clang::CallExpr *Call,
+                            const clang::Expr *Address,
+                            const clang::ASTContext &Ctx);
+
+/// Whether the write \p W (one of \p Writes, the writes of one object in
+/// \p F) cannot reach \p Use: a call that \p Uniforming says leaves one
+/// value on every rank (a broadcast of the object) is another of
+/// \p Writes, lies between them in the body of \p F, in no loop or
+/// branch, and no `goto` jumps around it (`if (rank == 0) n =
+/// atoi(argv[1]); MPI_Bcast(&n, ...);` then reads of `n`). \p By, if
+/// given, is set to that call's write.
+bool overwrittenForAll(
+    const Write &W, llvm::ArrayRef<Write> Writes, clang::SourceLocation Use,
+    const clang::FunctionDecl &F, clang::ASTContext &Ctx,
+    llvm::function_ref<bool(const clang::CallExpr *, const clang::Expr *)>
+        Uniforming,
+    const Write **By = nullptr);
+
+/// Whether \p W hands the object's address to an MPI call that only reads
+/// it (the send buffer of a send).
+bool isReadOnlyPass(const Write &W);
 
 /// Whether \p Call only computes with its arguments (abs, min, max, ...):
 /// it reads no other state and writes nothing.

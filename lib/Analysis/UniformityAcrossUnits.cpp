@@ -208,6 +208,9 @@ RankUniformity::sharedAssumptions(const SharedValue &V, SourceLocation Near,
   for (const ParamKey &K : V.Params)
     if (auto Why = assumedParameter(K, Near, Depth))
       return Why;
+  for (const ParamKey &K : V.Outs)
+    if (auto Why = assumedOut(K, Near, Depth))
+      return Why;
   return std::nullopt;
 }
 
@@ -218,6 +221,9 @@ std::optional<Divergence> RankUniformity::openDivergence(const FieldValue &W,
       return Why;
   for (const ParamKey &K : W.Params)
     if (auto Why = assumedParameter(K, Near, 0))
+      return Why;
+  for (const ParamKey &K : W.Outs)
+    if (auto Why = assumedOut(K, Near, 0))
       return Why;
   return std::nullopt;
 }
@@ -347,6 +353,50 @@ RankUniformity::writeInOtherUnit(const FieldDecl *Field, const FieldValue &W,
     if (auto Why = assumedParameter(K, Near, Depth + 1))
       return Divergence{
           Written + " that may differ between ranks: " + Why->Reason, Why->Loc};
+  for (const ParamKey &K : W.Outs)
+    if (auto Why = assumedOut(K, Near, Depth + 1))
+      return Divergence{
+          Written + " that may differ between ranks: " + Why->Reason, Why->Loc};
+  return std::nullopt;
+}
+
+std::optional<Divergence> RankUniformity::assumedOut(const ParamKey &K,
+                                                     SourceLocation Near,
+                                                     unsigned Depth) {
+  std::string What = "what '" + nameInUSR(K.Function) +
+                     "' returns through parameter " +
+                     std::to_string(K.Index + 1);
+  if (Depth >= MaxDepth)
+    return Divergence{"gave up following " + What, Near};
+  // Defined here: its body, as this unit sees it.
+  const FunctionDecl *F = TU.functionNamed(K.Function);
+  const FunctionDecl *Definition = nullptr;
+  if (F && F->getBody(Definition) && K.Index < Definition->getNumParams()) {
+    const ParmVarDecl *P = Definition->getParamDecl(K.Index);
+    std::optional<Divergence> Why = inAnotherFunction(
+        [&] { return pointeeWrites(P, *Definition, Depth + 1); });
+    if (!Why)
+      return std::nullopt;
+    return Divergence{"it reads " + What +
+                          ", which may differ between ranks: " + Why->Reason,
+                      Why->Loc};
+  }
+  const ProjectFacts *Project = TU.project();
+  std::optional<SharedValue> Out =
+      Project ? Project->outValue(K.Function, K.Index) : std::nullopt;
+  if (!Out)
+    return Divergence{"it reads " + What + ", which no unit's summary judges",
+                      Near};
+  if (!Out->Uniform)
+    return Divergence{"it reads " + What +
+                          ", which may differ between ranks: " + Out->Reason,
+                      Near};
+  if (auto Why = sharedAssumptions(*Out, Near, Depth + 1))
+    return Divergence{"it reads " + What +
+                          ", which reads what may differ "
+                          "between ranks: " +
+                          Why->Reason,
+                      Why->Loc};
   return std::nullopt;
 }
 

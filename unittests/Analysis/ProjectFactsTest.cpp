@@ -258,6 +258,85 @@ int main(void) { die(1); return 0; }
   EXPECT_FALSE(Project.neverReturns("c:@F@may_return"));
 }
 
+TEST(ProjectFactsTest, SummaryJudgesWhatFunctionsReturnThroughPointers) {
+  Parsed P(R"(
+int atoi(const char *);
+int get_n(char **argv, int *n, int *reps, int *me_out, const int *limit) {
+  int me;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  *reps = 3;
+  if (me == 0)
+    *n = atoi(argv[1]);
+  MPI_Bcast(n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Comm_rank(MPI_COMM_WORLD, me_out);
+  return *limit;
+}
+void copy_out(int *n) { int *q = n; *q = 1; }
+void from_param(int *n, int v) { *n = v; }
+void after_return(int *n) {
+  int me;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  if (me == 0) {
+    *n = 1;
+    return;
+  }
+  MPI_Bcast(n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+}
+static void hidden(int *n) { *n = 2; }
+int main(int argc, char **argv) {
+  int n, reps, me, limit = 4;
+  hidden(&n);
+  return get_n(argv, &n, &reps, &me, &limit);
+}
+)");
+  ASSERT_TRUE(P.AST);
+  UnitSummary S = P.TU->summarize();
+  auto Out = [&](llvm::StringRef Name,
+                 unsigned Index) -> std::optional<SharedValue> {
+    auto It = S.OutValues.find("c:@F@" + Name.str());
+    if (It == S.OutValues.end())
+      return std::nullopt;
+    for (const OutValue &V : It->second)
+      if (V.Index == Index)
+        return V.Value;
+    return std::nullopt;
+  };
+  // Parsed on process 0 and broadcast; set outright; the rank; read only.
+  ASSERT_TRUE(Out("get_n", 1));
+  EXPECT_TRUE(Out("get_n", 1)->Uniform) << Out("get_n", 1)->Reason;
+  ASSERT_TRUE(Out("get_n", 2));
+  EXPECT_TRUE(Out("get_n", 2)->Uniform);
+  ASSERT_TRUE(Out("get_n", 3));
+  EXPECT_FALSE(Out("get_n", 3)->Uniform);
+  EXPECT_EQ(Out("get_n", 3)->Reason,
+            "'*me_out' is the rank of the calling process");
+  EXPECT_FALSE(Out("get_n", 4));
+  // Copied into another pointer: not followed.
+  ASSERT_TRUE(Out("copy_out", 0));
+  EXPECT_FALSE(Out("copy_out", 0)->Uniform);
+  // A parameter's value: left to the reader, who sees every call.
+  ASSERT_TRUE(Out("from_param", 0));
+  EXPECT_TRUE(Out("from_param", 0)->Uniform);
+  ASSERT_EQ(Out("from_param", 0)->Params.size(), 1u);
+  EXPECT_EQ(Out("from_param", 0)->Params[0].Index, 1u);
+  // Process 0 returns before the broadcast that would replace its write.
+  ASSERT_TRUE(Out("after_return", 0));
+  EXPECT_FALSE(Out("after_return", 0)->Uniform);
+  // Only functions other units may call are summarised.
+  EXPECT_EQ(S.OutValues.count("c:@F@hidden"), 0u);
+
+  llvm::json::Path::Root Root;
+  UnitSummary Back;
+  ASSERT_TRUE(fromJSON(toJSON(S), Back, Root));
+  ASSERT_EQ(Back.OutValues.size(), S.OutValues.size());
+  ProjectFacts Project;
+  Project.add(Back);
+  ASSERT_TRUE(Project.outValue("c:@F@get_n", 1));
+  EXPECT_TRUE(Project.outValue("c:@F@get_n", 1)->Uniform);
+  EXPECT_FALSE(Project.outValue("c:@F@get_n", 4));
+  EXPECT_FALSE(Project.outValue("c:@F@get_n", 3)->Uniform);
+}
+
 TEST(ProjectFactsTest, JSONRoundTrip) {
   Parsed P(std::string(Helpers) + "int main(void) { return 0; }\n");
   ASSERT_TRUE(P.AST);

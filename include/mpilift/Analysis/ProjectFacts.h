@@ -78,6 +78,10 @@ struct SharedValue {
   /// Parameters of functions whose callers the unit may not show (external
   /// linkage), left to the reading unit, which sees every unit's calls.
   std::vector<ParamKey> Params;
+  /// What functions of other units return through a pointer parameter
+  /// (Function, Index) that it reads, left to the reading unit, which has
+  /// their summaries (UnitSummary::OutValues).
+  std::vector<ParamKey> Outs;
   /// An integer constant: the value (calls that all pass one constant
   /// need not each run on every rank).
   std::optional<int64_t> Constant;
@@ -102,6 +106,15 @@ struct CallRecord {
   SharedValue Control;
   /// One per argument, in order.
   std::vector<SharedValue> Arguments;
+};
+
+/// What a function returns through one of its pointer parameters (`int
+/// *n`), as the unit that defines it judges its writes of `*n`.
+struct OutValue {
+  unsigned Index = 0; ///< The parameter's position, from 0.
+  /// Uniform: every write of what the parameter points to gives it the
+  /// same value on every rank whenever every rank runs the function.
+  SharedValue Value;
 };
 
 /// What one write of a structure field gives it, as the unit that makes
@@ -141,6 +154,9 @@ struct FieldValue {
   /// Uniform: the parameters the value or the conditions read, of
   /// functions other units may call, left to the reading unit.
   std::vector<ParamKey> Params;
+  /// Uniform: what functions of other units return through a pointer
+  /// parameter that the value or the conditions read (SharedValue::Outs).
+  std::vector<ParamKey> Outs;
   /// Other: why the writing unit could not judge it, for the notes.
   std::string Reason;
 };
@@ -175,7 +191,11 @@ struct UnitSummary {
   std::map<std::string, SourcePlace> AddressTaken;
   /// The USRs of the functions the unit defines that end the program
   /// whenever they are called (endsProgram).
-  std::set<std::string> NeverReturn;
+  std::set<std::string> NeverReturn; /// USR of a function with external linkage
+                                     /// the unit defines -> what it
+  /// returns through each parameter that points to something it may
+  /// write (a pointer to non-const).
+  std::map<std::string, std::vector<OutValue>> OutValues;
 };
 
 /// Whether every call of \p F ends the program: a statement of its body
@@ -192,6 +212,8 @@ llvm::json::Value toJSON(const SharedValue &V);
 bool fromJSON(const llvm::json::Value &V, SharedValue &Out, llvm::json::Path P);
 llvm::json::Value toJSON(const CallRecord &C);
 bool fromJSON(const llvm::json::Value &V, CallRecord &Out, llvm::json::Path P);
+llvm::json::Value toJSON(const OutValue &V);
+bool fromJSON(const llvm::json::Value &V, OutValue &Out, llvm::json::Path P);
 llvm::json::Value toJSON(const UnitSummary &S);
 bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P);
 
@@ -239,6 +261,10 @@ public:
   /// Whether a unit defines the function of USR \p Function as one that
   /// ends the program whenever it is called (UnitSummary::NeverReturn).
   bool neverReturns(llvm::StringRef Function) const;
+  /// What the function of USR \p Function returns through its parameter
+  /// \p Index, as the unit defining it judged; nothing when no unit says.
+  std::optional<SharedValue> outValue(llvm::StringRef Function,
+                                      unsigned Index) const;
   /// Where another unit than \p Unit takes the address of \p Function.
   std::optional<SourcePlace> addressTakenElsewhere(llvm::StringRef Function,
                                                    llvm::StringRef Unit) const;
