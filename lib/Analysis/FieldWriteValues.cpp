@@ -269,9 +269,11 @@ std::vector<OutValue> outValues(const FunctionDecl &F,
   std::vector<OutValue> Out;
   for (unsigned I = 0; I < F.getNumParams(); ++I) {
     const ParmVarDecl *P = F.getParamDecl(I);
-    const auto *Pointer = P->getType()->getAs<PointerType>();
-    if (!Pointer || Pointer->getPointeeType().isConstQualified() ||
-        !Pointer->getPointeeType()->isScalarType())
+    QualType Type = P->getType();
+    if (!Type->isPointerType() && !Type->isLValueReferenceType())
+      continue;
+    QualType Object = Type->getPointeeType();
+    if (Object.isConstQualified() || !Object->isScalarType())
       continue;
     Out.push_back({I, judgedShared(Uniformity, [&] {
                      return Uniformity.outParameterDivergence(P, F);

@@ -140,6 +140,12 @@ private:
       elementUse(V, Sub);
       return;
     }
+    if (const auto *Call = dyn_cast<CallExpr>(Parent))
+      if (bindsToOutReference(V, Call, Child)) {
+        // Like its address passed: the callee's writes are its.
+        Writes[V].push_back({WriteKind::AddressPass, Ref, nullptr, Call});
+        return;
+      }
     if (isa<CallExpr>(Parent) || isa<CXXConstructExpr>(Parent) ||
         isa<InitListExpr>(Parent) || isa<ReturnStmt>(Parent) ||
         isa<CXXMemberCallExpr>(Parent)) {
@@ -154,6 +160,28 @@ private:
         return; // `(void)ierr;`: not even a read.
     if (Ref->isLValue() && !isa<DeclStmt>(Parent))
       Writes[V].push_back({WriteKind::Escape, Parent});
+  }
+
+  /// Whether \p Arg, the scalar local \p V as an argument of \p Call, binds
+  /// to a parameter of reference to non-const type of a function the call
+  /// names (`read_size(argc, argv, n)` with `void read_size(int, char **,
+  /// int &)`).
+  static bool bindsToOutReference(const VarDecl *V, const CallExpr *Call,
+                                  const Expr *Arg) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || isa<CXXOperatorCallExpr>(Call) ||
+        !V->getType()->isScalarType() || V->getType()->isReferenceType())
+      return false;
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+      if (Call->getArg(I)->IgnoreParenImpCasts() != Arg->IgnoreParenImpCasts())
+        continue;
+      if (I >= Callee->getNumParams())
+        return false;
+      QualType Type = Callee->getParamDecl(I)->getType();
+      return Type->isLValueReferenceType() &&
+             !Type->getPointeeType().isConstQualified();
+    }
+    return false;
   }
 
   /// A part of \p V (`v[i]`, `v.f`, nested): used in place it is an

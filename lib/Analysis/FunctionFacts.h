@@ -42,7 +42,8 @@ enum class WriteKind {
   Assign,      ///< `x = Value;`
   Compound,    ///< `x += Value;` and friends.
   IncDec,      ///< `x++`, `--x`.
-  AddressPass, ///< `&x` passed to a call (Call is set).
+  AddressPass, ///< `&x` passed to a call, or `x` bound to a parameter of
+               ///< reference to non-const type (Call is set).
   Element,     ///< `x[i]` or `x.f` of an array or struct: a part is used.
   Escape,      ///< Anything else: `&x` stored, bound to a reference, ...
 };

@@ -32,8 +32,10 @@ namespace analysis {
 
 namespace {
 
-/// `'*p'`, for the notes.
+/// `'*p'` (or `'r'` for a reference), for the notes.
 std::string pointee(const ParmVarDecl *P) {
+  if (P->getType()->isReferenceType())
+    return "'" + P->getNameAsString() + "'";
   return "'*" + P->getNameAsString() + "'";
 }
 
@@ -78,11 +80,16 @@ std::optional<Divergence> RankUniformity::pointeeWrites(const ParmVarDecl *P,
                           " are followed no further",
                       P->getLocation()};
   const FunctionFacts &Facts = TU.factsOf(F);
-  if (!Facts.writesOf(P).empty())
+  // A reference's writes are those of the object it is bound to.
+  bool Reference = P->getType()->isReferenceType();
+  if (!Reference && !Facts.writesOf(P).empty())
     return Divergence{named(P) + " is itself changed in " + named(&F) +
                           ", so what it points to cannot be followed",
                       Facts.writesOf(P).front().Where->getBeginLoc()};
-  std::vector<Write> Writes = pointeeWritesOf(P, Facts, TU.context());
+  std::vector<Write> Writes =
+      Reference ? std::vector<Write>(Facts.writesOf(P).begin(),
+                                     Facts.writesOf(P).end())
+                : pointeeWritesOf(P, Facts, TU.context());
   SourceLocation Exit = F.getBody()->getEndLoc();
   for (const Write &W : Writes) {
     if (isReadOnlyPass(W))
