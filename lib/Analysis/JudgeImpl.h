@@ -350,6 +350,12 @@ private:
                        llvm::ArrayRef<const eval::Value *> Vals,
                        uint64_t Block);
   bool place(RegionProof &Proof);
+  /// Refuses the region unless every rank runs it as often as every other:
+  /// no condition or loop around it, in its function or around any call
+  /// of that function, may differ between ranks (input-independence). A
+  /// collective called a different number of times on two ranks matches
+  /// what the hand-written messages did not.
+  void checkRunsAlike();
 
   TranslationUnitFacts &TU;
   ASTContext &Ctx;

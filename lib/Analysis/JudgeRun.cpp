@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "JudgeImpl.h"
+#include "RankUniformity.h"
 #include "RegionEdits.h"
 
 #include "clang/Basic/SourceManager.h"
@@ -284,9 +285,33 @@ Verdict Judge::run() {
     break;
   }
   (void)SM;
+  if (V.Refusals.empty())
+    checkRunsAlike();
   if (V.Refusals.empty() && place(Proof))
     V.Proof = Proof;
   return std::move(V);
+}
+
+void Judge::checkRunsAlike() {
+  // A polling region is called until its message is there, as often as
+  // each process needs; the polling proof speaks for its callers.
+  if (R.ProbesArrive)
+    return;
+  RankUniformity Uniformity(TU);
+  Uniformity.setCommunicator(Eval.regionComm());
+  if (auto Why = Uniformity.controlDivergence(R.first(), *R.Function)) {
+    refuse(SafetyCheck::InputIndependence,
+           "some ranks may run the region and others not, or not as "
+           "often: " +
+               Why->Reason,
+           Why->Loc);
+    return;
+  }
+  if (auto Why = Uniformity.visibleCallersDivergence(*R.Function))
+    refuse(SafetyCheck::InputIndependence,
+           "some ranks may call '" + R.Function->getNameAsString() +
+               "' and others not, or not as often: " + Why->Reason,
+           Why->Loc);
 }
 
 } // namespace judge

@@ -258,6 +258,9 @@ llvm::json::Value toJSON(const UnitSummary &S) {
   llvm::json::Array NeverReturn;
   for (const std::string &F : S.NeverReturn)
     NeverReturn.push_back(F);
+  llvm::json::Array Codes;
+  for (const std::string &F : S.ReturnsMPICode)
+    Codes.push_back(F);
   llvm::json::Object OutValues;
   for (const auto &[Function, List] : S.OutValues)
     OutValues[Function] = List;
@@ -271,19 +274,22 @@ llvm::json::Value toJSON(const UnitSummary &S) {
                             {"call_records", std::move(Records)},
                             {"address_taken", std::move(Taken)},
                             {"never_return", std::move(NeverReturn)},
-                            {"out_values", std::move(OutValues)}};
+                            {"out_values", std::move(OutValues)},
+                            {"returns_mpi_code", std::move(Codes)}};
 }
 
 bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
-  std::vector<std::string> Defines, Implicit, NeverReturn;
+  std::vector<std::string> Defines, Implicit, NeverReturn, Codes;
   if (!O || !O.map("file", S.File) || !O.map("defines_main", S.DefinesMain) ||
       !O.map("defines", Defines) || !O.map("field_values", S.FieldValues) ||
       !O.map("call_records", S.CallRecords) ||
       !O.map("implicitly_called", Implicit) ||
       !O.mapOptional("never_return", NeverReturn) ||
-      !O.mapOptional("out_values", S.OutValues))
+      !O.mapOptional("out_values", S.OutValues) ||
+      !O.mapOptional("returns_mpi_code", Codes))
     return false;
+  S.ReturnsMPICode.insert(Codes.begin(), Codes.end());
   S.Defines.insert(Defines.begin(), Defines.end());
   S.ImplicitlyCalled.insert(Implicit.begin(), Implicit.end());
   S.NeverReturn.insert(NeverReturn.begin(), NeverReturn.end());
@@ -481,9 +487,12 @@ UnitSummary TranslationUnitFacts::summarize() {
       S.ImplicitlyCalled.insert(Key);
     if (endsProgram(*F))
       S.NeverReturn.insert(Key);
-    if (F->isExternallyVisible())
+    if (F->isExternallyVisible()) {
       if (std::vector<OutValue> Out = outValues(*F, Uniformity); !Out.empty())
         S.OutValues[Key] = std::move(Out);
+      if (Uniformity.returnsMPICode(*F))
+        S.ReturnsMPICode.insert(Key);
+    }
     S.Defines.insert(std::move(Key));
   }
   LibraryHeaders Library(Context);
@@ -623,6 +632,12 @@ std::optional<SharedValue> ProjectFacts::outValue(StringRef Function,
         return V.Value;
   }
   return std::nullopt;
+}
+
+bool ProjectFacts::returnsMPICode(StringRef Function) const {
+  return llvm::any_of(Units, [&](const UnitSummary &U) {
+    return U.ReturnsMPICode.count(Function.str()) != 0;
+  });
 }
 
 std::optional<SourcePlace>

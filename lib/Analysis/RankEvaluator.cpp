@@ -68,6 +68,8 @@ void RankEvaluator::run(int64_t Rank, int64_t Size, ArrayRef<int64_t> Setting,
 
 ArrayRef<RegionInput> RankEvaluator::inputs() const { return P->Inputs; }
 
+const CommKey &RankEvaluator::regionComm() const { return P->regionComm(); }
+
 eval::Reason RankEvaluator::reasonOf(uint32_t Why) const {
   return Why < P->reasons() ? P->reasonOf(Why) : eval::Reason();
 }

@@ -32,6 +32,7 @@
 #define MPILIFT_LIB_ANALYSIS_RANKEVALUATOR_H
 
 #include "CombineForms.h"
+#include "CommQueries.h"
 #include "EvalValue.h"
 #include "FunctionFacts.h"
 
@@ -237,6 +238,9 @@ public:
 
   /// The region's inputs, in the order of their bits.
   llvm::ArrayRef<RegionInput> inputs() const;
+  /// The communicator of the region's messages (invalid when they use
+  /// several or none can be named).
+  const CommKey &regionComm() const;
 
   /// Why the last run could not follow a value: \p Why is an Unknown
   /// value's eval::Value::Why or an object's eval::Object::ContentWhy

@@ -84,6 +84,7 @@ public:
   /// The reason of an Unknown value of the last run (0: none).
   const eval::Reason &reasonOf(uint32_t Why) const { return Reasons[Why]; }
   size_t reasons() const { return Reasons.size(); }
+  const CommKey &regionComm() const { return RegionComm; }
 
 private:
   /// The anchors this run has passed (their probes are evaluated at the

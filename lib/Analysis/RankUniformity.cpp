@@ -282,6 +282,50 @@ RankUniformity::divergence(const Expr *E, const FunctionDecl &Where) {
 }
 
 std::optional<Divergence>
+RankUniformity::visibleCallersDivergence(const FunctionDecl &F) {
+  InProgress.clear();
+  return visibleCallers(F, 0);
+}
+
+std::optional<Divergence> RankUniformity::visibleCallers(const FunctionDecl &F,
+                                                         unsigned Depth) {
+  if (F.isMain())
+    return std::nullopt;
+  if (Depth >= MaxDepth)
+    return Divergence{"gave up following the callers of " + named(&F),
+                      F.getLocation()};
+  std::string Key = "alike:" + functionKey(F);
+  if (!KeysInProgress.insert(Key).second)
+    return std::nullopt; // Recursion: the outer calls decide.
+  auto Done = llvm::make_scope_exit([&] { KeysInProgress.erase(Key); });
+  for (const CallSite &Site : TU.callersOf(&F)) {
+    if (!Site.Caller || Site.Caller == &F)
+      continue;
+    if (auto Why = controlOf(Site.Call, *Site.Caller, Depth + 1))
+      return Why;
+    if (auto Why = visibleCallers(*Site.Caller, Depth + 1))
+      return Why;
+  }
+  if (std::optional<std::vector<CallRecord>> Elsewhere = TU.callsElsewhere(&F))
+    for (const CallRecord &R : *Elsewhere) {
+      std::string Call = named(&F) + " is called in " + R.Where.str();
+      if (!R.Control.Uniform)
+        return Divergence{Call +
+                              ", where some ranks may make the call and "
+                              "others not: " +
+                              R.Control.Reason,
+                          F.getLocation()};
+      if (auto Why = sharedAssumptions(R.Control, F.getLocation(), Depth + 1))
+        return Divergence{Call +
+                              " under conditions that may differ between "
+                              "ranks: " +
+                              Why->Reason,
+                          Why->Loc};
+    }
+  return std::nullopt;
+}
+
+std::optional<Divergence>
 RankUniformity::controlDivergence(const Stmt *S, const FunctionDecl &Where) {
   InProgress.clear();
   return controlOf(S, Where, 0);
@@ -997,12 +1041,23 @@ bool RankUniformity::testsMPISuccess(const Expr *Cond,
   if (const auto *Assign = dyn_cast<BinaryOperator>(Tested))
     if (Assign->getOpcode() == BO_Assign)
       Tested = Assign->getRHS()->IgnoreParenImpCasts();
-  if (isMPICall(Tested))
+  return givesMPICode(Tested, Where, 0);
+}
+
+bool RankUniformity::givesMPICode(const Expr *E, const FunctionDecl &Where,
+                                  unsigned Depth) {
+  E = E->IgnoreParenImpCasts();
+  if (isMPICall(E))
     return true;
-  const auto *Ref = dyn_cast<DeclRefExpr>(Tested);
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    return Callee && returnsMPICode(*Callee, Depth);
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
   const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
     return false;
+  ASTContext &Context = TU.context();
   llvm::ArrayRef<Write> Writes = TU.factsOf(Where).writesOf(V);
   return !Writes.empty() && llvm::all_of(Writes, [&](const Write &W) {
     if (!W.Value)
@@ -1010,18 +1065,51 @@ bool RankUniformity::testsMPISuccess(const Expr *Cond,
     const Expr *Value = W.Value->IgnoreParenImpCasts();
     std::optional<llvm::APSInt> Constant =
         Value->getIntegerConstantExpr(Context);
+    bool Code = isa<CallExpr>(Value) && givesMPICode(Value, Where, Depth);
     switch (W.Kind) {
     case WriteKind::Init:
     case WriteKind::Assign:
-      return isMPICall(Value) || (Constant && *Constant == 0);
+      return Code || (Constant && *Constant == 0);
     case WriteKind::Compound: {
       const auto *Op = dyn_cast<CompoundAssignOperator>(W.Where);
-      return Op && keepsErrorCodes(Op->getOpcode()) && isMPICall(Value);
+      return Op && keepsErrorCodes(Op->getOpcode()) && Code;
     }
     default:
       return false;
     }
   });
+}
+
+bool RankUniformity::returnsMPICode(const FunctionDecl &Callee,
+                                    unsigned Depth) {
+  const FunctionDecl *Definition = nullptr;
+  if (Depth >= 4 || !Callee.getReturnType()->isIntegerType())
+    return false;
+  if (!Callee.getBody(Definition)) {
+    // Another unit's: its summary says.
+    const ProjectFacts *Project = TU.project();
+    return Project && Project->returnsMPICode(functionKey(Callee));
+  }
+  std::string Key = "code:" + functionKey(*Definition);
+  if (!KeysInProgress.insert(Key).second)
+    return true; // Recursion: the other returns decide.
+  auto Done = llvm::make_scope_exit([&] { KeysInProgress.erase(Key); });
+  ASTContext &Context = TU.context();
+  bool Any = false;
+  bool Other = findFirst(Definition->getBody(), [&](const Stmt *S) {
+    const auto *Return = dyn_cast<ReturnStmt>(S);
+    if (!Return)
+      return false;
+    Any = true;
+    const Expr *Value = Return->getRetValue();
+    if (!Value)
+      return true;
+    std::optional<llvm::APSInt> Constant =
+        Value->IgnoreParenImpCasts()->getIntegerConstantExpr(Context);
+    return !(Constant && *Constant == 0) &&
+           !givesMPICode(Value, *Definition, Depth + 1);
+  });
+  return Any && !Other;
 }
 
 std::optional<Divergence>
@@ -1151,6 +1239,21 @@ std::optional<Divergence> RankUniformity::callersOf(const FunctionDecl &F,
   return std::nullopt;
 }
 
+std::optional<Divergence> RankUniformity::conditionParts(
+    const Expr *Cond, const FunctionDecl &Where,
+    llvm::function_ref<std::optional<Divergence>(const Expr *)> Judge) {
+  // `r < reps && ierr == MPI_SUCCESS`: each operand on its own.
+  if (const auto *Op = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts()))
+    if (Op->isLogicalOp()) {
+      if (auto Why = conditionParts(Op->getLHS(), Where, Judge))
+        return Why;
+      return conditionParts(Op->getRHS(), Where, Judge);
+    }
+  if (testsMPISuccess(Cond, Where))
+    return std::nullopt;
+  return Judge(Cond);
+}
+
 std::optional<Divergence> RankUniformity::controlOf(const Stmt *S,
                                                     const FunctionDecl &Where,
                                                     unsigned Depth) {
@@ -1196,8 +1299,8 @@ std::optional<Divergence> RankUniformity::controlOf(const Stmt *S,
                               Jump->getBeginLoc()};
       }
     }
-    if (Cond && !testsMPISuccess(Cond, Where))
-      if (auto Why = Condition(Cond))
+    if (Cond)
+      if (auto Why = conditionParts(Cond, Where, Condition))
         return Why;
     if (Parent == Where.getBody())
       break;

@@ -143,6 +143,16 @@ public:
   outParameterDivergence(const clang::ParmVarDecl *P,
                          const clang::FunctionDecl &F);
 
+  /// Nothing when no call of \p F that the unit or the project index shows
+  /// may be made by some ranks and not others, or not as often: each call
+  /// this unit makes is made where every rank of its caller gets, and so
+  /// on through the callers it shows; each call another unit records is
+  /// made so in its caller. Calls nobody shows (a library's function,
+  /// without a compile database) are taken to be made alike, as its
+  /// callers' contract.
+  std::optional<Divergence>
+  visibleCallersDivergence(const clang::FunctionDecl &F);
+
   /// Nothing when \p E has the same value in every iteration of \p Loop
   /// (a statement of \p Where): it reads no variable written inside the
   /// loop and calls nothing.
@@ -247,6 +257,8 @@ private:
   /// callers the unit does not show.
   std::optional<Divergence> callersOf(const clang::FunctionDecl &F,
                                       unsigned Depth);
+  std::optional<Divergence> visibleCallers(const clang::FunctionDecl &F,
+                                           unsigned Depth);
   /// Why the write \p At of \p Field (a use of it, or an initializer list)
   /// may give it a value that differs between ranks.
   std::optional<Divergence> fieldWrite(const clang::FieldDecl *Field,
@@ -283,6 +295,25 @@ private:
   /// which such a condition has one value on every rank.
   bool testsMPISuccess(const clang::Expr *Cond,
                        const clang::FunctionDecl &Where);
+  /// Whether \p E, in \p Where, is an MPI error code in a run without
+  /// MPI errors MPI_SUCCESS: an MPI call, a call of a function whose every
+  /// `return` gives such a code or 0 (returnsMPICode), or a local whose
+  /// every write is one of those, 0, or `|=`/`+=` of one.
+  bool givesMPICode(const clang::Expr *E, const clang::FunctionDecl &Where,
+                    unsigned Depth);
+
+public:
+  /// Whether every `return` of \p F gives an MPI error code or 0 (HPL's
+  /// `return( hplerr );`): its body in this unit, or its unit's summary.
+  bool returnsMPICode(const clang::FunctionDecl &F, unsigned Depth = 0);
+
+private:
+  /// Why the condition \p Cond may differ between ranks: \p Judge's reason
+  /// for the first operand of its `&&`s and `||`s that is neither the same
+  /// on every rank nor a test of an MPI error code (testsMPISuccess).
+  std::optional<Divergence> conditionParts(
+      const clang::Expr *Cond, const clang::FunctionDecl &Where,
+      llvm::function_ref<std::optional<Divergence>(const clang::Expr *)> Judge);
   /// Why the statements around \p S may let some ranks run it and others
   /// not (a condition that may differ between ranks).
   std::optional<Divergence> controlOf(const clang::Stmt *S,

@@ -95,8 +95,8 @@ int main(int argc, char **argv) {
   MPI_Finalize();
   return ierr == MPI_SUCCESS ? 0 : 1;
 }
-// NOBCAST: note: input-independence: {{.*}}'n' is written by 'problem_read' in another unit, which says: '*n' is written where not every rank may get: the condition 'me == 0 && argc > 1' may differ between ranks
-// ENV: note: input-independence: {{.*}}'n' is written by 'problem_read' in another unit, which says: '*n' is written where not every rank may get: the condition 'me > 0 && override' may differ between ranks
+// NOBCAST: note: input-independence: {{.*}}'n' is written by 'problem_read' in another unit, which says: '*n' is written where not every rank may get: the condition 'me == 0' may differ between ranks
+// ENV: note: input-independence: {{.*}}'n' is written by 'problem_read' in another unit, which says: '*n' is written where not every rank may get: the condition 'me > 0' may differ between ranks
 // SELF: note: input-independence: {{.*}}'n' is written by 'problem_read' in another unit, which says: '*n' is made the same only on the processes of 'PROBLEM_COMM', which may be fewer than those it must agree on
 // KEEP: note: input-independence: {{.*}}'chunk' is written by 'chunk_of': 'chunk' is used in 'chunk_of' where writes through it cannot be followed
 

@@ -191,10 +191,14 @@ struct UnitSummary {
   std::map<std::string, SourcePlace> AddressTaken;
   /// The USRs of the functions the unit defines that end the program
   /// whenever they are called (endsProgram).
-  std::set<std::string> NeverReturn; /// USR of a function with external linkage
-                                     /// the unit defines -> what it
-  /// returns through each parameter that points to something it may
-  /// write (a pointer to non-const).
+  std::set<std::string> NeverReturn;
+  /// The USRs of the functions with external linkage the unit defines
+  /// whose every `return` gives an MPI error code or zero (in a run
+  /// without MPI errors, MPI_SUCCESS).
+  std::set<std::string> ReturnsMPICode;
+  /// USR of a function with external linkage the unit defines -> what it
+  /// returns through each parameter that points or refers to a scalar it
+  /// may write (not to const).
   std::map<std::string, std::vector<OutValue>> OutValues;
 };
 
@@ -265,6 +269,9 @@ public:
   /// \p Index, as the unit defining it judged; nothing when no unit says.
   std::optional<SharedValue> outValue(llvm::StringRef Function,
                                       unsigned Index) const;
+  /// Whether a unit defines the function of USR \p Function as one whose
+  /// every return gives an MPI error code or zero.
+  bool returnsMPICode(llvm::StringRef Function) const;
   /// Where another unit than \p Unit takes the address of \p Function.
   std::optional<SourcePlace> addressTakenElsewhere(llvm::StringRef Function,
                                                    llvm::StringRef Unit) const;
