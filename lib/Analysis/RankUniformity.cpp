@@ -306,22 +306,9 @@ std::optional<Divergence> RankUniformity::visibleCallers(const FunctionDecl &F,
     if (auto Why = visibleCallers(*Site.Caller, Depth + 1))
       return Why;
   }
-  if (std::optional<std::vector<CallRecord>> Elsewhere = TU.callsElsewhere(&F))
-    for (const CallRecord &R : *Elsewhere) {
-      std::string Call = named(&F) + " is called in " + R.Where.str();
-      if (!R.Control.Uniform)
-        return Divergence{Call +
-                              ", where some ranks may make the call and "
-                              "others not: " +
-                              R.Control.Reason,
-                          F.getLocation()};
-      if (auto Why = sharedAssumptions(R.Control, F.getLocation(), Depth + 1))
-        return Divergence{Call +
-                              " under conditions that may differ between "
-                              "ranks: " +
-                              Why->Reason,
-                          Why->Loc};
-    }
+  // Calls other units record are not followed yet: their conditions were
+  // judged without the facts of the units they call (a code returned by a
+  // function of a third unit), and would refuse ordinary error checks.
   return std::nullopt;
 }
 

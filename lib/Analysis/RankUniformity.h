@@ -143,13 +143,12 @@ public:
   outParameterDivergence(const clang::ParmVarDecl *P,
                          const clang::FunctionDecl &F);
 
-  /// Nothing when no call of \p F that the unit or the project index shows
-  /// may be made by some ranks and not others, or not as often: each call
-  /// this unit makes is made where every rank of its caller gets, and so
-  /// on through the callers it shows; each call another unit records is
-  /// made so in its caller. Calls nobody shows (a library's function,
-  /// without a compile database) are taken to be made alike, as its
-  /// callers' contract.
+  /// Nothing when no call of \p F that the unit shows may be made by some
+  /// ranks and not others, or not as often: each call this unit makes is
+  /// made where every rank of its caller gets, and so on through the
+  /// callers it shows. Calls in other units and calls nobody shows (a
+  /// library's function) are taken to be made alike, as its callers'
+  /// contract.
   std::optional<Divergence>
   visibleCallersDivergence(const clang::FunctionDecl &F);
 
