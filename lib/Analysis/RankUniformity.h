@@ -54,6 +54,19 @@ struct Divergence {
   clang::SourceLocation Loc;
 };
 
+/// The value a broadcast round trip carries (UniformityRoundTrip.cpp): a
+/// local variable, a reference parameter's referent, or the object a
+/// pointer parameter points to (\c Pointee: written `*p` or `p[0]`).
+struct TripValue {
+  const clang::VarDecl *Decl = nullptr;
+  bool Pointee = false;
+  /// Whether \p E (parentheses and implicit casts aside) is the value.
+  bool isRead(const clang::Expr *E) const;
+  clang::QualType type() const;
+  /// `'n'` or `'*p'`, for the notes.
+  std::string name() const;
+};
+
 /// Proves values equal on every rank of a communicator.
 class RankUniformity {
 public:
@@ -168,12 +181,26 @@ private:
     unsigned Unpack = 0; ///< Found: the unpacking write's index.
     std::optional<Divergence> Why;
     llvm::BitVector Covered;
+    /// Found: the block holding the three statements, and where the
+    /// unpacking ends.
+    const clang::CompoundStmt *Block = nullptr;
+    clang::SourceLocation End;
   };
   /// The round trip that may give \p V, read at \p Use in \p Where, the
   /// root's value on every rank: packed into an array element on the
   /// root, broadcast, unpacked on the others.
   RoundTrip roundTrip(const clang::VarDecl *V, clang::SourceLocation Use,
                       const clang::FunctionDecl &Where, unsigned Depth);
+  /// The round trip that may give what \p P points to (or refers to),
+  /// written by \p Writes, the root's value on every rank when \p F
+  /// returns: it must run on every path to the caller.
+  RoundTrip pointeeRoundTrip(const clang::ParmVarDecl *P,
+                             llvm::ArrayRef<Write> Writes,
+                             const clang::FunctionDecl &F, unsigned Depth);
+  /// The round trip of \p V written by \p Writes, read at \p Use.
+  RoundTrip roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
+                        clang::SourceLocation Use,
+                        const clang::FunctionDecl &Where, unsigned Depth);
   /// Whether \p Call leaves the buffer \p Address one value on every rank
   /// the proof speaks of: a broadcast, all-reduction or allgather writes
   /// it, on MPI_COMM_WORLD or on the communicator setCommunicator named.

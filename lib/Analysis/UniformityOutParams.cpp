@@ -91,8 +91,13 @@ std::optional<Divergence> RankUniformity::pointeeWrites(const ParmVarDecl *P,
                                      Facts.writesOf(P).end())
                 : pointeeWritesOf(P, Facts, TU.context());
   SourceLocation Exit = F.getBody()->getEndLoc();
-  for (const Write &W : Writes) {
-    if (isReadOnlyPass(W))
+  // Read on process 0, broadcast in an array, unpacked on the others.
+  RoundTrip Trip = pointeeRoundTrip(P, Writes, F, Depth);
+  if (Trip.Why)
+    return Trip.Why;
+  for (unsigned I = 0; I < Writes.size(); ++I) {
+    const Write &W = Writes[I];
+    if (isReadOnlyPass(W) || (I < Trip.Covered.size() && Trip.Covered.test(I)))
       continue;
     const Write *By = nullptr;
     if (W.Kind != WriteKind::Escape &&

@@ -43,12 +43,20 @@ namespace analysis {
 
 namespace {
 
-/// `buf[k]` with `buf` a local array and `k` an integer constant.
+/// `buf[k]` with `buf` a local array, or a local pointer (to memory the
+/// function allocates: freshAllocation), and `k` an integer constant.
 struct Element {
   const VarDecl *Array = nullptr;
   int64_t Index = 0;
   const ArraySubscriptExpr *Expr = nullptr;
 };
+
+/// The type of the elements of \p Array, a local array or pointer.
+QualType elementType(const VarDecl *Array, const ASTContext &Ctx) {
+  if (const auto *Type = Ctx.getAsConstantArrayType(Array->getType()))
+    return Type->getElementType();
+  return Array->getType()->getPointeeType();
+}
 
 std::optional<Element> constantElement(const clang::Expr *E,
                                        const ASTContext &Ctx) {
@@ -59,7 +67,8 @@ std::optional<Element> constantElement(const clang::Expr *E,
       dyn_cast<DeclRefExpr>(Sub->getBase()->IgnoreParenImpCasts());
   const auto *Array = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   if (!Array || !Array->hasLocalStorage() || isa<ParmVarDecl>(Array) ||
-      !Ctx.getAsConstantArrayType(Array->getType()))
+      (!Ctx.getAsConstantArrayType(Array->getType()) &&
+       !Array->getType()->isPointerType()))
     return std::nullopt;
   std::optional<llvm::APSInt> K = Sub->getIdx()->getIntegerConstantExpr(Ctx);
   if (!K)
@@ -158,7 +167,7 @@ bool jumpsOrLabels(const Stmt *S) {
 /// Evaluates \p E, an integer expression of constants, \p V (worth
 /// \p VValue) and the element \p El (worth \p ElValue).
 std::optional<int64_t> evalWith(const clang::Expr *E, const ASTContext &Ctx,
-                                const VarDecl *V, int64_t VValue,
+                                const TripValue *V, int64_t VValue,
                                 const ArraySubscriptExpr *El, int64_t ElValue) {
   E = E->IgnoreParens();
   if (const auto *Cast = dyn_cast<CastExpr>(E)) {
@@ -177,9 +186,8 @@ std::optional<int64_t> evalWith(const clang::Expr *E, const ASTContext &Ctx,
   }
   if (E == El)
     return ElValue;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-    if (Ref->getDecl() == V)
-      return VValue;
+  if (V && V->isRead(E))
+    return VValue;
   if (!E->isValueDependent())
     if (std::optional<llvm::APSInt> K = E->getIntegerConstantExpr(Ctx))
       return K->getExtValue();
@@ -256,27 +264,177 @@ bool constantsOf(const clang::Expr *E, const ASTContext &Ctx,
   return true;
 }
 
+/// Whether \p E allocates fresh memory: `malloc(n)` or `calloc(n, s)`,
+/// casts aside.
+bool isFreshAllocation(const clang::Expr *E) {
+  const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenCasts());
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  return Callee && Callee->getIdentifier() &&
+         (Callee->getName() == "malloc" || Callee->getName() == "calloc");
+}
+
+/// Whether \p Sub, an element of an array, is written or has its address
+/// taken where it stands (an operand it is not only read as).
+bool isWrittenElement(const ArraySubscriptExpr *Sub, ASTContext &Ctx) {
+  const Stmt *Child = nullptr;
+  const Stmt *Parent = parentPastParens(*Sub, Ctx, &Child);
+  if (const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent))
+    return Op->isAssignmentOp() && Op->getLHS()->IgnoreParens() == Sub;
+  if (const auto *Op = dyn_cast_or_null<UnaryOperator>(Parent))
+    return Op->isIncrementDecrementOp() || Op->getOpcode() == UO_AddrOf;
+  return !isOnlyLoaded(*Sub, Ctx);
+}
+
+/// For a round trip through a local pointer: the first use of \p Array
+/// that may change the element \p El between \p From and \p To, or
+/// through which the memory it points to may be reached another way (its
+/// value copied, handed to a function other than the broadcast \p Bcast
+/// and `free`, an element's address taken); null when there is none. The
+/// pointer may only be null or point to memory the function allocates.
+const Stmt *pointerArrayChange(const Element &El, const FunctionFacts &Facts,
+                               const CallExpr *Bcast, SourceLocation From,
+                               SourceLocation To, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Within = [&](const Stmt *S) {
+    SourceLocation L = SM.getExpansionLoc(S->getBeginLoc());
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(From), L) &&
+           SM.isBeforeInTranslationUnit(L, SM.getExpansionLoc(To));
+  };
+  for (const Write &W : Facts.writesOf(El.Array)) {
+    bool Fresh = (W.Kind == WriteKind::Assign || W.Kind == WriteKind::Init) &&
+                 W.Value &&
+                 (isFreshAllocation(W.Value) ||
+                  W.Value->isNullPointerConstant(
+                      Ctx, clang::Expr::NPC_ValueDependentIsNotNull));
+    if (!Fresh || Within(W.Where))
+      return W.Where;
+  }
+  for (const DeclRefExpr *Ref : Facts.referencesOf(El.Array)) {
+    const Stmt *Child = nullptr;
+    const Stmt *Parent = parentPastParens(*Ref, Ctx, &Child);
+    if (const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent);
+        Op && Op->getOpcode() == BO_Assign && Op->getLHS() == Child)
+      continue; // The allocations judged above.
+    const auto *Load = dyn_cast_or_null<ImplicitCastExpr>(Parent);
+    if (!Load || Load->getCastKind() != CK_LValueToRValue)
+      return Ref;
+    const Stmt *Use = Load;
+    Parent = parentPastParens(*Load, Ctx, &Child);
+    while (const auto *Cast = dyn_cast_or_null<CastExpr>(Parent)) {
+      Use = Cast; // `(void *)iwork`
+      Parent = parentPastParens(*Cast, Ctx, &Child);
+    }
+    if (const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Parent)) {
+      if (Sub->getBase()->IgnoreParens() != Child)
+        continue; // The pointer is the index: a read.
+      if (!isWrittenElement(Sub, Ctx))
+        continue;
+      std::optional<Element> Other = constantElement(Sub, Ctx);
+      auto *Addr = dyn_cast_or_null<UnaryOperator>(parentPastParens(*Sub, Ctx));
+      if ((Addr && Addr->getOpcode() == UO_AddrOf) ||
+          (Within(Sub) && (!Other || Other->Index == El.Index)))
+        return Sub;
+      continue;
+    }
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(Parent)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (Call == Bcast ||
+          (Callee && Callee->getIdentifier() && Callee->getName() == "free"))
+        continue;
+      return Use;
+    }
+    // Tested: `if (p)`, `!p`, `p == NULL`.
+    if (isa_and_nonnull<IfStmt>(Parent))
+      continue;
+    if (const auto *Op = dyn_cast_or_null<UnaryOperator>(Parent);
+        Op && Op->getOpcode() == UO_LNot)
+      continue;
+    if (const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent);
+        Op && Op->isEqualityOp())
+      continue;
+    return Use;
+  }
+  return nullptr;
+}
+
 } // namespace
+
+bool TripValue::isRead(const clang::Expr *E) const {
+  E = E->IgnoreParenImpCasts();
+  auto isDecl = [&](const clang::Expr *X) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(X->IgnoreParenImpCasts());
+    return Ref && Ref->getDecl() == Decl;
+  };
+  if (!Pointee)
+    return isDecl(E);
+  if (const auto *Deref = dyn_cast<UnaryOperator>(E))
+    return Deref->getOpcode() == UO_Deref && isDecl(Deref->getSubExpr());
+  if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(E)) {
+    const auto *Zero = dyn_cast<IntegerLiteral>(Sub->getIdx()->IgnoreParens());
+    return Zero && Zero->getValue() == 0 && isDecl(Sub->getBase());
+  }
+  return false;
+}
+
+QualType TripValue::type() const {
+  QualType T = Decl->getType();
+  return Pointee || T->isReferenceType() ? T->getPointeeType() : T;
+}
+
+std::string TripValue::name() const {
+  return Pointee ? "'*" + Decl->getNameAsString() + "'" : named(Decl);
+}
 
 RankUniformity::RoundTrip RankUniformity::roundTrip(const VarDecl *V,
                                                     SourceLocation Use,
                                                     const FunctionDecl &Where,
                                                     unsigned Depth) {
+  if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) || Use.isInvalid() ||
+      !V->getType()->isIntegralOrEnumerationType())
+    return RoundTrip();
+  return roundTripOf(TripValue{V, false}, TU.factsOf(Where).writesOf(V), Use,
+                     Where, Depth);
+}
+
+RankUniformity::RoundTrip
+RankUniformity::pointeeRoundTrip(const ParmVarDecl *P,
+                                 llvm::ArrayRef<Write> Writes,
+                                 const FunctionDecl &F, unsigned Depth) {
+  TripValue V{P, !P->getType()->isReferenceType()};
+  if (!V.type()->isIntegralOrEnumerationType() || !F.getBody())
+    return RoundTrip();
+  RoundTrip Out = roundTripOf(V, Writes, F.getBody()->getEndLoc(), F, Depth);
+  if (!Out.Found || Out.Why)
+    return Out;
+  // The caller reads the value after any return: the round trip must lie
+  // in the body itself, with no return before it ends.
+  if (Out.Block != F.getBody() ||
+      leavesBetween(F.getBody()->getBeginLoc(), Out.End, F)) {
+    Out.Why = Divergence{V.name() +
+                             " reaches the other ranks through a "
+                             "broadcast that not every return of '" +
+                             F.getNameAsString() + "' comes after",
+                         Out.End};
+    Out.Covered.clear();
+  }
+  return Out;
+}
+
+RankUniformity::RoundTrip
+RankUniformity::roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
+                            SourceLocation Use, const FunctionDecl &Where,
+                            unsigned Depth) {
   RoundTrip Out;
   ASTContext &Ctx = TU.context();
   const SourceManager &SM = Ctx.getSourceManager();
-  if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) || Use.isInvalid() ||
-      !V->getType()->isIntegralOrEnumerationType())
-    return Out;
   const FunctionFacts &Facts = TU.factsOf(Where);
-  llvm::ArrayRef<Write> Writes = Facts.writesOf(V);
   auto before = [&](SourceLocation A, SourceLocation B) {
     return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
                                         SM.getExpansionLoc(B));
   };
   auto fail = [&](std::string Why, SourceLocation Loc) {
     Out.Why = Divergence{
-        named(V) + " reaches the other ranks through " + std::move(Why), Loc};
+        V.name() + " reaches the other ranks through " + std::move(Why), Loc};
     return Out;
   };
 
@@ -310,6 +468,8 @@ RankUniformity::RoundTrip RankUniformity::roundTrip(const VarDecl *V,
   const Write &Unpacked = Writes[Unpack];
   Out.Found = true;
   Out.Unpack = Unpack;
+  Out.Block = Block;
+  Out.End = UnpackIf->getEndLoc();
 
   // The broadcast of the array before it, and the packing before that, in
   // the same block.
@@ -405,16 +565,19 @@ RankUniformity::RoundTrip RankUniformity::roundTrip(const VarDecl *V,
                           "those it must agree on",
                 BcastLoc);
 
-  // The broadcast carries the element, of the array's own type.
+  // The broadcast carries the element, of the array's own type (a
+  // pointer's memory must hold the count, or the broadcast itself would
+  // run past it).
   const auto *Array = Ctx.getAsConstantArrayType(El->Array->getType());
+  QualType ElementType = elementType(El->Array, Ctx);
   const PredefinedDatatype *Type = predefinedDatatype(
       mpiHandleName(mpiArgAsWritten(Bcast, mpi::Role::Datatype), Ctx));
   std::optional<llvm::APSInt> Count =
       mpiArgAsWritten(Bcast, mpi::Role::Count)->getIntegerConstantExpr(Ctx);
-  if (!Type ||
-      !Ctx.hasSameUnqualifiedType(Ctx.*(Type->Type), Array->getElementType()) ||
+  if (!Type || !Ctx.hasSameUnqualifiedType(Ctx.*(Type->Type), ElementType) ||
       !Count || Count->getExtValue() <= El->Index || El->Index < 0 ||
-      static_cast<uint64_t>(El->Index) >= Array->getSize().getZExtValue())
+      (Array &&
+       static_cast<uint64_t>(El->Index) >= Array->getSize().getZExtValue()))
     return fail(Through + ", which may not carry that element (its count "
                           "must be a constant past it, its datatype the "
                           "array's element type)",
@@ -448,7 +611,17 @@ RankUniformity::RoundTrip RankUniformity::roundTrip(const VarDecl *V,
                             "packs it",
                   Writes[I].Where->getBeginLoc());
   }
+  if (!Array)
+    if (const Stmt *Change =
+            pointerArrayChange(*El, Facts, Bcast, Pack->getEndLoc(),
+                               Unpacked.Where->getEndLoc(), Ctx))
+      return fail(Through + ", but '" + El->Array->getNameAsString() +
+                      "' may change between the packing and the unpacking, "
+                      "or its memory be reached another way",
+                  Change->getBeginLoc());
   for (const Write &W : Facts.writesOf(El->Array)) {
+    if (!Array)
+      break; // Judged above.
     bool Between = before(Pack->getEndLoc(), W.Where->getBeginLoc()) &&
                    before(W.Where->getBeginLoc(), Unpacked.Where->getEndLoc());
     if (!Between || (W.Kind == WriteKind::AddressPass && W.Call == Bcast))
@@ -473,19 +646,15 @@ RankUniformity::RoundTrip RankUniformity::roundTrip(const VarDecl *V,
 
   // Decoding undoes encoding for every value the root may hold.
   bool PacksV = findFirst(Encoded, [&](const Stmt *X) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(X);
-    return Ref && Ref->getDecl() == V;
+    const auto *E = dyn_cast<clang::Expr>(X);
+    return E && V.isRead(E);
   });
   if (!PacksV)
     return fail(Through + ", but the root packs another value there",
                 Pack->getBeginLoc());
   const clang::Expr *Decoded = Unpacked.Value;
-  bool Copy = [&] {
-    const auto *Ref = dyn_cast<DeclRefExpr>(Encoded->IgnoreParenImpCasts());
-    return Ref && Ref->getDecl() == V &&
-           Decoded->IgnoreParenImpCasts() == El->Expr &&
-           Ctx.hasSameUnqualifiedType(V->getType(), Array->getElementType());
-  }();
+  bool Copy = V.isRead(Encoded) && Decoded->IgnoreParenImpCasts() == El->Expr &&
+              Ctx.hasSameUnqualifiedType(V.type(), ElementType);
   if (!Copy) {
     llvm::SmallVector<int64_t, 4> Values;
     for (unsigned I = 0; I < Writes.size(); ++I)
@@ -502,7 +671,7 @@ RankUniformity::RoundTrip RankUniformity::roundTrip(const VarDecl *V,
                   Pack->getBeginLoc());
     for (int64_t Value : Values) {
       std::optional<int64_t> Sent =
-          evalWith(Encoded, Ctx, V, Value, nullptr, 0);
+          evalWith(Encoded, Ctx, &V, Value, nullptr, 0);
       std::optional<int64_t> Back =
           Sent ? evalWith(Decoded, Ctx, nullptr, 0, El->Expr, *Sent)
                : std::nullopt;
