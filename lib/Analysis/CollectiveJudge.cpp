@@ -225,6 +225,7 @@ std::optional<Observation> Judge::observe(int64_t P,
                   });
   // The op behind each operation of the graph, in the graph's order.
   std::vector<std::pair<int64_t, const RankOp *>> Global;
+  std::optional<uint64_t> TypeSize;
   for (int64_t Rank = 0; Rank < P; ++Rank) {
     const RankRun &Run = Runs[Rank];
     cg::LocalGraph L(static_cast<cg::Rank>(Rank));
@@ -402,8 +403,13 @@ std::optional<Observation> Judge::observe(int64_t P,
     return std::nullopt;
   }
   TransfersAt[P] = std::max<uint64_t>(TransfersAt[P], All.size());
-  if (Combines)
-    return observeReduction(P, Runs, Global, All, Combined);
+  if (Combines) {
+    std::optional<Observation> O =
+        observeReduction(P, Runs, Global, All, Combined);
+    if (O && !O->TypeSize)
+      O->TypeSize = TypeSize;
+    return O;
+  }
   for (const cg::Transfer &T : All)
     (T.Src == T.Dst ? Self : Transfers).push_back(T);
   if (Transfers.empty()) {
@@ -437,6 +443,7 @@ std::optional<Observation> Judge::observe(int64_t P,
   }
   const cg::Collective &C = D.Collectives[0];
   Observation O;
+  O.TypeSize = TypeSize;
   O.Kind = *resembledKind(C.Kind);
   O.Vector = C.Kind == cg::CollectiveKind::Scatterv ||
              C.Kind == cg::CollectiveKind::Gatherv;

@@ -45,6 +45,14 @@ std::optional<FieldValue> queryValue(const MemberExpr &Use, SourcePlace Where,
   return V;
 }
 
+/// Why a field's value that relies on a broadcast by a function of another
+/// unit is not recorded as the same on every rank.
+std::string broadcastsNotFollowed(const SharedValue &V) {
+  return "it relies on a call of '" + nameInUSR(V.Broadcasts.front().Function) +
+         "' in another unit being a broadcast, which a field's value does "
+         "not follow yet";
+}
+
 /// What the proof \p Judge of \p Uniformity shows, with the fields and
 /// the parameters of functions other units may call that it reads left
 /// to the reading unit (which sees every unit's writes and calls).
@@ -53,13 +61,16 @@ SharedValue judgedShared(RankUniformity &Uniformity, JudgeFn Judge) {
   std::vector<const FieldDecl *> Fields;
   std::vector<const ParmVarDecl *> Params;
   std::vector<ParamKey> Outs;
+  std::vector<AssumedBroadcast> Broadcasts;
   Uniformity.assumeFields(&Fields);
   Uniformity.assumeParameters(&Params);
   Uniformity.assumeOutValues(&Outs);
+  Uniformity.assumeBroadcasts(&Broadcasts);
   std::optional<Divergence> Why = Judge();
   Uniformity.assumeFields(nullptr);
   Uniformity.assumeParameters(nullptr);
   Uniformity.assumeOutValues(nullptr);
+  Uniformity.assumeBroadcasts(nullptr);
   SharedValue V;
   if (Why) {
     V.Reason = Why->Reason;
@@ -91,6 +102,7 @@ SharedValue judgedShared(RankUniformity &Uniformity, JudgeFn Judge) {
   for (ParamKey &K : Outs)
     if (!llvm::is_contained(V.Outs, K))
       V.Outs.push_back(std::move(K));
+  V.Broadcasts = std::move(Broadcasts);
   V.Uniform = true;
   return V;
 }
@@ -124,6 +136,8 @@ std::optional<FieldValue> splitValue(const MemberExpr &Use, SourcePlace Where,
             "' only where the shape given to '" + F.getNameAsString() +
             "' is the same on every rank, which it may not be: " +
             Inputs.Reason);
+  if (!Inputs.Broadcasts.empty())
+    return otherValue(std::move(Where), broadcastsNotFollowed(Inputs));
   FieldValue V;
   for (const FunctionDecl *Ends : Proof->AssumedEnding) {
     if (Ends->isNoReturn())
@@ -189,6 +203,8 @@ FieldValue judgedValue(const MemberExpr &Use, SourcePlace Where,
                        Split;
     return otherValue(std::move(Where), std::move(Shared.Reason));
   }
+  if (!Shared.Broadcasts.empty())
+    return otherValue(std::move(Where), broadcastsNotFollowed(Shared));
   FieldValue V;
   V.ValueKind = FieldValue::Kind::Uniform;
   V.Where = std::move(Where);

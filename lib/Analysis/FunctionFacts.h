@@ -198,6 +198,26 @@ public:
   bool reassociationAllowed() const { return AllowReassociation; }
   void allowReassociation(bool Allow) { AllowReassociation = Allow; }
 
+  /// While set, the parameters of \p F are taken as the same on every
+  /// rank (null: followed into the callers as usual): proofs then show
+  /// what \p F does when every caller keeps that contract
+  /// (CollectiveFunctions.h).
+  void assumeParametersOf(const clang::FunctionDecl *F) { Contract = F; }
+  const clang::FunctionDecl *contract() const { return Contract; }
+
+  /// Where the broadcast \p F is (CollectiveFunctions.h) is kept: empty
+  /// until it is judged; holding nothing while it is being judged, or when
+  /// \p F is no broadcast.
+  std::optional<std::optional<BroadcastFunction>> &
+  broadcastSlot(const clang::FunctionDecl &F) {
+    return Broadcasts[&F];
+  }
+  /// The parameters of the contract function a proof took as the same on
+  /// every rank (assumeParametersOf).
+  std::vector<const clang::ParmVarDecl *> &contractAssumed() {
+    return ContractAssumed;
+  }
+
   /// Where the split proof of \p F is kept (SplitRanks.h): null until it
   /// is computed. The reference stays valid while the unit's facts live.
   std::unique_ptr<SplitProof> &splitProofSlot(const clang::FunctionDecl &F);
@@ -211,6 +231,11 @@ private:
   bool AllowReassociation = false;
   bool DefinesMain = false;
   const ProjectFacts *Project = nullptr;
+  const clang::FunctionDecl *Contract = nullptr;
+  std::vector<const clang::ParmVarDecl *> ContractAssumed;
+  std::map<const clang::FunctionDecl *,
+           std::optional<std::optional<BroadcastFunction>>>
+      Broadcasts;
   /// USR -> function, built on first use by functionNamed.
   std::optional<llvm::StringMap<const clang::FunctionDecl *>> ByKey;
   /// What the notes say when there are no project's facts.

@@ -286,8 +286,8 @@ void Judge::filterCandidates(const Observation &O,
       if (O.Kind == ManualKind::Exscan && Rank == 0 && AsRecv[I])
         noteFirstResult(I, Run, Vals, O.Block);
       if (AsCount[I] && !Any([&](const eval::Value &Val) {
-            return Val.isInt() && TypeSize &&
-                   static_cast<uint64_t>(Val.I) * *TypeSize == O.Block;
+            return Val.isInt() && O.TypeSize &&
+                   static_cast<uint64_t>(Val.I) * *O.TypeSize == O.Block;
           }))
         AsCount[I] = false;
       if (AsBuffer[I] && O.Buffer[Rank] && !Is(O.Buffer[Rank]))
@@ -300,8 +300,8 @@ void Judge::filterCandidates(const Observation &O,
   }
   if (isRooted(O.Kind))
     RootValues.insert(O.Root);
-  if (TypeSize && *TypeSize)
-    CountValues.insert(O.Block / *TypeSize);
+  if (O.TypeSize && *O.TypeSize)
+    CountValues.insert(O.Block / *O.TypeSize);
   for (bool In : O.InPlace) {
     AllInPlace &= In;
     NoneInPlace &= !In;

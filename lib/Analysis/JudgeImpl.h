@@ -179,6 +179,9 @@ struct Observation {
   clang::QualType Element;
   /// Pairs (MPI_MINLOC, MPI_MAXLOC): how the combines settle equal values.
   PairTies Ties = PairTies::None;
+  /// The size of the datatype every call of this setting used (a
+  /// datatype may depend on an input: HPL's `HPL_2_MPI_TYPE(DTYPE)`).
+  std::optional<uint64_t> TypeSize;
 };
 
 /// A scatter or gather detected over some processes only, when each of
@@ -385,7 +388,6 @@ private:
   uint32_t Deciding = 0;
   /// Inputs that gave a message's count (and nothing in Deciding).
   uint32_t Sizing = 0;
-  std::optional<uint64_t> TypeSize;
   const CallExpr *FirstCall = nullptr;
   std::set<int64_t> RootValues, CountValues;
   bool AllInPlace = true, NoneInPlace = true;

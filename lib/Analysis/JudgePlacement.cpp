@@ -175,11 +175,11 @@ bool Judge::place(RegionProof &Proof) {
                 // A v form's root passes no count of its own.
                 if (Vector)
                   Right &= Rank == O->Root ||
-                           (Val.isInt() && TypeSize &&
-                            uint64_t(Val.I) * *TypeSize == O->Bytes[Rank]);
+                           (Val.isInt() && O->TypeSize &&
+                            uint64_t(Val.I) * *O->TypeSize == O->Bytes[Rank]);
                 else
-                  Right &= Val.isInt() && TypeSize &&
-                           uint64_t(Val.I) * *TypeSize == O->Block;
+                  Right &= Val.isInt() && O->TypeSize &&
+                           uint64_t(Val.I) * *O->TypeSize == O->Block;
                 break;
               case CountsSlot:
               case DisplsSlot:
@@ -198,11 +198,11 @@ bool Judge::place(RegionProof &Proof) {
                 break;
               }
             }
-            if (Vector && O && Right && PR.IsRoot && TypeSize) {
+            if (Vector && O && Right && PR.IsRoot && O->TypeSize) {
               std::optional<std::vector<std::optional<int64_t>>> Counts =
-                  vectorCounts(*O, *TypeSize);
+                  vectorCounts(*O, *O->TypeSize);
               std::optional<std::vector<std::optional<int64_t>>> Displs =
-                  vectorDispls(*O, *ValueOf(BaseSlot), *TypeSize);
+                  vectorDispls(*O, *ValueOf(BaseSlot), *O->TypeSize);
               Right = Counts && Displs &&
                       holdsInts(Run, *ValueOf(CountsSlot), *Counts) &&
                       holdsInts(Run, *ValueOf(DisplsSlot), *Displs);

@@ -76,6 +76,23 @@ void Judge::lookElsewhere(int64_t Failed) {
   V.Refusals = std::move(Saved);
 }
 
+/// The values of the enumeration \p D is declared with (a few at most);
+/// none when its type is no enumeration.
+static std::vector<int64_t> enumeratorsOf(const ValueDecl *D) {
+  constexpr size_t MaxEnumerators = 8;
+  std::vector<int64_t> Out;
+  const auto *Enum = D ? D->getType()->getAs<EnumType>() : nullptr;
+  const EnumDecl *Decl = Enum ? Enum->getDecl()->getDefinition() : nullptr;
+  if (!Decl)
+    return Out;
+  for (const EnumConstantDecl *C : Decl->enumerators()) {
+    if (Out.size() == MaxEnumerators)
+      break;
+    Out.push_back(C->getInitVal().getExtValue());
+  }
+  return Out;
+}
+
 std::vector<std::vector<int64_t>> Judge::settingsAt(int64_t P) {
   return inputSettings(Eval.inputs().size(), [&](unsigned Bit) {
     // Every value at small sizes; the edges and the middle beyond. A
@@ -94,6 +111,12 @@ std::vector<std::vector<int64_t>> Judge::settingsAt(int64_t P) {
         Values.push_back(X);
     else
       Values = {0, 1, P / 2, P - 1};
+    // An enumeration's own values too (HPL's HPL_INT is 100): the ranks'
+    // numbers alone would never reach them.
+    if (Decides)
+      for (int64_t X : enumeratorsOf(Eval.inputs()[Bit].Decl))
+        if (!llvm::is_contained(Values, X))
+          Values.push_back(X);
     return Values;
   });
 }

@@ -189,10 +189,10 @@ void Judge::filterVectorCandidates(const Observation &O,
   AnyVector |= O.Vector;
   bool Possible =
       (O.Kind == ManualKind::Scatter || O.Kind == ManualKind::Gather) &&
-      TypeSize && *TypeSize;
+      O.TypeSize && *O.TypeSize;
   std::optional<std::vector<std::optional<int64_t>>> Counts;
   if (Possible)
-    Counts = vectorCounts(O, *TypeSize);
+    Counts = vectorCounts(O, *O.TypeSize);
   if (!Counts) {
     AsCounts.assign(Candidates.size(), false);
     AsOwnCount.assign(Candidates.size(), false);
@@ -228,7 +228,7 @@ void Judge::filterVectorCandidates(const Observation &O,
     return llvm::none_of(
         valuesBeforeMessages(Root, Base), [&](const eval::Value *B) {
           std::optional<std::vector<std::optional<int64_t>>> Expected =
-              vectorDispls(O, *B, *TypeSize);
+              vectorDispls(O, *B, *O.TypeSize);
           return Expected &&
                  llvm::any_of(valuesBeforeMessages(Root, Displs),
                               [&](const eval::Value *D) {

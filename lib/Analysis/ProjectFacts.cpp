@@ -6,6 +6,7 @@
 
 #include "mpilift/Analysis/ProjectFacts.h"
 
+#include "CollectiveFunctions.h"
 #include "FieldWriteValues.h"
 #include "FunctionFacts.h"
 #include "StatementTree.h"
@@ -92,18 +93,44 @@ llvm::json::Value toJSON(const ParamKey &K) {
 namespace {
 
 /// Reads the parameter's position `index` of the object \p V.
-bool indexFromJSON(const llvm::json::Value &V, unsigned &Out,
-                   llvm::json::Path P) {
-  llvm::json::ObjectMapper O(V, P);
-  int64_t Index = 0;
-  if (!O || !O.map("index", Index))
-    return false;
-  if (Index < 0 || Index > INT32_MAX) {
-    P.field("index").report("expected a parameter's position");
+/// The parameter position under \p Key of the object \p V, into \p Out
+/// (left alone when the key is absent).
+bool positionFromJSON(const llvm::json::Value &V, const char *Key,
+                      std::optional<unsigned> &Out, llvm::json::Path P) {
+  const llvm::json::Object *Object = V.getAsObject();
+  if (!Object) {
+    P.report("expected an object");
     return false;
   }
-  Out = static_cast<unsigned>(Index);
+  const llvm::json::Value *Entry = Object->get(Key);
+  if (!Entry)
+    return true;
+  std::optional<int64_t> Position = Entry->getAsInteger();
+  if (!Position || *Position < 0 || *Position > INT32_MAX) {
+    P.field(Key).report("expected a parameter's position");
+    return false;
+  }
+  Out = static_cast<unsigned>(*Position);
   return true;
+}
+
+/// The same for a position that must be there.
+bool positionFromJSON(const llvm::json::Value &V, const char *Key,
+                      unsigned &Out, llvm::json::Path P) {
+  std::optional<unsigned> Position;
+  if (!positionFromJSON(V, Key, Position, P))
+    return false;
+  if (!Position) {
+    P.field(Key).report("expected a parameter's position");
+    return false;
+  }
+  Out = *Position;
+  return true;
+}
+
+bool indexFromJSON(const llvm::json::Value &V, unsigned &Out,
+                   llvm::json::Path P) {
+  return positionFromJSON(V, "index", Out, P);
 }
 
 } // namespace
@@ -114,6 +141,48 @@ bool fromJSON(const llvm::json::Value &V, ParamKey &Out, llvm::json::Path P) {
          indexFromJSON(V, Out.Index, P);
 }
 
+llvm::json::Value toJSON(const AssumedBroadcast &B) {
+  llvm::json::Array Arguments;
+  for (const AssumedBroadcast::Argument &A : B.Arguments) {
+    llvm::json::Object Arg{{"uniform", A.Uniform}, {"rank_comm", A.RankComm}};
+    if (A.Constant)
+      Arg["constant"] = *A.Constant;
+    Arguments.push_back(std::move(Arg));
+  }
+  return llvm::json::Object{{"function", B.Function},
+                            {"buffer", B.Buffer},
+                            {"arguments", std::move(Arguments)},
+                            {"root", B.Root},
+                            {"index", B.Index},
+                            {"element", B.Element}};
+}
+
+bool fromJSON(const llvm::json::Value &V, AssumedBroadcast &Out,
+              llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  if (!O || !O.map("function", Out.Function) ||
+      !positionFromJSON(V, "buffer", Out.Buffer, P) ||
+      !O.map("root", Out.Root) || !O.map("index", Out.Index) ||
+      !O.map("element", Out.Element))
+    return false;
+  const llvm::json::Array *Arguments = V.getAsObject()->getArray("arguments");
+  if (!Arguments) {
+    P.field("arguments").report("expected an array");
+    return false;
+  }
+  llvm::json::Path At = P.field("arguments");
+  for (size_t I = 0; I < Arguments->size(); ++I) {
+    llvm::json::ObjectMapper A((*Arguments)[I], At.index(I));
+    AssumedBroadcast::Argument Arg;
+    if (!A || !A.map("uniform", Arg.Uniform) ||
+        !A.map("rank_comm", Arg.RankComm) ||
+        !A.mapOptional("constant", Arg.Constant))
+      return false;
+    Out.Arguments.push_back(Arg);
+  }
+  return true;
+}
+
 llvm::json::Value toJSON(const SharedValue &V) {
   llvm::json::Object O{{"uniform", V.Uniform}};
   if (!V.Assumes.empty())
@@ -122,6 +191,8 @@ llvm::json::Value toJSON(const SharedValue &V) {
     O["params"] = V.Params;
   if (!V.Outs.empty())
     O["outs"] = V.Outs;
+  if (!V.Broadcasts.empty())
+    O["bcasts"] = V.Broadcasts;
   if (V.Constant)
     O["constant"] = *V.Constant;
   if (!V.Reason.empty())
@@ -140,6 +211,7 @@ bool fromJSON(const llvm::json::Value &V, SharedValue &Out,
          O.mapOptional("assumes", Out.Assumes) &&
          O.mapOptional("params", Out.Params) &&
          O.mapOptional("outs", Out.Outs) &&
+         O.mapOptional("bcasts", Out.Broadcasts) &&
          O.mapOptional("constant", Out.Constant) &&
          O.mapOptional("reason", Out.Reason) &&
          O.mapOptional("query", Out.Query) && O.mapOptional("comm", Out.Comm);
@@ -216,6 +288,72 @@ bool fromJSON(const llvm::json::Value &V, OutValue &Out, llvm::json::Path P) {
   return O && O.map("value", Out.Value) && indexFromJSON(V, Out.Index, P);
 }
 
+llvm::json::Value toJSON(const BroadcastFunction &B) {
+  llvm::json::Object Out{
+      {"buffer", B.Buffer}, {"comm", B.Comm}, {"uniform", B.Uniform}};
+  auto Either = [&](const char *Name, std::optional<unsigned> Param,
+                    int64_t Value) {
+    if (Param)
+      Out[std::string(Name) + "_param"] = *Param;
+    else
+      Out[Name] = Value;
+  };
+  Either("count", B.CountParam, B.Count);
+  Either("root", B.RootParam, B.Root);
+  if (B.TypeParam) {
+    Out["datatype_param"] = *B.TypeParam;
+    llvm::json::Array Types;
+    for (const auto &[Value, Name] : B.TypeByValue)
+      Types.push_back(llvm::json::Array{Value, Name});
+    Out["datatypes"] = std::move(Types);
+  } else {
+    Out["datatype"] = B.Type;
+  }
+  return Out;
+}
+
+bool fromJSON(const llvm::json::Value &V, BroadcastFunction &Out,
+              llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  std::vector<int64_t> Uniform;
+  if (!O || !positionFromJSON(V, "buffer", Out.Buffer, P) ||
+      !positionFromJSON(V, "comm", Out.Comm, P) || !O.map("uniform", Uniform) ||
+      !positionFromJSON(V, "count_param", Out.CountParam, P) ||
+      !O.mapOptional("count", Out.Count) ||
+      !positionFromJSON(V, "root_param", Out.RootParam, P) ||
+      !O.mapOptional("root", Out.Root) ||
+      !positionFromJSON(V, "datatype_param", Out.TypeParam, P) ||
+      !O.mapOptional("datatype", Out.Type))
+    return false;
+  for (int64_t Position : Uniform) {
+    if (Position < 0 || Position > INT32_MAX) {
+      P.field("uniform").report("expected parameters' positions");
+      return false;
+    }
+    Out.Uniform.push_back(static_cast<unsigned>(Position));
+  }
+  if (!Out.TypeParam)
+    return true;
+  const llvm::json::Array *Types = V.getAsObject()->getArray("datatypes");
+  if (!Types) {
+    P.field("datatypes").report("expected an array");
+    return false;
+  }
+  for (const llvm::json::Value &Entry : *Types) {
+    const llvm::json::Array *Pair = Entry.getAsArray();
+    std::optional<int64_t> Value =
+        Pair && Pair->size() == 2 ? (*Pair)[0].getAsInteger() : std::nullopt;
+    std::optional<llvm::StringRef> Name =
+        Value ? (*Pair)[1].getAsString() : std::nullopt;
+    if (!Name) {
+      P.field("datatypes").report("expected [value, name] pairs");
+      return false;
+    }
+    Out.TypeByValue.emplace_back(*Value, Name->str());
+  }
+  return true;
+}
+
 llvm::json::Value toJSON(const UnitSummary &S) {
   auto PlaceLists =
       [](const std::map<std::string, std::vector<SourcePlace>> &Lists) {
@@ -264,6 +402,9 @@ llvm::json::Value toJSON(const UnitSummary &S) {
   llvm::json::Object OutValues;
   for (const auto &[Function, List] : S.OutValues)
     OutValues[Function] = List;
+  llvm::json::Object Broadcasts;
+  for (const auto &[Function, Broadcast] : S.Broadcasts)
+    Broadcasts[Function] = Broadcast;
   return llvm::json::Object{{"file", S.File},
                             {"defines_main", S.DefinesMain},
                             {"field_values", std::move(Values)},
@@ -275,6 +416,7 @@ llvm::json::Value toJSON(const UnitSummary &S) {
                             {"address_taken", std::move(Taken)},
                             {"never_return", std::move(NeverReturn)},
                             {"out_values", std::move(OutValues)},
+                            {"broadcasts", std::move(Broadcasts)},
                             {"returns_mpi_code", std::move(Codes)}};
 }
 
@@ -287,6 +429,7 @@ bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P) {
       !O.map("implicitly_called", Implicit) ||
       !O.mapOptional("never_return", NeverReturn) ||
       !O.mapOptional("out_values", S.OutValues) ||
+      !O.mapOptional("broadcasts", S.Broadcasts) ||
       !O.mapOptional("returns_mpi_code", Codes))
     return false;
   S.ReturnsMPICode.insert(Codes.begin(), Codes.end());
@@ -492,6 +635,9 @@ UnitSummary TranslationUnitFacts::summarize() {
         S.OutValues[Key] = std::move(Out);
       if (Uniformity.returnsMPICode(*F))
         S.ReturnsMPICode.insert(Key);
+      if (std::optional<BroadcastFunction> B =
+              analysis::broadcastFunction(*F, *this))
+        S.Broadcasts[Key] = std::move(*B);
     }
     S.Defines.insert(std::move(Key));
   }
@@ -630,6 +776,16 @@ std::optional<SharedValue> ProjectFacts::outValue(StringRef Function,
     for (const OutValue &V : It->second)
       if (V.Index == Index)
         return V.Value;
+  }
+  return std::nullopt;
+}
+
+std::optional<BroadcastFunction>
+ProjectFacts::broadcastFunction(StringRef Function) const {
+  for (const UnitSummary &U : Units) {
+    auto It = U.Broadcasts.find(Function.str());
+    if (It != U.Broadcasts.end())
+      return It->second;
   }
   return std::nullopt;
 }

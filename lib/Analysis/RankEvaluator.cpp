@@ -665,7 +665,11 @@ void RankEvaluator::Impl::initialize(Place P, QualType T, const Expr *Init) {
 RankEvaluator::Impl::Flow RankEvaluator::Impl::runUniformExit(const Stmt *S) {
   const Stmt *SavedExit = std::exchange(ForcedExit, S);
   bool SavedTolerant = std::exchange(Tolerant, true);
+  // What the exit tests decides only whether every rank reaches the region
+  // or none does, not what the region does.
+  uint32_t Deciding = Out.DecidingInputs;
   Flow F = exec(S);
+  Out.DecidingInputs = Deciding;
   Tolerant = SavedTolerant;
   ForcedExit = SavedExit;
   ProbeFailed = false;

@@ -853,6 +853,12 @@ std::optional<Divergence> RankUniformity::parameter(const ParmVarDecl *P,
     AssumedParams->push_back(P);
     return std::nullopt;
   }
+  // The contract under which a function's own proof runs.
+  if (TU.contract() == &Where) {
+    if (!llvm::is_contained(TU.contractAssumed(), P))
+      TU.contractAssumed().push_back(P);
+    return std::nullopt;
+  }
   ArrayRef<CallSite> Callers = TU.callersOf(&Where);
   std::optional<std::vector<CallRecord>> Elsewhere = TU.callsElsewhere(&Where);
   if (!Elsewhere || (Callers.empty() && Elsewhere->empty()))
@@ -1042,7 +1048,7 @@ bool RankUniformity::givesMPICode(const Expr *E, const FunctionDecl &Where,
   }
   const auto *Ref = dyn_cast<DeclRefExpr>(E);
   const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
+  if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || Depth >= 4)
     return false;
   ASTContext &Context = TU.context();
   llvm::ArrayRef<Write> Writes = TU.factsOf(Where).writesOf(V);
@@ -1052,7 +1058,10 @@ bool RankUniformity::givesMPICode(const Expr *E, const FunctionDecl &Where,
     const Expr *Value = W.Value->IgnoreParenImpCasts();
     std::optional<llvm::APSInt> Constant =
         Value->getIntegerConstantExpr(Context);
-    bool Code = isa<CallExpr>(Value) && givesMPICode(Value, Where, Depth);
+    // A call's code, or another such local's (`hplerr = mpierr;`).
+    bool Code =
+        (isa<CallExpr>(Value) && givesMPICode(Value, Where, Depth)) ||
+        (isa<DeclRefExpr>(Value) && givesMPICode(Value, Where, Depth + 1));
     switch (W.Kind) {
     case WriteKind::Init:
     case WriteKind::Assign:

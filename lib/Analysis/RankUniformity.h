@@ -67,6 +67,15 @@ struct TripValue {
   std::string name() const;
 };
 
+/// Evaluates \p E, an integer expression of constants, \p V (worth
+/// \p VValue) and the element \p El (worth \p ElValue); nothing when it
+/// reads anything else or uses an operator this does not know.
+std::optional<int64_t> evaluateWith(const clang::Expr *E,
+                                    const clang::ASTContext &Ctx,
+                                    const TripValue *V, int64_t VValue,
+                                    const clang::ArraySubscriptExpr *El,
+                                    int64_t ElValue);
+
 /// Proves values equal on every rank of a communicator.
 class RankUniformity {
 public:
@@ -131,6 +140,12 @@ public:
   /// \p Out (null: judged from the project's facts as usual): the unit
   /// that reads the summary has every unit's summary.
   void assumeOutValues(std::vector<ParamKey> *Out) { AssumedOuts = Out; }
+  /// From now on, a call of a function of another unit that a round trip
+  /// takes as a broadcast (UniformityRoundTrip.cpp) is added to \p Out
+  /// (null: judged from the project's facts as usual).
+  void assumeBroadcasts(std::vector<AssumedBroadcast> *Out) {
+    AssumedBroadcasts = Out;
+  }
   /// Nothing when the fields and parameters another unit's write \p W of
   /// a field leaves to this unit are the same on every rank (\p Near:
   /// where notes point).
@@ -314,6 +329,15 @@ private:
   std::optional<Divergence> writeInOtherUnit(const clang::FieldDecl *Field,
                                              const FieldValue &W,
                                              unsigned Depth);
+  /// Whether \p E, in \p Where, is an MPI error code in a run without
+  /// MPI errors MPI_SUCCESS: an MPI call, a call of a function whose every
+  /// `return` gives such a code or 0 (returnsMPICode), or a local whose
+  /// every write is one of those, 0, a copy of such a local (`hplerr =
+  /// mpierr;`), or `|=`/`+=` of one.
+  bool givesMPICode(const clang::Expr *E, const clang::FunctionDecl &Where,
+                    unsigned Depth);
+
+public:
   /// Whether \p Cond only tests whether MPI calls succeeded (`ierr !=
   /// MPI_SUCCESS` where every value \p Where gives `ierr` is an MPI call's
   /// result or zero, or `MPI_X(...) != MPI_SUCCESS` itself). A proof speaks
@@ -321,14 +345,6 @@ private:
   /// which such a condition has one value on every rank.
   bool testsMPISuccess(const clang::Expr *Cond,
                        const clang::FunctionDecl &Where);
-  /// Whether \p E, in \p Where, is an MPI error code in a run without
-  /// MPI errors MPI_SUCCESS: an MPI call, a call of a function whose every
-  /// `return` gives such a code or 0 (returnsMPICode), or a local whose
-  /// every write is one of those, 0, or `|=`/`+=` of one.
-  bool givesMPICode(const clang::Expr *E, const clang::FunctionDecl &Where,
-                    unsigned Depth);
-
-public:
   /// Whether every `return` of \p F gives an MPI error code or 0 (HPL's
   /// `return( hplerr );`): its body in this unit, or its unit's summary.
   bool returnsMPICode(const clang::FunctionDecl &F, unsigned Depth = 0);
@@ -448,6 +464,11 @@ private:
   /// between ranks.
   std::optional<Divergence>
   assumedOut(const ParamKey &K, clang::SourceLocation Near, unsigned Depth);
+  /// Why the call \p B, which a unit took as a broadcast, may be none: its
+  /// function's summary says it is no broadcast, or not of these
+  /// arguments.
+  std::optional<Divergence> assumedBroadcast(const AssumedBroadcast &B,
+                                             clang::SourceLocation Near);
   /// Whether a `return` of \p F lies between \p From and \p To.
   bool leavesBetween(clang::SourceLocation From, clang::SourceLocation To,
                      const clang::FunctionDecl &F);
@@ -460,6 +481,7 @@ private:
   std::vector<const clang::FieldDecl *> *Assumed = nullptr;
   std::vector<const clang::ParmVarDecl *> *AssumedParams = nullptr;
   std::vector<ParamKey> *AssumedOuts = nullptr;
+  std::vector<AssumedBroadcast> *AssumedBroadcasts = nullptr;
   /// Functions (USRs) whose callers and parameters are under proof.
   std::set<std::string> KeysInProgress;
   /// Variables under proof (a cycle through a loop counter is no reason).
@@ -469,6 +491,10 @@ private:
 
 /// \p D's name in quotes, for the reasons.
 std::string named(const clang::NamedDecl *D);
+
+/// The name a USR ends with (`c:@F@grid_init` -> `grid_init`), for notes
+/// about a function this unit does not declare.
+std::string nameInUSR(llvm::StringRef Key);
 
 /// Whether every rank that runs \p F runs \p Call whenever it runs the
 /// statement of \p F's body that holds it: no loop, branch or short

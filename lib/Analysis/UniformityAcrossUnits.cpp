@@ -24,18 +24,16 @@ using namespace clang;
 namespace mpilift {
 namespace analysis {
 
-namespace {
-
-std::string quoted(const NamedDecl *D) {
-  return "'" + D->getNameAsString() + "'";
-}
-
-/// The name a USR ends with (`c:@F@grid_init` -> `grid_init`), for notes
-/// about a function this unit does not declare.
 std::string nameInUSR(StringRef Key) {
   StringRef Name = Key.rsplit('@').second;
   Name = Name.split('#').first;
   return Name.empty() ? Key.str() : Name.str();
+}
+
+namespace {
+
+std::string quoted(const NamedDecl *D) {
+  return "'" + D->getNameAsString() + "'";
 }
 
 std::optional<llvm::APSInt> constantOf(const SharedValue &V) {
@@ -211,6 +209,66 @@ RankUniformity::sharedAssumptions(const SharedValue &V, SourceLocation Near,
   for (const ParamKey &K : V.Outs)
     if (auto Why = assumedOut(K, Near, Depth))
       return Why;
+  for (const AssumedBroadcast &B : V.Broadcasts)
+    if (auto Why = assumedBroadcast(B, Near))
+      return Why;
+  return std::nullopt;
+}
+
+std::optional<Divergence>
+RankUniformity::assumedBroadcast(const AssumedBroadcast &B,
+                                 SourceLocation Near) {
+  std::string Name = "'" + nameInUSR(B.Function) + "'";
+  const ProjectFacts *Project = TU.project();
+  std::optional<BroadcastFunction> F =
+      Project ? Project->broadcastFunction(B.Function) : std::nullopt;
+  auto fails = [&](const std::string &What) {
+    return Divergence{"it takes a call of " + Name +
+                          " in another unit as a broadcast of element " +
+                          std::to_string(B.Index) + " of an array, but " + What,
+                      Near};
+  };
+  if (!F)
+    return fails("its unit does not show it to be one");
+  auto argument = [&](unsigned I) {
+    return I < B.Arguments.size() ? &B.Arguments[I] : nullptr;
+  };
+  // A parameter's constant argument, or the function's own constant.
+  auto constantFor = [&](std::optional<unsigned> Param,
+                         int64_t Own) -> std::optional<int64_t> {
+    if (!Param)
+      return Own;
+    const AssumedBroadcast::Argument *A = argument(*Param);
+    return A ? A->Constant : std::nullopt;
+  };
+  if (F->Buffer != B.Buffer)
+    return fails("it broadcasts another of its parameters");
+  std::optional<int64_t> Count = constantFor(F->CountParam, F->Count);
+  if (!Count || *Count <= B.Index)
+    return fails("its count is no constant past that element");
+  std::optional<int64_t> Root = constantFor(F->RootParam, F->Root);
+  if (!Root || *Root != B.Root)
+    return fails("its root may not be the process that packs the array");
+  std::string Type = F->Type;
+  if (F->TypeParam) {
+    std::optional<int64_t> Value = constantFor(F->TypeParam, 0);
+    Type.clear();
+    for (const auto &[Known, MPIName] : F->TypeByValue)
+      if (Value && *Value == Known)
+        Type = MPIName;
+  }
+  const PredefinedDatatype *Predefined = predefinedDatatype(Type);
+  if (!Predefined || Predefined->CType != B.Element)
+    return fails("its datatype may not be the array's element type '" +
+                 B.Element + "'");
+  const AssumedBroadcast::Argument *Comm = argument(F->Comm);
+  if (!Comm || !Comm->RankComm)
+    return fails("its communicator may not be the one the packing tests "
+                 "the rank in, or spans fewer processes than the proof");
+  for (unsigned I : F->Uniform)
+    if (!argument(I) || !argument(I)->Uniform)
+      return fails("it is one only where its argument " + std::to_string(I) +
+                   " is the same on every rank, which it may not be");
   return std::nullopt;
 }
 

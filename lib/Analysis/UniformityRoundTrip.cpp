@@ -28,10 +28,14 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "CollectiveFunctions.h"
 #include "RankUniformity.h"
+#include "ReachingWrites.h"
 #include "StatementTree.h"
 
+#include "mpilift/Analysis/LibraryHeaders.h"
 #include "mpilift/Analysis/MPICalls.h"
+#include "mpilift/Analysis/ManualCollective.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
@@ -164,18 +168,165 @@ bool jumpsOrLabels(const Stmt *S) {
   });
 }
 
-/// Evaluates \p E, an integer expression of constants, \p V (worth
-/// \p VValue) and the element \p El (worth \p ElValue).
-std::optional<int64_t> evalWith(const clang::Expr *E, const ASTContext &Ctx,
-                                const TripValue *V, int64_t VValue,
-                                const ArraySubscriptExpr *El, int64_t ElValue) {
+/// The integer constants \p E may give: a constant, or a conditional whose
+/// arms give constants (`atoi(s) == 1 ? COL : ROW`).
+bool constantsOf(const clang::Expr *E, const ASTContext &Ctx,
+                 llvm::SmallVectorImpl<int64_t> &Out) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E))
+    return constantsOf(Cond->getTrueExpr(), Ctx, Out) &&
+           constantsOf(Cond->getFalseExpr(), Ctx, Out);
+  if (E->isValueDependent() || !E->getType()->isIntegralOrEnumerationType())
+    return false;
+  std::optional<llvm::APSInt> K = E->getIntegerConstantExpr(Ctx);
+  if (!K)
+    return false;
+  Out.push_back(K->getExtValue());
+  return true;
+}
+
+/// In a unit's summary: the argument of \p Call that is the start of the
+/// array of \p El, when \p Call calls a function of the program that
+/// another unit defines (whose summary says whether it is a broadcast).
+std::optional<unsigned> deferrableBroadcast(const CallExpr *Call,
+                                            const Element &El,
+                                            TranslationUnitFacts &TU);
+
+/// Whether the buffer \p E starts at the first element of \p Array:
+/// `buf`, `&buf[0]` or `(void *)iwork`.
+bool startsAt(const clang::Expr *E, const VarDecl *Array) {
+  E = E->IgnoreParenCasts();
+  if (const auto *Addr = dyn_cast<UnaryOperator>(E);
+      Addr && Addr->getOpcode() == UO_AddrOf)
+    if (const auto *Sub =
+            dyn_cast<ArraySubscriptExpr>(Addr->getSubExpr()->IgnoreParens())) {
+      const auto *Zero =
+          dyn_cast<IntegerLiteral>(Sub->getIdx()->IgnoreParenImpCasts());
+      if (!Zero || Zero->getValue() != 0)
+        return false;
+      E = Sub->getBase()->IgnoreParenCasts();
+    }
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  return Ref && Ref->getDecl() == Array;
+}
+
+/// Whether \p E allocates fresh memory: `malloc(n)` or `calloc(n, s)`,
+/// casts aside.
+bool isFreshAllocation(const clang::Expr *E) {
+  const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenCasts());
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  return Callee && Callee->getIdentifier() &&
+         (Callee->getName() == "malloc" || Callee->getName() == "calloc");
+}
+
+/// Whether \p Sub, an element of an array, is written or has its address
+/// taken where it stands (an operand it is not only read as).
+bool isWrittenElement(const ArraySubscriptExpr *Sub, ASTContext &Ctx) {
+  const Stmt *Child = nullptr;
+  const Stmt *Parent = parentPastParens(*Sub, Ctx, &Child);
+  if (const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent))
+    return Op->isAssignmentOp() && Op->getLHS()->IgnoreParens() == Sub;
+  if (const auto *Op = dyn_cast_or_null<UnaryOperator>(Parent))
+    return Op->isIncrementDecrementOp() || Op->getOpcode() == UO_AddrOf;
+  return !isOnlyLoaded(*Sub, Ctx);
+}
+
+/// For a round trip through a local pointer: the first use of \p Array
+/// that may change the element \p El between \p From and \p To, or
+/// through which the memory it points to may be reached another way (its
+/// value copied, handed to a function other than the broadcast \p Bcast
+/// and `free` where anything else is called between \p From and \p To,
+/// an element's address taken); null when there is none. The pointer may
+/// only be null or point to memory the function allocates.
+const Stmt *pointerArrayChange(const Element &El, const FunctionFacts &Facts,
+                               const CallExpr *Bcast, SourceLocation From,
+                               SourceLocation To, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Within = [&](const Stmt *S) {
+    SourceLocation L = SM.getExpansionLoc(S->getBeginLoc());
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(From), L) &&
+           SM.isBeforeInTranslationUnit(L, SM.getExpansionLoc(To));
+  };
+  bool CallsBetween =
+      findFirst(Facts.function().getBody(), [&](const Stmt *S) {
+        return isa<CallExpr>(S) && S != Bcast && Within(S) &&
+               !findFirst(Bcast, [&](const Stmt *X) { return X == S; });
+      }) != nullptr;
+  for (const Write &W : Facts.writesOf(El.Array)) {
+    bool Fresh = (W.Kind == WriteKind::Assign || W.Kind == WriteKind::Init) &&
+                 W.Value &&
+                 (isFreshAllocation(W.Value) ||
+                  W.Value->isNullPointerConstant(
+                      Ctx, clang::Expr::NPC_ValueDependentIsNotNull));
+    if (!Fresh || Within(W.Where))
+      return W.Where;
+  }
+  for (const DeclRefExpr *Ref : Facts.referencesOf(El.Array)) {
+    const Stmt *Child = nullptr;
+    const Stmt *Parent = parentPastParens(*Ref, Ctx, &Child);
+    if (const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent);
+        Op && Op->getOpcode() == BO_Assign && Op->getLHS() == Child)
+      continue; // The allocations judged above.
+    const auto *Load = dyn_cast_or_null<ImplicitCastExpr>(Parent);
+    if (!Load || Load->getCastKind() != CK_LValueToRValue)
+      return Ref;
+    const Stmt *Use = Load;
+    Parent = parentPastParens(*Load, Ctx, &Child);
+    while (const auto *Cast = dyn_cast_or_null<CastExpr>(Parent)) {
+      Use = Cast; // `(void *)iwork`
+      Parent = parentPastParens(*Cast, Ctx, &Child);
+    }
+    if (const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Parent)) {
+      if (Sub->getBase()->IgnoreParens() != Child)
+        continue; // The pointer is the index: a read.
+      if (!isWrittenElement(Sub, Ctx))
+        continue;
+      std::optional<Element> Other = constantElement(Sub, Ctx);
+      auto *Addr = dyn_cast_or_null<UnaryOperator>(parentPastParens(*Sub, Ctx));
+      if ((Addr && Addr->getOpcode() == UO_AddrOf) ||
+          (Within(Sub) && (!Other || Other->Index == El.Index)))
+        return Sub;
+      continue;
+    }
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(Parent)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (Call == Bcast ||
+          (Callee && Callee->getIdentifier() && Callee->getName() == "free"))
+        continue;
+      // Handed on elsewhere (HPL's second broadcast of `iwork`): a copy
+      // the callee may keep is only written by code that runs, and
+      // nothing but the broadcast runs between packing and unpacking.
+      if (!Within(Call) && !CallsBetween)
+        continue;
+      return Use;
+    }
+    // Tested: `if (p)`, `!p`, `p == NULL`.
+    if (isa_and_nonnull<IfStmt>(Parent))
+      continue;
+    if (const auto *Op = dyn_cast_or_null<UnaryOperator>(Parent);
+        Op && Op->getOpcode() == UO_LNot)
+      continue;
+    if (const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent);
+        Op && Op->isEqualityOp())
+      continue;
+    return Use;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+std::optional<int64_t> evaluateWith(const clang::Expr *E, const ASTContext &Ctx,
+                                    const TripValue *V, int64_t VValue,
+                                    const ArraySubscriptExpr *El,
+                                    int64_t ElValue) {
   E = E->IgnoreParens();
   if (const auto *Cast = dyn_cast<CastExpr>(E)) {
     if (!Cast->getType()->isIntegralOrEnumerationType() ||
         !Cast->getSubExpr()->getType()->isIntegralOrEnumerationType())
       return std::nullopt;
     std::optional<int64_t> Sub =
-        evalWith(Cast->getSubExpr(), Ctx, V, VValue, El, ElValue);
+        evaluateWith(Cast->getSubExpr(), Ctx, V, VValue, El, ElValue);
     if (!Sub)
       return std::nullopt;
     llvm::APSInt Wide(llvm::APInt(64, uint64_t(*Sub), true), false);
@@ -192,7 +343,7 @@ std::optional<int64_t> evalWith(const clang::Expr *E, const ASTContext &Ctx,
     if (std::optional<llvm::APSInt> K = E->getIntegerConstantExpr(Ctx))
       return K->getExtValue();
   auto eval = [&](const clang::Expr *Sub) {
-    return evalWith(Sub, Ctx, V, VValue, El, ElValue);
+    return evaluateWith(Sub, Ctx, V, VValue, El, ElValue);
   };
   if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
     std::optional<int64_t> C = eval(Cond->getCond());
@@ -247,114 +398,20 @@ std::optional<int64_t> evalWith(const clang::Expr *E, const ASTContext &Ctx,
   }
 }
 
-/// The integer constants \p E may give: a constant, or a conditional whose
-/// arms give constants (`atoi(s) == 1 ? COL : ROW`).
-bool constantsOf(const clang::Expr *E, const ASTContext &Ctx,
-                 llvm::SmallVectorImpl<int64_t> &Out) {
-  E = E->IgnoreParenImpCasts();
-  if (const auto *Cond = dyn_cast<ConditionalOperator>(E))
-    return constantsOf(Cond->getTrueExpr(), Ctx, Out) &&
-           constantsOf(Cond->getFalseExpr(), Ctx, Out);
-  if (E->isValueDependent() || !E->getType()->isIntegralOrEnumerationType())
-    return false;
-  std::optional<llvm::APSInt> K = E->getIntegerConstantExpr(Ctx);
-  if (!K)
-    return false;
-  Out.push_back(K->getExtValue());
-  return true;
-}
+namespace {
 
-/// Whether \p E allocates fresh memory: `malloc(n)` or `calloc(n, s)`,
-/// casts aside.
-bool isFreshAllocation(const clang::Expr *E) {
-  const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenCasts());
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  return Callee && Callee->getIdentifier() &&
-         (Callee->getName() == "malloc" || Callee->getName() == "calloc");
-}
-
-/// Whether \p Sub, an element of an array, is written or has its address
-/// taken where it stands (an operand it is not only read as).
-bool isWrittenElement(const ArraySubscriptExpr *Sub, ASTContext &Ctx) {
-  const Stmt *Child = nullptr;
-  const Stmt *Parent = parentPastParens(*Sub, Ctx, &Child);
-  if (const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent))
-    return Op->isAssignmentOp() && Op->getLHS()->IgnoreParens() == Sub;
-  if (const auto *Op = dyn_cast_or_null<UnaryOperator>(Parent))
-    return Op->isIncrementDecrementOp() || Op->getOpcode() == UO_AddrOf;
-  return !isOnlyLoaded(*Sub, Ctx);
-}
-
-/// For a round trip through a local pointer: the first use of \p Array
-/// that may change the element \p El between \p From and \p To, or
-/// through which the memory it points to may be reached another way (its
-/// value copied, handed to a function other than the broadcast \p Bcast
-/// and `free`, an element's address taken); null when there is none. The
-/// pointer may only be null or point to memory the function allocates.
-const Stmt *pointerArrayChange(const Element &El, const FunctionFacts &Facts,
-                               const CallExpr *Bcast, SourceLocation From,
-                               SourceLocation To, ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  auto Within = [&](const Stmt *S) {
-    SourceLocation L = SM.getExpansionLoc(S->getBeginLoc());
-    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(From), L) &&
-           SM.isBeforeInTranslationUnit(L, SM.getExpansionLoc(To));
-  };
-  for (const Write &W : Facts.writesOf(El.Array)) {
-    bool Fresh = (W.Kind == WriteKind::Assign || W.Kind == WriteKind::Init) &&
-                 W.Value &&
-                 (isFreshAllocation(W.Value) ||
-                  W.Value->isNullPointerConstant(
-                      Ctx, clang::Expr::NPC_ValueDependentIsNotNull));
-    if (!Fresh || Within(W.Where))
-      return W.Where;
-  }
-  for (const DeclRefExpr *Ref : Facts.referencesOf(El.Array)) {
-    const Stmt *Child = nullptr;
-    const Stmt *Parent = parentPastParens(*Ref, Ctx, &Child);
-    if (const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent);
-        Op && Op->getOpcode() == BO_Assign && Op->getLHS() == Child)
-      continue; // The allocations judged above.
-    const auto *Load = dyn_cast_or_null<ImplicitCastExpr>(Parent);
-    if (!Load || Load->getCastKind() != CK_LValueToRValue)
-      return Ref;
-    const Stmt *Use = Load;
-    Parent = parentPastParens(*Load, Ctx, &Child);
-    while (const auto *Cast = dyn_cast_or_null<CastExpr>(Parent)) {
-      Use = Cast; // `(void *)iwork`
-      Parent = parentPastParens(*Cast, Ctx, &Child);
-    }
-    if (const auto *Sub = dyn_cast_or_null<ArraySubscriptExpr>(Parent)) {
-      if (Sub->getBase()->IgnoreParens() != Child)
-        continue; // The pointer is the index: a read.
-      if (!isWrittenElement(Sub, Ctx))
-        continue;
-      std::optional<Element> Other = constantElement(Sub, Ctx);
-      auto *Addr = dyn_cast_or_null<UnaryOperator>(parentPastParens(*Sub, Ctx));
-      if ((Addr && Addr->getOpcode() == UO_AddrOf) ||
-          (Within(Sub) && (!Other || Other->Index == El.Index)))
-        return Sub;
-      continue;
-    }
-    if (const auto *Call = dyn_cast_or_null<CallExpr>(Parent)) {
-      const FunctionDecl *Callee = Call->getDirectCallee();
-      if (Call == Bcast ||
-          (Callee && Callee->getIdentifier() && Callee->getName() == "free"))
-        continue;
-      return Use;
-    }
-    // Tested: `if (p)`, `!p`, `p == NULL`.
-    if (isa_and_nonnull<IfStmt>(Parent))
-      continue;
-    if (const auto *Op = dyn_cast_or_null<UnaryOperator>(Parent);
-        Op && Op->getOpcode() == UO_LNot)
-      continue;
-    if (const auto *Op = dyn_cast_or_null<BinaryOperator>(Parent);
-        Op && Op->isEqualityOp())
-      continue;
-    return Use;
-  }
-  return nullptr;
+std::optional<unsigned> deferrableBroadcast(const CallExpr *Call,
+                                            const Element &El,
+                                            TranslationUnitFacts &TU) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || mpiCallee(Call) || isa<CXXOperatorCallExpr>(Call) ||
+      Callee->hasBody() ||
+      LibraryHeaders(TU.context()).contain(Callee->getLocation()))
+    return std::nullopt;
+  for (unsigned I = 0; I < Call->getNumArgs(); ++I)
+    if (startsAt(Call->getArg(I), El.Array))
+      return I;
+  return std::nullopt;
 }
 
 } // namespace
@@ -475,21 +532,30 @@ RankUniformity::roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
   // the same block.
   llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
   auto At = llvm::find(Body, UnpackIf);
-  const CallExpr *Bcast = nullptr;
+  std::optional<BroadcastCall> BC;
+  // In a unit's summary: a call of another unit's function that passes the
+  // array, left to the reader (AssumedBroadcast).
+  const CallExpr *Deferred = nullptr;
+  unsigned DeferredBuffer = 0;
   const IfStmt *PackIf = nullptr;
   const Stmt *Pack = nullptr;
   const clang::Expr *Encoded = nullptr;
   for (auto It = At; It != Body.begin() && !PackIf;) {
     const Stmt *S = *--It;
-    if (!Bcast) {
-      const Stmt *Found = findFirst(S, [&](const Stmt *X) {
+    if (!BC && !Deferred) {
+      findFirst(S, [&](const Stmt *X) {
         const auto *Call = dyn_cast<CallExpr>(X);
-        const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
-        return Info && Info->Id == mpi::FunctionId::Bcast &&
-               bufferBase(Call->getArg(0)) == El->Array;
+        if (Call)
+          BC = broadcastCallOf(Call, TU);
+        if (BC && bufferBase(BC->Buffer) != El->Array)
+          BC.reset();
+        if (!BC && Call && AssumedBroadcasts)
+          if (std::optional<unsigned> At = deferrableBroadcast(Call, *El, TU)) {
+            Deferred = Call;
+            DeferredBuffer = *At;
+          }
+        return BC || Deferred;
       });
-      if (Found)
-        Bcast = cast<CallExpr>(Found);
       continue;
     }
     const auto *If = dyn_cast<IfStmt>(S);
@@ -510,10 +576,12 @@ RankUniformity::roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
       }
     }
   }
-  if (!Bcast)
+  if (!BC && !Deferred)
     return fail("'" + El->Array->getNameAsString() +
-                    "', which no MPI_Bcast in the same block carries",
+                    "', which no broadcast in the same block carries "
+                    "(MPI_Bcast, or a function of the program that is one)",
                 Unpacked.Where->getBeginLoc());
+  const CallExpr *Bcast = BC ? BC->Call : Deferred;
   if (!PackIf)
     return fail("element " + std::to_string(El->Index) + " of '" +
                     El->Array->getNameAsString() +
@@ -521,7 +589,11 @@ RankUniformity::roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
                 Bcast->getBeginLoc());
   std::string Through =
       "element " + std::to_string(El->Index) + " of '" +
-      El->Array->getNameAsString() + "' and the broadcast " + "at line " +
+      El->Array->getNameAsString() + "' and the broadcast " +
+      (BC && BC->Through.empty()
+           ? ""
+           : "by '" + Bcast->getDirectCallee()->getNameAsString() + "' ") +
+      "at line " +
       std::to_string(SM.getExpansionLineNumber(Bcast->getBeginLoc()));
   SourceLocation BcastLoc = Bcast->getBeginLoc();
 
@@ -541,8 +613,15 @@ RankUniformity::roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
         B ? dyn_cast<DeclRefExpr>(B->IgnoreParenImpCasts()) : nullptr;
     return RA && RB && RA->getDecl() == RB->getDecl();
   };
-  const clang::Expr *BcastRoot = mpiArgAsWritten(Bcast, mpi::Role::Root);
-  if (!sameRoot(Root->Root, Others->Root) || !sameRoot(Root->Root, BcastRoot))
+  std::optional<llvm::APSInt> RootConstant =
+      Root->Root ? Root->Root->getIntegerConstantExpr(Ctx)
+                 : llvm::APSInt::get(0);
+  bool BcastRoot =
+      BC ? (BC->Root ? sameRoot(Root->Root, BC->Root)
+                     : RootConstant && BC->RootConstant &&
+                           RootConstant->getExtValue() == *BC->RootConstant)
+         : RootConstant.has_value(); // The reader compares the constants.
+  if (!sameRoot(Root->Root, Others->Root) || !BcastRoot)
     return fail(Through + ", whose root may not be the process that packs "
                           "it and the one that does not unpack it",
                 BcastLoc);
@@ -551,37 +630,80 @@ RankUniformity::roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
       return fail(Through +
                       ", whose root may differ between ranks: " + Why->Reason,
                   BcastLoc);
-  std::optional<QueryValue> RankOf = queryValueOf(Root->Rank, Where, TU);
-  CommKey BcastComm =
-      followedCommKey(mpiArgAsWritten(Bcast, mpi::Role::Comm), Where, TU);
-  if (!RankOf || RankOf->Query != CommQuery::Rank || RankOf->Comm != BcastComm)
-    return fail(Through + ", but '" + Root->Rank->getNameAsString() +
-                    "' is not proven the rank in the broadcast's "
-                    "communicator",
-                BcastLoc);
-  if (!spansTheProof(mpiArgAsWritten(Bcast, mpi::Role::Comm), Where))
-    return fail(Through + ", which makes it the same only on the processes "
-                          "of its communicator, which may be fewer than "
-                          "those it must agree on",
-                BcastLoc);
-
   // The broadcast carries the element, of the array's own type (a
   // pointer's memory must hold the count, or the broadcast itself would
   // run past it).
   const auto *Array = Ctx.getAsConstantArrayType(El->Array->getType());
   QualType ElementType = elementType(El->Array, Ctx);
-  const PredefinedDatatype *Type = predefinedDatatype(
-      mpiHandleName(mpiArgAsWritten(Bcast, mpi::Role::Datatype), Ctx));
-  std::optional<llvm::APSInt> Count =
-      mpiArgAsWritten(Bcast, mpi::Role::Count)->getIntegerConstantExpr(Ctx);
-  if (!Type || !Ctx.hasSameUnqualifiedType(Ctx.*(Type->Type), ElementType) ||
-      !Count || Count->getExtValue() <= El->Index || El->Index < 0 ||
-      (Array &&
-       static_cast<uint64_t>(El->Index) >= Array->getSize().getZExtValue()))
-    return fail(Through + ", which may not carry that element (its count "
-                          "must be a constant past it, its datatype the "
-                          "array's element type)",
-                BcastLoc);
+  std::optional<QueryValue> RankOf = queryValueOf(Root->Rank, Where, TU);
+  auto isRankComm = [&](const clang::Expr *Comm) {
+    return RankOf && RankOf->Query == CommQuery::Rank &&
+           RankOf->Comm == followedCommKey(Comm, Where, TU);
+  };
+  // MPI_Bcast, or a function of the program proven one.
+  auto carries = [&]() -> std::optional<Divergence> {
+    for (const clang::Expr *Arg : BC->MustAgree)
+      if (auto Why = valueOf(Arg, Where, Depth))
+        return Divergence{"which is a broadcast only where its argument '" +
+                              sourceText(Arg, Ctx) +
+                              "' is the same on every rank, which it may not "
+                              "be: " +
+                              Why->Reason,
+                          Arg->getBeginLoc()};
+    if (!isRankComm(BC->Comm))
+      return Divergence{"but '" + Root->Rank->getNameAsString() +
+                            "' is not proven the rank in the broadcast's "
+                            "communicator",
+                        BcastLoc};
+    if (!spansTheProof(BC->Comm, Where))
+      return Divergence{"which makes it the same only on the processes of "
+                        "its communicator, which may be fewer than those it "
+                        "must agree on",
+                        BcastLoc};
+    const PredefinedDatatype *Type = BC->Type;
+    std::optional<int64_t> Count = BC->CountConstant;
+    if (BC->Count)
+      if (std::optional<llvm::APSInt> K =
+              BC->Count->getIntegerConstantExpr(Ctx))
+        Count = K->getExtValue();
+    if (!Type || !Ctx.hasSameUnqualifiedType(Ctx.*(Type->Type), ElementType) ||
+        !startsAt(BC->Buffer, El->Array) || !Count || *Count <= El->Index ||
+        El->Index < 0 ||
+        (Array &&
+         static_cast<uint64_t>(El->Index) >= Array->getSize().getZExtValue()))
+      return Divergence{"which may not carry that element (its buffer must "
+                        "start at the array, its count be a constant past "
+                        "the element, its datatype the array's element type)",
+                        BcastLoc};
+    return std::nullopt;
+  };
+  // A function of another unit: what the reader needs to judge the call.
+  auto defer = [&]() -> std::optional<Divergence> {
+    AssumedBroadcast B;
+    B.Function = functionKey(*Deferred->getDirectCallee());
+    B.Buffer = DeferredBuffer;
+    B.Root = RootConstant->getExtValue();
+    B.Index = El->Index;
+    B.Element = ElementType.getCanonicalType().getUnqualifiedType().getAsString(
+        Ctx.getPrintingPolicy());
+    if (B.Function.empty() || El->Index < 0 ||
+        (Array &&
+         static_cast<uint64_t>(El->Index) >= Array->getSize().getZExtValue()))
+      return Divergence{"which may not carry that element", BcastLoc};
+    for (const clang::Expr *Arg : Deferred->arguments()) {
+      AssumedBroadcast::Argument A;
+      if (!Arg->isValueDependent())
+        if (std::optional<llvm::APSInt> K = Arg->getIntegerConstantExpr(Ctx))
+          A.Constant = K->getExtValue();
+      A.Uniform = !valueOf(Arg, Where, Depth);
+      A.RankComm = isRankComm(Arg) && spansTheProof(Arg, Where);
+      B.Arguments.push_back(A);
+    }
+    AssumedBroadcasts->push_back(std::move(B));
+    return std::nullopt;
+  };
+  if (auto Why = Deferred ? defer() : carries())
+    return fail(Through + ", " + Why->Reason, Why->Loc);
 
   // Nothing jumps into or out of the round trip, and no loop holds it.
   auto First = llvm::find(Body, PackIf), Last = At;
@@ -645,17 +767,68 @@ RankUniformity::roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
   }
 
   // Decoding undoes encoding for every value the root may hold.
-  bool PacksV = findFirst(Encoded, [&](const Stmt *X) {
+  const Stmt *Packed = findFirst(Encoded, [&](const Stmt *X) {
     const auto *E = dyn_cast<clang::Expr>(X);
     return E && V.isRead(E);
   });
-  if (!PacksV)
+  if (!Packed)
     return fail(Through + ", but the root packs another value there",
                 Pack->getBeginLoc());
   const clang::Expr *Decoded = Unpacked.Value;
   bool Copy = V.isRead(Encoded) && Decoded->IgnoreParenImpCasts() == El->Expr &&
               Ctx.hasSameUnqualifiedType(V.type(), ElementType);
   if (!Copy) {
+    // The constants tried are all the root may hold only where one of
+    // them is written on every path to the packing: else the value it
+    // had before (the caller's, or none) may be packed.
+    std::optional<Reach> Reaching =
+        TU.reachingWritesOf(Where).reaching(Writes, *Packed);
+    // The graph does not know that two tests of the rank agree: a write at
+    // the top of an earlier `if` on the root, in the same block, that no
+    // jump may pass, runs on the root before the packing too.
+    auto writtenFirstOnRoot = [&] {
+      auto Labels = [](const Stmt *S) {
+        return findFirst(S, [](const Stmt *X) {
+                 return isa<LabelStmt, SwitchCase>(X);
+               }) != nullptr;
+      };
+      for (const Write &W : Writes) {
+        if (W.Kind != WriteKind::Assign && W.Kind != WriteKind::Init)
+          continue;
+        auto [If, Holder] = guardingIf(W.Where, Ctx);
+        std::optional<RankTest> Test =
+            If ? rankTest(If->getCond(), /*Negated=*/false) : std::nullopt;
+        if (!Test || Test->Rank != Root->Rank ||
+            !sameRoot(Test->Root, Root->Root) || Holder != Block)
+          continue;
+        auto From = llvm::find(Body, If), To = llvm::find(Body, PackIf);
+        if (From > To || To == Body.end())
+          continue;
+        bool Clear = true;
+        for (const Stmt *S : thenStatements(If)) {
+          if (S == W.Where)
+            break;
+          Clear &= !jumpsOrLabels(S);
+        }
+        for (auto It = From; It != To && Clear; ++It)
+          Clear &= !Labels(*It);
+        for (const Stmt *S : thenStatements(PackIf)) {
+          if (S == Pack)
+            break;
+          Clear &= !Labels(S);
+        }
+        if (Clear)
+          return true;
+      }
+      return false;
+    };
+    if (!Reaching || (Reaching->FromEntry && !writtenFirstOnRoot()))
+      return fail(Through +
+                      ", encoded and decoded, and on some path the "
+                      "root packs it without writing it first (the "
+                      "value it had when '" +
+                      Where.getNameAsString() + "' began)",
+                  Pack->getBeginLoc());
     llvm::SmallVector<int64_t, 4> Values;
     for (unsigned I = 0; I < Writes.size(); ++I)
       if (I != Unpack &&
@@ -671,9 +844,9 @@ RankUniformity::roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
                   Pack->getBeginLoc());
     for (int64_t Value : Values) {
       std::optional<int64_t> Sent =
-          evalWith(Encoded, Ctx, &V, Value, nullptr, 0);
+          evaluateWith(Encoded, Ctx, &V, Value, nullptr, 0);
       std::optional<int64_t> Back =
-          Sent ? evalWith(Decoded, Ctx, nullptr, 0, El->Expr, *Sent)
+          Sent ? evaluateWith(Decoded, Ctx, nullptr, 0, El->Expr, *Sent)
                : std::nullopt;
       if (!Back || *Back != Value)
         return fail(Through + ", but decoding does not give back the value " +

@@ -17,7 +17,9 @@
 //   others find the zero the allocation gave the third, which happens to
 //   decode to the root's default layout);
 // - with EARLY_RETURN, process 0 may return before the broadcast when the
-//   settings file names more than five arguments.
+//   settings file names more than five arguments;
+// - with LAYOUT_IF_GIVEN, process 0 sets the layout only when it is given,
+//   so it may pack the caller's 0, which the others decode as columns.
 // clang-format off
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
@@ -26,6 +28,7 @@
 // RUN: %check-rewrite refuse %s %t.shadow --trace --cflags=-DSHADOW | FileCheck %s --check-prefixes=REFUSED,SHADOW --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.short --trace --cflags=-DSHORT | FileCheck %s --check-prefixes=REFUSED,SHORT --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.early --trace --cflags=-DEARLY_RETURN | FileCheck %s --check-prefixes=REFUSED,EARLY --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.given --trace --cflags=-DLAYOUT_IF_GIVEN | FileCheck %s --check-prefixes=REFUSED,GIVEN --implicit-check-not=warning:
 // clang-format on
 #include "settings.h"
 
@@ -61,7 +64,7 @@ static int slab_share(const struct world *w, double *slab, int count) {
 int main(int argc, char **argv) {
   struct world w;
   double rows[SLAB_LEN], cols[SLAB_LEN];
-  int n, layout, reps, r, i, ierr;
+  int n, layout = 0, reps, r, i, ierr;
   MPI_Init(&argc, &argv);
   w.comm = MPI_COMM_WORLD;
   MPI_Comm_rank(w.comm, &w.me);
@@ -91,6 +94,7 @@ int main(int argc, char **argv) {
 // SKEW: note: input-independence: {{.*}}'*n' reaches the other ranks through element 0 of 'iwork' and the broadcast at line {{[0-9]+}}, but 'iwork' may change between the packing and the unpacking, or its memory be reached another way
 // SHADOW: note: input-independence: {{.*}}'*n' reaches the other ranks through element 0 of 'iwork' and the broadcast at line {{[0-9]+}}, but 'iwork' may change between the packing and the unpacking, or its memory be reached another way
 // SHORT: note: input-independence: {{.*}}'*layout' reaches the other ranks through element 2 of 'iwork' and the broadcast at line {{[0-9]+}}, which may not carry that element
+// GIVEN: note: input-independence: {{.*}}'*layout' reaches the other ranks through element 2 of 'iwork' and the broadcast at line {{[0-9]+}}, encoded and decoded, and on some path the root packs it without writing it first (the value it had when 'settings_read' began)
 // EARLY: note: input-independence: {{.*}}'*n' reaches the other ranks through a broadcast that not every return of 'settings_read' comes after
 
 //--- settings.h
@@ -123,7 +127,12 @@ int settings_read(int argc, char **argv, int *n, int *layout, int *reps) {
     *n = argc > 1 ? atoi(argv[1]) : SETTINGS_MAX_N / 2;
     if (*n < 1 || *n > SETTINGS_MAX_N)
       *n = SETTINGS_MAX_N;
+#ifdef LAYOUT_IF_GIVEN
+    if (argc > 2)
+      *layout = atoi(argv[2]) == 1 ? SETTINGS_COLS : SETTINGS_ROWS;
+#else
     *layout = argc > 2 && atoi(argv[2]) == 1 ? SETTINGS_COLS : SETTINGS_ROWS;
+#endif
     *reps = argc > 3 ? atoi(argv[3]) : 2;
 #ifdef EARLY_RETURN
     if (argc > 5)

@@ -40,12 +40,12 @@ typedef struct { int MPI_SOURCE, MPI_TAG, MPI_ERROR; } MPI_Status;
 typedef struct request *MPI_Request;
 typedef long MPI_Aint;
 extern struct comm world;
-extern struct type int_type, long_type, double_type, char_type;
+extern struct type ompi_mpi_int, ompi_mpi_long, ompi_mpi_double, ompi_mpi_char;
 #define MPI_COMM_WORLD (&world)
-#define MPI_INT (&int_type)
-#define MPI_LONG (&long_type)
-#define MPI_DOUBLE (&double_type)
-#define MPI_CHAR (&char_type)
+#define MPI_INT (&ompi_mpi_int)
+#define MPI_LONG (&ompi_mpi_long)
+#define MPI_DOUBLE (&ompi_mpi_double)
+#define MPI_CHAR (&ompi_mpi_char)
 #define MPI_STATUS_IGNORE ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_ANY_SOURCE (-2)

@@ -337,6 +337,86 @@ int main(int argc, char **argv) {
   EXPECT_FALSE(Project.outValue("c:@F@get_n", 3)->Uniform);
 }
 
+TEST(ProjectFactsTest, SummaryNamesFunctionsThatAreBroadcasts) {
+  Parsed P(R"(
+typedef enum { KIND_INT = 100, KIND_DOUBLE = 101 } kind_t;
+#define KIND_TYPE(k) ((k) == KIND_INT ? MPI_INT : MPI_DOUBLE)
+int tree(void *buf, int count, kind_t kind, int root, MPI_Comm comm) {
+  int me, np, rel, span, err = MPI_SUCCESS;
+  if (count <= 0)
+    return MPI_SUCCESS;
+  MPI_Comm_size(comm, &np);
+  if (np < 2)
+    return MPI_SUCCESS;
+  MPI_Comm_rank(comm, &me);
+  rel = (me - root + np) % np;
+  for (span = 1; span < np; span <<= 1) {
+    if (rel < span) {
+      if (rel + span < np)
+        err = MPI_Send(buf, count, KIND_TYPE(kind), (me + span) % np, 5, comm);
+    } else if (rel < 2 * span) {
+      err = MPI_Recv(buf, count, KIND_TYPE(kind), (me - span + np) % np, 5,
+                     comm, MPI_STATUS_IGNORE);
+    }
+  }
+  return err;
+}
+int first_two(double *buf, int count, MPI_Comm comm) {
+  int me;
+  MPI_Comm_rank(comm, &me);
+  if (me == 0)
+    MPI_Send(buf, count, MPI_DOUBLE, 1, 5, comm);
+  else if (me == 1)
+    MPI_Recv(buf, count, MPI_DOUBLE, 0, 5, comm, MPI_STATUS_IGNORE);
+  return 0;
+}
+int stamped(int *buf, int count, int root, MPI_Comm comm) {
+  int me, np, q;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &np);
+  if (me == root) {
+    for (q = 0; q < np; q++)
+      if (q != root)
+        MPI_Send(buf, count, MPI_INT, q, 5, comm);
+  } else {
+    MPI_Recv(buf, count, MPI_INT, root, 5, comm, MPI_STATUS_IGNORE);
+  }
+  buf[0] = me;
+  return 0;
+}
+)");
+  ASSERT_TRUE(P.AST);
+  UnitSummary S = P.TU->summarize();
+  // The tree: every parameter a broadcast's argument, the datatype one for
+  // each value of the kind.
+  ASSERT_EQ(S.Broadcasts.count("c:@F@tree"), 1u);
+  const BroadcastFunction &B = S.Broadcasts["c:@F@tree"];
+  EXPECT_EQ(B.Buffer, 0u);
+  EXPECT_EQ(B.CountParam, std::optional<unsigned>(1));
+  EXPECT_EQ(B.TypeParam, std::optional<unsigned>(2));
+  ASSERT_EQ(B.TypeByValue.size(), 2u);
+  EXPECT_EQ(B.TypeByValue[0],
+            std::make_pair(int64_t(100), std::string("MPI_INT")));
+  EXPECT_EQ(B.TypeByValue[1],
+            std::make_pair(int64_t(101), std::string("MPI_DOUBLE")));
+  EXPECT_EQ(B.RootParam, std::optional<unsigned>(3));
+  EXPECT_EQ(B.Comm, 4u);
+  EXPECT_TRUE(llvm::is_contained(B.Uniform, 3u));
+  // Two processes only; a broadcast that then writes the buffer.
+  EXPECT_EQ(S.Broadcasts.count("c:@F@first_two"), 0u);
+  EXPECT_EQ(S.Broadcasts.count("c:@F@stamped"), 0u);
+
+  llvm::json::Path::Root Root;
+  UnitSummary Back;
+  ASSERT_TRUE(fromJSON(toJSON(S), Back, Root));
+  EXPECT_EQ(toJSON(Back), toJSON(S));
+  ProjectFacts Project;
+  Project.add(Back);
+  ASSERT_TRUE(Project.broadcastFunction("c:@F@tree"));
+  EXPECT_EQ(Project.broadcastFunction("c:@F@tree")->TypeByValue, B.TypeByValue);
+  EXPECT_FALSE(Project.broadcastFunction("c:@F@stamped"));
+}
+
 TEST(ProjectFactsTest, JSONRoundTrip) {
   Parsed P(std::string(Helpers) + "int main(void) { return 0; }\n");
   ASSERT_TRUE(P.AST);

@@ -67,6 +67,28 @@ struct ParamKey {
   }
 };
 
+/// A call of a function of another unit that a unit's proof takes as a
+/// broadcast of one of its arrays (lib/Analysis/CollectiveFunctions.h),
+/// left to the reading unit, which has that function's summary
+/// (UnitSummary::Broadcasts): what the call passes, and what the proof
+/// needs of the broadcast.
+struct AssumedBroadcast {
+  /// What the caller's code shows of one argument.
+  struct Argument {
+    std::optional<int64_t> Constant; ///< An integer constant's value.
+    bool Uniform = false;            ///< The same on every rank.
+    /// The communicator the proof's rank is the rank in, and one whose
+    /// processes are all those the proof speaks of.
+    bool RankComm = false;
+  };
+  std::string Function; ///< USR.
+  unsigned Buffer = 0;  ///< The argument that is the start of the array.
+  std::vector<Argument> Arguments;
+  int64_t Root = 0;    ///< The process that packs the array.
+  int64_t Index = 0;   ///< The element the broadcast must carry.
+  std::string Element; ///< Its C type ("int"), the datatype's to be.
+};
+
 /// What a unit's own code shows of a value its callers or other units
 /// decide: an argument of a call, or whether a call runs (its conditions).
 struct SharedValue {
@@ -82,6 +104,9 @@ struct SharedValue {
   /// (Function, Index) that it reads, left to the reading unit, which has
   /// their summaries (UnitSummary::OutValues).
   std::vector<ParamKey> Outs;
+  /// Calls of other units' functions it takes as broadcasts, left to the
+  /// reading unit.
+  std::vector<AssumedBroadcast> Broadcasts;
   /// An integer constant: the value (calls that all pass one constant
   /// need not each run on every rank).
   std::optional<int64_t> Constant;
@@ -115,6 +140,25 @@ struct OutValue {
   /// Uniform: every write of what the parameter points to gives it the
   /// same value on every rank whenever every rank runs the function.
   SharedValue Value;
+};
+
+/// A function of the program that is a hand-written broadcast through and
+/// through (lib/Analysis/CollectiveFunctions.h): when every process of the
+/// communicator calls it with the parameters of \c Uniform the same on
+/// each, it does what MPI_Bcast of these of its parameters would.
+struct BroadcastFunction {
+  unsigned Buffer = 0, Comm = 0;
+  /// The count and the root: a parameter's index, or a constant.
+  std::optional<unsigned> CountParam, RootParam;
+  int64_t Count = 0, Root = 0;
+  /// The datatype: MPI's name; or, when it depends on the parameter
+  /// \c TypeParam, MPI's name for each value of that parameter's
+  /// enumeration.
+  std::string Type;
+  std::optional<unsigned> TypeParam;
+  std::vector<std::pair<int64_t, std::string>> TypeByValue;
+  /// The parameters the proof took as the same on every process.
+  std::vector<unsigned> Uniform;
 };
 
 /// What one write of a structure field gives it, as the unit that makes
@@ -200,6 +244,9 @@ struct UnitSummary {
   /// returns through each parameter that points or refers to a scalar it
   /// may write (not to const).
   std::map<std::string, std::vector<OutValue>> OutValues;
+  /// USR of a function with external linkage the unit defines -> the
+  /// broadcast it is, when it is one.
+  std::map<std::string, BroadcastFunction> Broadcasts;
 };
 
 /// Whether every call of \p F ends the program: a statement of its body
@@ -212,12 +259,18 @@ llvm::json::Value toJSON(const FieldValue &V);
 bool fromJSON(const llvm::json::Value &V, FieldValue &Out, llvm::json::Path P);
 llvm::json::Value toJSON(const ParamKey &K);
 bool fromJSON(const llvm::json::Value &V, ParamKey &Out, llvm::json::Path P);
+llvm::json::Value toJSON(const AssumedBroadcast &B);
+bool fromJSON(const llvm::json::Value &V, AssumedBroadcast &Out,
+              llvm::json::Path P);
 llvm::json::Value toJSON(const SharedValue &V);
 bool fromJSON(const llvm::json::Value &V, SharedValue &Out, llvm::json::Path P);
 llvm::json::Value toJSON(const CallRecord &C);
 bool fromJSON(const llvm::json::Value &V, CallRecord &Out, llvm::json::Path P);
 llvm::json::Value toJSON(const OutValue &V);
 bool fromJSON(const llvm::json::Value &V, OutValue &Out, llvm::json::Path P);
+llvm::json::Value toJSON(const BroadcastFunction &B);
+bool fromJSON(const llvm::json::Value &V, BroadcastFunction &Out,
+              llvm::json::Path P);
 llvm::json::Value toJSON(const UnitSummary &S);
 bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P);
 
@@ -269,6 +322,10 @@ public:
   /// \p Index, as the unit defining it judged; nothing when no unit says.
   std::optional<SharedValue> outValue(llvm::StringRef Function,
                                       unsigned Index) const;
+  /// The broadcast the function of USR \p Function is, as the unit
+  /// defining it judged; nothing when no unit says it is one.
+  std::optional<BroadcastFunction>
+  broadcastFunction(llvm::StringRef Function) const;
   /// Whether a unit defines the function of USR \p Function as one whose
   /// every return gives an MPI error code or zero.
   bool returnsMPICode(llvm::StringRef Function) const;
