@@ -289,27 +289,7 @@ RankUniformity::visibleCallersDivergence(const FunctionDecl &F) {
 
 std::optional<Divergence> RankUniformity::visibleCallers(const FunctionDecl &F,
                                                          unsigned Depth) {
-  if (F.isMain())
-    return std::nullopt;
-  if (Depth >= MaxDepth)
-    return Divergence{"gave up following the callers of " + named(&F),
-                      F.getLocation()};
-  std::string Key = "alike:" + functionKey(F);
-  if (!KeysInProgress.insert(Key).second)
-    return std::nullopt; // Recursion: the outer calls decide.
-  auto Done = llvm::make_scope_exit([&] { KeysInProgress.erase(Key); });
-  for (const CallSite &Site : TU.callersOf(&F)) {
-    if (!Site.Caller || Site.Caller == &F)
-      continue;
-    if (auto Why = controlOf(Site.Call, *Site.Caller, Depth + 1))
-      return Why;
-    if (auto Why = visibleCallers(*Site.Caller, Depth + 1))
-      return Why;
-  }
-  // Calls other units record are not followed yet: their conditions were
-  // judged without the facts of the units they call (a code returned by a
-  // function of a third unit), and would refuse ordinary error checks.
-  return std::nullopt;
+  return callerWalk(F, Depth, /*VisibleOnly=*/true);
 }
 
 std::optional<Divergence>
@@ -1200,24 +1180,41 @@ RankUniformity::writeInFunction(const Stmt *At, const Expr *Value,
 
 std::optional<Divergence> RankUniformity::callersOf(const FunctionDecl &F,
                                                     unsigned Depth) {
+  return callerWalk(F, Depth, /*VisibleOnly=*/false);
+}
+
+std::optional<Divergence> RankUniformity::callerWalk(const FunctionDecl &F,
+                                                     unsigned Depth,
+                                                     bool VisibleOnly) {
   if (F.isMain())
     return std::nullopt;
   if (Depth >= MaxDepth)
     return Divergence{"gave up following the callers of " + named(&F),
                       F.getLocation()};
   ArrayRef<CallSite> Callers = TU.callersOf(&F);
-  std::optional<std::vector<CallRecord>> Elsewhere = TU.callsElsewhere(&F);
-  if (!Elsewhere || (Callers.empty() && Elsewhere->empty()))
-    return Divergence{named(&F) +
-                          " may be called from code the unit does "
-                          "not show" +
-                          unseenCallersNote(F),
-                      F.getLocation()};
-  std::string Key = functionKey(F);
-  if (!Key.empty() && !KeysInProgress.insert(Key).second)
+  std::optional<std::vector<CallRecord>> Elsewhere;
+  if (!VisibleOnly) {
+    Elsewhere = TU.callsElsewhere(&F);
+    if (!Elsewhere || (Callers.empty() && Elsewhere->empty()))
+      return Divergence{named(&F) +
+                            " may be called from code the unit does "
+                            "not show" +
+                            unseenCallersNote(F),
+                        F.getLocation()};
+  }
+  // The two walks never cut each other's recursion short.
+  std::string FunctionKey = functionKey(F);
+  std::string Key = (VisibleOnly ? "alike:" : "") + FunctionKey;
+  bool Guarded = !FunctionKey.empty();
+  if (Guarded && !KeysInProgress.insert(Key).second)
     return std::nullopt; // Recursion: the outer calls decide.
-  auto Done = llvm::make_scope_exit([&] { KeysInProgress.erase(Key); });
+  auto Done = llvm::make_scope_exit([&] {
+    if (Guarded)
+      KeysInProgress.erase(Key);
+  });
   for (const CallSite &Site : Callers) {
+    if (!Site.Caller && VisibleOnly)
+      continue;
     if (!Site.Caller)
       return Divergence{"a call of " + named(&F) + " cannot be followed",
                         Site.Call->getBeginLoc()};
@@ -1225,9 +1222,15 @@ std::optional<Divergence> RankUniformity::callersOf(const FunctionDecl &F,
       continue; // Recursion: the outer calls decide.
     if (auto Why = controlOf(Site.Call, *Site.Caller, Depth + 1))
       return Why;
-    if (auto Why = callersOf(*Site.Caller, Depth + 1))
+    if (auto Why = callerWalk(*Site.Caller, Depth + 1, VisibleOnly))
       return Why;
   }
+  // The visible walk does not follow the calls other units record yet:
+  // their conditions were judged without the facts of the units they call
+  // (a code returned by a function of a third unit), and would refuse
+  // ordinary error checks.
+  if (VisibleOnly)
+    return std::nullopt;
   for (const CallRecord &R : *Elsewhere)
     if (auto Why = recordedCallRuns(F.getNameAsString(), R, F.getLocation(),
                                     Depth + 1))

@@ -300,6 +300,9 @@ private:
                                       unsigned Depth);
   std::optional<Divergence> visibleCallers(const clang::FunctionDecl &F,
                                            unsigned Depth);
+  /// The walk of both: every caller, or (\p VisibleOnly) this unit's.
+  std::optional<Divergence> callerWalk(const clang::FunctionDecl &F,
+                                       unsigned Depth, bool VisibleOnly);
   /// Why the write \p At of \p Field (a use of it, or an initializer list)
   /// may give it a value that differs between ranks.
   std::optional<Divergence> fieldWrite(const clang::FieldDecl *Field,

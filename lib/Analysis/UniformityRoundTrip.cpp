@@ -185,6 +185,67 @@ bool constantsOf(const clang::Expr *E, const ASTContext &Ctx,
   return true;
 }
 
+/// Whether the roots \p A and \p B (null: the constant 0) are the same
+/// constant or the same variable.
+bool sameRootExpr(const clang::Expr *A, const clang::Expr *B,
+                  const ASTContext &Ctx) {
+  std::optional<llvm::APSInt> KA =
+      A ? A->getIntegerConstantExpr(Ctx) : llvm::APSInt::get(0);
+  std::optional<llvm::APSInt> KB =
+      B ? B->getIntegerConstantExpr(Ctx) : llvm::APSInt::get(0);
+  if (KA && KB)
+    return llvm::APSInt::compareValues(*KA, *KB) == 0;
+  const auto *RA =
+      A ? dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts()) : nullptr;
+  const auto *RB =
+      B ? dyn_cast<DeclRefExpr>(B->IgnoreParenImpCasts()) : nullptr;
+  return RA && RB && RA->getDecl() == RB->getDecl();
+}
+
+/// Whether one of \p Writes runs on the root before the packing \p Pack
+/// (in the `if` \p PackIf of the block \p Body) on every path: a
+/// statement at the top of an earlier `if` of the same block that tests
+/// the root alike (\p Root), or of \p PackIf itself, that no jump before
+/// it in its branch may pass, with no label between it and the packing
+/// that a jump could enter by.
+bool writtenFirstOnRoot(llvm::ArrayRef<Write> Writes, const RankTest &Root,
+                        llvm::ArrayRef<Stmt *> Body, const IfStmt *PackIf,
+                        const Stmt *Pack, ASTContext &Ctx) {
+  auto Labels = [](const Stmt *S) {
+    return findFirst(S, [](const Stmt *X) {
+             return isa<LabelStmt, SwitchCase>(X);
+           }) != nullptr;
+  };
+  for (const Write &W : Writes) {
+    if (W.Kind != WriteKind::Assign && W.Kind != WriteKind::Init)
+      continue;
+    const IfStmt *If = guardingIf(W.Where, Ctx).first;
+    std::optional<RankTest> Test =
+        If ? rankTest(If->getCond(), /*Negated=*/false) : std::nullopt;
+    auto From = llvm::find(Body, If), To = llvm::find(Body, PackIf);
+    if (!Test || Test->Rank != Root.Rank ||
+        !sameRootExpr(Test->Root, Root.Root, Ctx) || From == Body.end() ||
+        To == Body.end() || From > To)
+      continue;
+    bool Clear = true;
+    for (const Stmt *S : thenStatements(If)) {
+      if (S == W.Where)
+        break;
+      Clear &= !jumpsOrLabels(S);
+    }
+    for (auto It = From; It != To && Clear; ++It)
+      Clear &= !Labels(*It);
+    for (const Stmt *S : thenStatements(PackIf)) {
+      if (S == Pack)
+        break;
+      Clear &= !Labels(S);
+    }
+    if (Clear)
+      return true;
+  }
+  return false;
+}
+
 /// In a unit's summary: the argument of \p Call that is the start of the
 /// array of \p El, when \p Call calls a function of the program that
 /// another unit defines (whose summary says whether it is a broadcast).
@@ -601,17 +662,7 @@ RankUniformity::roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
   // unpacking leaves out, and the broadcast's.
   std::optional<RankTest> Root = rankTest(PackIf->getCond(), false);
   auto sameRoot = [&](const clang::Expr *A, const clang::Expr *B) {
-    std::optional<llvm::APSInt> KA =
-        A ? A->getIntegerConstantExpr(Ctx) : llvm::APSInt::get(0);
-    std::optional<llvm::APSInt> KB =
-        B ? B->getIntegerConstantExpr(Ctx) : llvm::APSInt::get(0);
-    if (KA && KB)
-      return llvm::APSInt::compareValues(*KA, *KB) == 0;
-    const auto *RA =
-        A ? dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts()) : nullptr;
-    const auto *RB =
-        B ? dyn_cast<DeclRefExpr>(B->IgnoreParenImpCasts()) : nullptr;
-    return RA && RB && RA->getDecl() == RB->getDecl();
+    return sameRootExpr(A, B, Ctx);
   };
   std::optional<llvm::APSInt> RootConstant =
       Root->Root ? Root->Root->getIntegerConstantExpr(Ctx)
@@ -783,46 +834,10 @@ RankUniformity::roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
     // had before (the caller's, or none) may be packed.
     std::optional<Reach> Reaching =
         TU.reachingWritesOf(Where).reaching(Writes, *Packed);
-    // The graph does not know that two tests of the rank agree: a write at
-    // the top of an earlier `if` on the root, in the same block, that no
-    // jump may pass, runs on the root before the packing too.
-    auto writtenFirstOnRoot = [&] {
-      auto Labels = [](const Stmt *S) {
-        return findFirst(S, [](const Stmt *X) {
-                 return isa<LabelStmt, SwitchCase>(X);
-               }) != nullptr;
-      };
-      for (const Write &W : Writes) {
-        if (W.Kind != WriteKind::Assign && W.Kind != WriteKind::Init)
-          continue;
-        auto [If, Holder] = guardingIf(W.Where, Ctx);
-        std::optional<RankTest> Test =
-            If ? rankTest(If->getCond(), /*Negated=*/false) : std::nullopt;
-        if (!Test || Test->Rank != Root->Rank ||
-            !sameRoot(Test->Root, Root->Root) || Holder != Block)
-          continue;
-        auto From = llvm::find(Body, If), To = llvm::find(Body, PackIf);
-        if (From > To || To == Body.end())
-          continue;
-        bool Clear = true;
-        for (const Stmt *S : thenStatements(If)) {
-          if (S == W.Where)
-            break;
-          Clear &= !jumpsOrLabels(S);
-        }
-        for (auto It = From; It != To && Clear; ++It)
-          Clear &= !Labels(*It);
-        for (const Stmt *S : thenStatements(PackIf)) {
-          if (S == Pack)
-            break;
-          Clear &= !Labels(S);
-        }
-        if (Clear)
-          return true;
-      }
-      return false;
-    };
-    if (!Reaching || (Reaching->FromEntry && !writtenFirstOnRoot()))
+    // The graph does not know that two tests of the rank agree.
+    if (!Reaching ||
+        (Reaching->FromEntry &&
+         !writtenFirstOnRoot(Writes, *Root, Body, PackIf, Pack, Ctx)))
       return fail(Through +
                       ", encoded and decoded, and on some path the "
                       "root packs it without writing it first (the "
