@@ -215,17 +215,33 @@ bool recordDatatype(const clang::Expr *E, const FunctionDecl &F,
   return !Out.TypeByValue.empty();
 }
 
-/// Whether some call in \p F sends or receives a message.
-bool sendsOrReceives(const FunctionDecl &F) {
-  return findFirst(F.getBody(), [](const Stmt *S) {
+/// Whether \p F sends or receives messages, and every message's buffer is
+/// one parameter and its communicator another: a cheap look before the
+/// evaluation (HPL's panel broadcasts send from a structure's fields).
+bool messagesOfParameters(const FunctionDecl &F) {
+  std::optional<unsigned> Buffer, Comm;
+  bool Any = false, Other = false;
+  findFirst(F.getBody(), [&](const Stmt *S) {
     const auto *Call = dyn_cast<CallExpr>(S);
     const mpi::FunctionInfo *Info = Call ? mpiCallee(Call) : nullptr;
-    return Info && (Info->TheFamily == mpi::Family::BlockingSend ||
-                    Info->TheFamily == mpi::Family::BlockingRecv ||
-                    Info->TheFamily == mpi::Family::NonblockingSend ||
-                    Info->TheFamily == mpi::Family::NonblockingRecv ||
-                    Info->TheFamily == mpi::Family::SendRecv);
+    if (!Info || (Info->TheFamily != mpi::Family::BlockingSend &&
+                  Info->TheFamily != mpi::Family::BlockingRecv &&
+                  Info->TheFamily != mpi::Family::NonblockingSend &&
+                  Info->TheFamily != mpi::Family::NonblockingRecv))
+      return false;
+    bool Send = Info->TheFamily == mpi::Family::BlockingSend ||
+                Info->TheFamily == mpi::Family::NonblockingSend;
+    std::optional<unsigned> B = parameterIndex(
+        mpiArg(Call, Send ? mpi::Role::SendBuffer : mpi::Role::RecvBuffer), F);
+    std::optional<unsigned> C =
+        parameterIndex(mpiArg(Call, mpi::Role::Comm), F);
+    Other = !B || !C || (Buffer && *Buffer != *B) || (Comm && *Comm != *C);
+    Buffer = B;
+    Comm = C;
+    Any = true;
+    return Other;
   });
+  return Any && !Other;
 }
 
 std::optional<BroadcastFunction> judgeBroadcast(const FunctionDecl &F,
@@ -234,7 +250,7 @@ std::optional<BroadcastFunction> judgeBroadcast(const FunctionDecl &F,
   if (!Body || F.isVariadic() || isa<CXXMethodDecl>(F) || F.isMain() ||
       F.isTemplateInstantiation() || F.getDescribedFunctionTemplate() ||
       LibraryHeaders(TU.context()).contain(F.getLocation()) ||
-      !sendsOrReceives(F))
+      !messagesOfParameters(F))
     return std::nullopt;
   // Proven with the parameters taken as the same on every rank.
   const FunctionDecl *Outer = TU.contract();

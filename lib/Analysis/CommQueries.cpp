@@ -120,6 +120,58 @@ const FieldDecl *fieldKeepingComm(const Expr *Comm, const Expr *Address,
   return Many ? nullptr : Found;
 }
 
+/// Whether no read of \p V sees the value it is declared with (`int me =
+/// 0; MPI_Comm_rank(comm, &me);`): a statement of the block that declares
+/// it, after the declaration and with no branch, hands its address to a
+/// query, every other
+/// reference comes after that statement, and no label lies after the
+/// declaration (a jump could pass the query).
+bool initializerUnread(const VarDecl *V, const FunctionFacts &Facts,
+                       ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  auto Before = [&](SourceLocation A, SourceLocation B) {
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
+                                        SM.getExpansionLoc(B));
+  };
+  const Stmt *Decl =
+      V->getInit() ? enclosingStmt(*V->getInit(), Context) : nullptr;
+  const auto *Block =
+      Decl ? dyn_cast_or_null<CompoundStmt>(parentStmt(*Decl, Context))
+           : nullptr;
+  if (!Block || !isa<DeclStmt>(Decl))
+    return false;
+  // The first statement of the block after the declaration that queries.
+  const Stmt *Query = nullptr;
+  const Expr *QueryAddress = nullptr;
+  for (const Stmt *S : Block->body()) {
+    if (Query || !Before(Decl->getEndLoc(), S->getBeginLoc()))
+      continue;
+    // The query runs whenever its statement does: no branch in it.
+    bool Branches = findFirst(S, [](const Stmt *X) {
+      const auto *Op = dyn_cast<BinaryOperator>(X);
+      return isa<IfStmt, ForStmt, WhileStmt, DoStmt, SwitchStmt,
+                 AbstractConditionalOperator>(X) ||
+             (Op && Op->isLogicalOp());
+    });
+    for (const Write &W : Facts.writesOf(V))
+      if (!Branches && W.Kind == WriteKind::AddressPass && W.Call &&
+          queryOf(W.Call) &&
+          findFirst(S, [&](const Stmt *X) { return X == W.Call; })) {
+        Query = S;
+        QueryAddress = dyn_cast<Expr>(W.Where);
+      }
+  }
+  if (!Query)
+    return false;
+  for (const DeclRefExpr *Ref : Facts.referencesOf(V))
+    if (!findFirst(QueryAddress, [&](const Stmt *X) { return X == Ref; }) &&
+        !Before(Query->getEndLoc(), Ref->getBeginLoc()))
+      return false;
+  return !findFirst(Facts.function().getBody(), [&](const Stmt *S) {
+    return isa<LabelStmt>(S) && Before(Decl->getBeginLoc(), S->getBeginLoc());
+  });
+}
+
 /// The query result \p Address (`&x`, `&this->f`) receives from the call
 /// it is an argument of, with the communicator.
 std::optional<QueryValue>
@@ -160,6 +212,8 @@ localQuery(const VarDecl *V, const FunctionFacts &Facts, ASTContext &Context) {
   bool First = true;
   for (const Write &W : Facts.writesOf(V)) {
     const auto *Address = dyn_cast<Expr>(W.Where);
+    if (W.Kind == WriteKind::Init && initializerUnread(V, Facts, Context))
+      continue;
     if (W.Kind != WriteKind::AddressPass || !Address)
       return std::nullopt;
     std::optional<QueryValue> This = queryWriting(Address, W.Call, Context);

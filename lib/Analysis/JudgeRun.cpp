@@ -76,10 +76,11 @@ void Judge::lookElsewhere(int64_t Failed) {
   V.Refusals = std::move(Saved);
 }
 
-/// The values of the enumeration \p D is declared with (a few at most);
-/// none when its type is no enumeration.
-static std::vector<int64_t> enumeratorsOf(const ValueDecl *D) {
-  constexpr size_t MaxEnumerators = 8;
+/// The values of the enumeration \p D is declared with, and one that is
+/// none of them; nothing when its type is no enumeration, or one of too
+/// many values to try each.
+static std::vector<int64_t> enumerationValues(const ValueDecl *D) {
+  constexpr size_t MaxEnumerators = 16;
   std::vector<int64_t> Out;
   const auto *Enum = D ? D->getType()->getAs<EnumType>() : nullptr;
   const EnumDecl *Decl = Enum ? Enum->getDecl()->getDefinition() : nullptr;
@@ -87,9 +88,16 @@ static std::vector<int64_t> enumeratorsOf(const ValueDecl *D) {
     return Out;
   for (const EnumConstantDecl *C : Decl->enumerators()) {
     if (Out.size() == MaxEnumerators)
-      break;
-    Out.push_back(C->getInitVal().getExtValue());
+      return {};
+    int64_t Value = C->getInitVal().getExtValue();
+    if (!llvm::is_contained(Out, Value))
+      Out.push_back(Value);
   }
+  int64_t Other = 0;
+  while (llvm::is_contained(Out, Other))
+    ++Other;
+  if (!Out.empty())
+    Out.push_back(Other);
   return Out;
 }
 
@@ -104,6 +112,13 @@ std::vector<std::vector<int64_t>> Judge::settingsAt(int64_t P) {
     bool Decides = Deciding & (1u << Bit), Sizes = Sizing & (1u << Bit);
     if (!Decides && (!Sizes || (P > 16 && P != 64)))
       return Values; // The default alone.
+    // An enumeration's own values (HPL's HPL_INT is 100: the ranks'
+    // numbers would never reach it), whatever the size.
+    if (Decides)
+      if (std::vector<int64_t> Enumerated =
+              enumerationValues(Eval.inputs()[Bit].Decl);
+          !Enumerated.empty())
+        return Enumerated;
     if (!Decides)
       Values = {RankEvaluator::DefaultInput, RankEvaluator::DefaultInput + 4};
     else if (P <= 16)
@@ -111,12 +126,6 @@ std::vector<std::vector<int64_t>> Judge::settingsAt(int64_t P) {
         Values.push_back(X);
     else
       Values = {0, 1, P / 2, P - 1};
-    // An enumeration's own values too (HPL's HPL_INT is 100): the ranks'
-    // numbers alone would never reach them.
-    if (Decides)
-      for (int64_t X : enumeratorsOf(Eval.inputs()[Bit].Decl))
-        if (!llvm::is_contained(Values, X))
-          Values.push_back(X);
     return Values;
   });
 }

@@ -4,7 +4,9 @@
 // The halo values then go out from process 0 by hand, from a std::vector.
 // No write of 'block' or 'rounds' in main shows them the same everywhere;
 // every write the helpers make of the object they are bound to does, so
-// the loop is rewritten.
+// the loop is rewritten. With SEND_PACKED, read_block sends the block size in
+// an array that process 0 fills and the others unpack (the round trip of
+// bcast-count-packed-params.c, through a reference).
 //
 // Must not be rewritten, each with the check that refuses it named:
 // - with ODD_RANKS_LARGER, read_block gives the odd processes the largest
@@ -15,6 +17,7 @@
 // clang-format off
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.cpp
+// RUN: %check-rewrite rewrite %s %t.packed --cflags=-DSEND_PACKED | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.odd --trace --cflags=-DODD_RANKS_LARGER | FileCheck %s --check-prefix=ODD --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.keep --trace --cflags=-DKEEP_BLOCK | FileCheck %s --check-prefix=KEEP --implicit-check-not=warning:
 // clang-format on
@@ -105,7 +108,16 @@ void read_block(int argc, char **argv, int &block) {
     block = std::atoi(argv[1]);
   if (me == 0 && (block < 1 || block > MaxBlock))
     block = 16;
+#ifdef SEND_PACKED
+  int work[2] = {0, 0};
+  if (me == 0)
+    work[0] = block;
+  MPI_Bcast(work, 2, MPI_INT, 0, MPI_COMM_WORLD);
+  if (me != 0)
+    block = work[0];
+#else
   MPI_Bcast(&block, 1, MPI_INT, 0, MPI_COMM_WORLD);
+#endif
 #ifdef ODD_RANKS_LARGER
   if (me % 2 == 1)
     block = MaxBlock;

@@ -177,6 +177,70 @@ std::optional<QueryValue> sizeQuery(const Parsed &P) {
   return Size ? queryValueOf(Size, *Get, *P.TU) : std::nullopt;
 }
 
+/// What the local `me` of `f` holds, by queryValueOf.
+std::optional<QueryValue> localMe(const char *Code) {
+  Parsed P(Code);
+  const clang::FunctionDecl *F = P.function("f");
+  if (!F)
+    return std::nullopt;
+  const clang::VarDecl *Me = nullptr;
+  findFirst(F->getBody(), [&](const clang::Stmt *S) {
+    if (const auto *D = llvm::dyn_cast<clang::DeclStmt>(S))
+      for (const clang::Decl *Each : D->decls())
+        if (const auto *V = llvm::dyn_cast<clang::VarDecl>(Each))
+          if (V->getName() == "me")
+            Me = V;
+    return Me != nullptr;
+  });
+  return Me ? queryValueOf(Me, *F, *P.TU) : std::nullopt;
+}
+
+TEST(VariableUniformityTest, InitializerNoReadSeesIsNoWrite) {
+  // `int me = 0;` then the query: every read sees the rank.
+  std::optional<QueryValue> Q = localMe(R"(
+int g(int);
+int f(void) {
+  int me = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  return g(me);
+}
+)");
+  ASSERT_TRUE(Q);
+  EXPECT_EQ(Q->Query, CommQuery::Rank);
+  // A read before the query sees the 0.
+  EXPECT_FALSE(localMe(R"(
+int g(int);
+int f(void) {
+  int me = 0;
+  g(me);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  return g(me);
+}
+)"));
+  // A jump may pass the query to a label after it.
+  EXPECT_FALSE(localMe(R"(
+int g(int);
+int f(int skip) {
+  int me = 0;
+  if (skip)
+    goto done;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+done:
+  return g(me);
+}
+)"));
+  // The query only on some paths.
+  EXPECT_FALSE(localMe(R"(
+int g(int);
+int f(int ask) {
+  int me = 0;
+  if (ask)
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  return g(me);
+}
+)"));
+}
+
 TEST(VariableUniformityTest, ConstructorParameterNamesTheMember) {
   Parsed P(R"(
 class Team {
