@@ -292,27 +292,72 @@ bool isWrittenElement(const ArraySubscriptExpr *Sub, ASTContext &Ctx) {
   return !isOnlyLoaded(*Sub, Ctx);
 }
 
+/// Whether \p S starts after \p From and before \p To.
+bool startsBetween(const Stmt *S, SourceLocation From, SourceLocation To,
+                   const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation L = SM.getExpansionLoc(S->getBeginLoc());
+  return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(From), L) &&
+         SM.isBeforeInTranslationUnit(L, SM.getExpansionLoc(To));
+}
+
+/// The first expression between \p From and \p To in \p F that may write
+/// memory an alias of \p Array could reach: a call other than the
+/// broadcast \p Bcast, or a write of anything but a local variable, an
+/// element of \p Array, or what a parameter points or refers to (memory
+/// the caller had before \p Array's existed); null when there is none.
+const Stmt *effectBetween(const FunctionDecl &F, const CallExpr *Bcast,
+                          const VarDecl *Array, SourceLocation From,
+                          SourceLocation To, ASTContext &Ctx) {
+  auto Within = [&](const Stmt *S) { return startsBetween(S, From, To, Ctx); };
+  auto InBroadcast = [&](const Stmt *S) {
+    return findFirst(Bcast, [&](const Stmt *X) { return X == S; }) != nullptr;
+  };
+  auto Named = [](const clang::Expr *E) -> const VarDecl * {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  };
+  auto Harmless = [&](const clang::Expr *Target) {
+    Target = Target->IgnoreParenImpCasts();
+    if (const VarDecl *V = Named(Target))
+      return isa<ParmVarDecl>(V) ||
+             (V->hasLocalStorage() && !V->getType()->isReferenceType());
+    const clang::Expr *Base = nullptr;
+    if (const auto *Sub = dyn_cast<ArraySubscriptExpr>(Target))
+      Base = Sub->getBase();
+    else if (const auto *Deref = dyn_cast<UnaryOperator>(Target);
+             Deref && Deref->getOpcode() == UO_Deref)
+      Base = Deref->getSubExpr();
+    const VarDecl *V = Base ? Named(Base) : nullptr;
+    return V && (V == Array || isa<ParmVarDecl>(V));
+  };
+  return findFirst(F.getBody(), [&](const Stmt *S) {
+    if (!Within(S) || S == Bcast || InBroadcast(S))
+      return false;
+    if (isa<CallExpr>(S))
+      return true;
+    if (const auto *Op = dyn_cast<BinaryOperator>(S))
+      return Op->isAssignmentOp() && !Harmless(Op->getLHS());
+    if (const auto *Op = dyn_cast<UnaryOperator>(S))
+      return Op->isIncrementDecrementOp() && !Harmless(Op->getSubExpr());
+    return false;
+  });
+}
+
 /// For a round trip through a local pointer: the first use of \p Array
 /// that may change the element \p El between \p From and \p To, or
 /// through which the memory it points to may be reached another way (its
 /// value copied, handed to a function other than the broadcast \p Bcast
-/// and `free` where anything else is called between \p From and \p To,
-/// an element's address taken); null when there is none. The pointer may
-/// only be null or point to memory the function allocates.
+/// and `free` where something between \p From and \p To may write what
+/// it reaches (effectBetween), an element's address taken); null when
+/// there is none. The pointer may only be null or point to memory the
+/// function allocates.
 const Stmt *pointerArrayChange(const Element &El, const FunctionFacts &Facts,
                                const CallExpr *Bcast, SourceLocation From,
                                SourceLocation To, ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  auto Within = [&](const Stmt *S) {
-    SourceLocation L = SM.getExpansionLoc(S->getBeginLoc());
-    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(From), L) &&
-           SM.isBeforeInTranslationUnit(L, SM.getExpansionLoc(To));
-  };
-  bool CallsBetween =
-      findFirst(Facts.function().getBody(), [&](const Stmt *S) {
-        return isa<CallExpr>(S) && S != Bcast && Within(S) &&
-               !findFirst(Bcast, [&](const Stmt *X) { return X == S; });
-      }) != nullptr;
+  auto Within = [&](const Stmt *S) { return startsBetween(S, From, To, Ctx); };
+  bool EffectsBetween = effectBetween(Facts.function(), Bcast, El.Array, From,
+                                      To, Ctx) != nullptr;
   for (const Write &W : Facts.writesOf(El.Array)) {
     bool Fresh = (W.Kind == WriteKind::Assign || W.Kind == WriteKind::Init) &&
                  W.Value &&
@@ -355,9 +400,9 @@ const Stmt *pointerArrayChange(const Element &El, const FunctionFacts &Facts,
           (Callee && Callee->getIdentifier() && Callee->getName() == "free"))
         continue;
       // Handed on elsewhere (HPL's second broadcast of `iwork`): a copy
-      // the callee may keep is only written by code that runs, and
-      // nothing but the broadcast runs between packing and unpacking.
-      if (!Within(Call) && !CallsBetween)
+      // the callee may keep is written only by code that runs, and what
+      // runs between packing and unpacking writes nothing it may reach.
+      if (!Within(Call) && !EffectsBetween)
         continue;
       return Use;
     }
@@ -792,12 +837,26 @@ RankUniformity::roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
                       "' may change between the packing and the unpacking, "
                       "or its memory be reached another way",
                   Change->getBeginLoc());
+  const Stmt *Effect =
+      Array ? effectBetween(Where, Bcast, El->Array, Pack->getEndLoc(),
+                            Unpacked.Where->getEndLoc(), Ctx)
+            : nullptr;
   for (const Write &W : Facts.writesOf(El->Array)) {
     if (!Array)
       break; // Judged above.
     bool Between = before(Pack->getEndLoc(), W.Where->getBeginLoc()) &&
                    before(W.Where->getBeginLoc(), Unpacked.Where->getEndLoc());
-    if (!Between || (W.Kind == WriteKind::AddressPass && W.Call == Bcast))
+    if (W.Kind == WriteKind::AddressPass && W.Call == Bcast)
+      continue;
+    // Its address handed out elsewhere: what runs between the packing and
+    // the unpacking must write nothing such a copy may reach.
+    if (!Between && Effect &&
+        (W.Kind == WriteKind::AddressPass || W.Kind == WriteKind::Escape))
+      return fail(Through + ", but '" + El->Array->getNameAsString() +
+                      "' may be reached another way, and something "
+                      "between the packing and the unpacking may write it",
+                  Effect->getBeginLoc());
+    if (!Between)
       continue;
     if (W.Kind == WriteKind::Element) {
       // A read of an element writes none; a write of another constant

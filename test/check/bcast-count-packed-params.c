@@ -13,6 +13,9 @@
 // - with SKEW, the others add their rank to the count before unpacking it;
 // - with SHADOW, the others write the packed count through a copy of the
 //   pointer before unpacking it;
+// - with STASHED, a helper keeps the pointer in a global before the
+//   packing, and the others write the count through that copy before
+//   unpacking it (no copy of the pointer in the function itself);
 // - with SHORT, the broadcast carries two of the three numbers packed (the
 //   others find the zero the allocation gave the third, which happens to
 //   decode to the root's default layout);
@@ -26,6 +29,7 @@
 // RUN: %check-rewrite refuse %s %t.decode --trace --cflags=-DBAD_DECODE | FileCheck %s --check-prefixes=REFUSED,DECODE --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.skew --trace --cflags=-DSKEW | FileCheck %s --check-prefixes=REFUSED,SKEW --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.shadow --trace --cflags=-DSHADOW | FileCheck %s --check-prefixes=REFUSED,SHADOW --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.stashed --trace --cflags=-DSTASHED | FileCheck %s --check-prefixes=REFUSED,STASHED --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.short --trace --cflags=-DSHORT | FileCheck %s --check-prefixes=REFUSED,SHORT --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.early --trace --cflags=-DEARLY_RETURN | FileCheck %s --check-prefixes=REFUSED,EARLY --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.given --trace --cflags=-DLAYOUT_IF_GIVEN | FileCheck %s --check-prefixes=REFUSED,GIVEN --implicit-check-not=warning:
@@ -93,6 +97,7 @@ int main(int argc, char **argv) {
 // DECODE: note: input-independence: {{.*}}'*layout' reaches the other ranks through element 2 of 'iwork' and the broadcast at line {{[0-9]+}}, but decoding does not give back the value 20 the root may hold
 // SKEW: note: input-independence: {{.*}}'*n' reaches the other ranks through element 0 of 'iwork' and the broadcast at line {{[0-9]+}}, but 'iwork' may change between the packing and the unpacking, or its memory be reached another way
 // SHADOW: note: input-independence: {{.*}}'*n' reaches the other ranks through element 0 of 'iwork' and the broadcast at line {{[0-9]+}}, but 'iwork' may change between the packing and the unpacking, or its memory be reached another way
+// STASHED: note: input-independence: {{.*}}'*n' reaches the other ranks through element 0 of 'iwork' and the broadcast at line {{[0-9]+}}, but 'iwork' may change between the packing and the unpacking, or its memory be reached another way
 // SHORT: note: input-independence: {{.*}}'*layout' reaches the other ranks through element 2 of 'iwork' and the broadcast at line {{[0-9]+}}, which may not carry that element
 // GIVEN: note: input-independence: {{.*}}'*layout' reaches the other ranks through element 2 of 'iwork' and the broadcast at line {{[0-9]+}}, encoded and decoded, and on some path the root packs it without writing it first (the value it had when 'settings_read' began)
 // EARLY: note: input-independence: {{.*}}'*n' reaches the other ranks through a broadcast that not every return of 'settings_read' comes after
@@ -114,6 +119,12 @@ int settings_read(int argc, char **argv, int *n, int *layout, int *reps);
 #define SETTINGS_SENT 2
 #else
 #define SETTINGS_SENT 3
+#endif
+
+#ifdef STASHED
+static int *stash;
+/* Kept to look the settings up again later. */
+static void keep_for_later(int *work) { stash = work; }
 #endif
 
 /* Process 0 reads the settings; one message gives them to the others. */
@@ -140,6 +151,9 @@ int settings_read(int argc, char **argv, int *n, int *layout, int *reps) {
 #endif
   }
   iwork = (int *)calloc(3, sizeof(int));
+#ifdef STASHED
+  keep_for_later(iwork);
+#endif
   if (me == 0) {
     iwork[0] = *n;
     iwork[1] = *reps;
@@ -153,6 +167,9 @@ int settings_read(int argc, char **argv, int *n, int *layout, int *reps) {
 #ifdef SHADOW
     int *shadow = iwork;
     shadow[0] = SETTINGS_MAX_N - me;
+#endif
+#ifdef STASHED
+    stash[0] = SETTINGS_MAX_N - me;
 #endif
     *n = iwork[0];
     *reps = iwork[1];
