@@ -47,8 +47,15 @@ def run(cmd, timeout=300, **kw):
         fail(f"'{cmd}' did not finish in {timeout} s")
 
 
-def sorted_output(mpirun, exe, np, args):
+def sorted_output(mpirun, exe, np, args, original=False):
     r = run(f"{mpirun} -np {np} {exe} {args}")
+    # Open MPI 4.1 now and then crashes a finished process in its own
+    # shutdown ("Process received signal", address not mapped) on this
+    # kind of VM. The original program, which mpilift did not touch, runs
+    # once more then; a rewritten program that crashes fails at once.
+    if original and r.returncode != 0 and \
+            "Process received signal" in r.stdout:
+        r = run(f"{mpirun} -np {np} {exe} {args}")
     if r.returncode != 0:
         fail(f"{exe} at np {np} exited with {r.returncode}:\n{r.stdout}")
     return sorted(r.stdout.splitlines())
@@ -178,7 +185,7 @@ def main():
         fail("the rewritten program does not build:\n" + r.stdout)
     nps = o.np.split(",")
     for np in nps:
-        a = sorted_output(o.mpirun, orig, np, o.args)
+        a = sorted_output(o.mpirun, orig, np, o.args, original=True)
         b = sorted_output(o.mpirun, new, np, o.args)
         if len(a) != len(b) or not all(
                 same_within(x, y, o.rtol) for x, y in zip(a, b)):
