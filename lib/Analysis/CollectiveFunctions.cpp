@@ -332,10 +332,9 @@ std::optional<BroadcastFunction> broadcastFunction(const FunctionDecl &F,
   if (Slot)
     return *Slot;
   Slot.emplace(); // Nothing while it is judged: a call of itself is none.
-  std::optional<BroadcastFunction> Judged = judgeBroadcast(F, TU);
-  std::optional<std::optional<BroadcastFunction>> &Done = TU.broadcastSlot(F);
-  Done = Judged;
-  return Judged;
+  // A std::map's slot stays where it is while others are added.
+  Slot = judgeBroadcast(F, TU);
+  return *Slot;
 }
 
 std::optional<BroadcastCall> broadcastCallOf(const CallExpr *Call,
@@ -376,17 +375,13 @@ std::optional<BroadcastCall> broadcastCallOf(const CallExpr *Call,
     Out.Root = argumentAt(Call, *B->RootParam);
   else
     Out.RootConstant = B->Root;
-  std::string Type = B->Type;
-  if (B->TypeParam) {
-    const clang::Expr *Arg = argumentAt(Call, *B->TypeParam);
-    std::optional<llvm::APSInt> Value = Arg && !Arg->isValueDependent()
-                                            ? Arg->getIntegerConstantExpr(Ctx)
-                                            : std::nullopt;
-    for (const auto &[Known, Name] : B->TypeByValue)
-      if (Value && Value->getExtValue() == Known)
-        Type = Name;
-  }
-  Out.Type = predefinedDatatype(Type);
+  std::optional<int64_t> TypeArgument;
+  if (B->TypeParam)
+    if (const clang::Expr *Arg = argumentAt(Call, *B->TypeParam);
+        Arg && !Arg->isValueDependent())
+      if (std::optional<llvm::APSInt> Value = Arg->getIntegerConstantExpr(Ctx))
+        TypeArgument = Value->getExtValue();
+  Out.Type = predefinedDatatype(B->typeFor(TypeArgument));
   for (unsigned Index : B->Uniform) {
     const clang::Expr *Arg = argumentAt(Call, Index);
     if (!Arg)

@@ -123,9 +123,8 @@ const FieldDecl *fieldKeepingComm(const Expr *Comm, const Expr *Address,
 /// Whether no read of \p V sees the value it is declared with (`int me =
 /// 0; MPI_Comm_rank(comm, &me);`): a statement of the block that declares
 /// it, after the declaration and with no branch, hands its address to a
-/// query, every other
-/// reference comes after that statement, and no label lies after the
-/// declaration (a jump could pass the query).
+/// query, every other reference comes after that statement, and no label
+/// lies after the declaration (a jump could pass the query).
 bool initializerUnread(const VarDecl *V, const FunctionFacts &Facts,
                        ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();

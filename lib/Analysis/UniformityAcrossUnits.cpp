@@ -249,15 +249,8 @@ RankUniformity::assumedBroadcast(const AssumedBroadcast &B,
   std::optional<int64_t> Root = constantFor(F->RootParam, F->Root);
   if (!Root || *Root != B.Root)
     return fails("its root may not be the process that packs the array");
-  std::string Type = F->Type;
-  if (F->TypeParam) {
-    std::optional<int64_t> Value = constantFor(F->TypeParam, 0);
-    Type.clear();
-    for (const auto &[Known, MPIName] : F->TypeByValue)
-      if (Value && *Value == Known)
-        Type = MPIName;
-  }
-  const PredefinedDatatype *Predefined = predefinedDatatype(Type);
+  const PredefinedDatatype *Predefined =
+      predefinedDatatype(F->typeFor(constantFor(F->TypeParam, 0)));
   if (!Predefined || Predefined->CType != B.Element)
     return fails("its datatype may not be the array's element type '" +
                  B.Element + "'");

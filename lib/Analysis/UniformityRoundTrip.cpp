@@ -246,12 +246,6 @@ bool writtenFirstOnRoot(llvm::ArrayRef<Write> Writes, const RankTest &Root,
   return false;
 }
 
-/// In a unit's summary: the argument of \p Call that is the start of the
-/// array of \p El, when \p Call calls a function of the program that
-/// another unit defines (whose summary says whether it is a broadcast).
-std::optional<unsigned> deferrableBroadcast(const CallExpr *Call,
-                                            const Element &El,
-                                            TranslationUnitFacts &TU);
 
 /// Whether the buffer \p E starts at the first element of \p Array:
 /// `buf`, `&buf[0]` or `(void *)iwork`.
@@ -269,6 +263,23 @@ bool startsAt(const clang::Expr *E, const VarDecl *Array) {
     }
   const auto *Ref = dyn_cast<DeclRefExpr>(E);
   return Ref && Ref->getDecl() == Array;
+}
+
+/// In a unit's summary: the argument of \p Call that is the start of the
+/// array of \p El, when \p Call calls a function of the program that
+/// another unit defines (whose summary says whether it is a broadcast).
+std::optional<unsigned> deferrableBroadcast(const CallExpr *Call,
+                                            const Element &El,
+                                            TranslationUnitFacts &TU) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || mpiCallee(Call) || isa<CXXOperatorCallExpr>(Call) ||
+      Callee->hasBody() ||
+      LibraryHeaders(TU.context()).contain(Callee->getLocation()))
+    return std::nullopt;
+  for (unsigned I = 0; I < Call->getNumArgs(); ++I)
+    if (startsAt(Call->getArg(I), El.Array))
+      return I;
+  return std::nullopt;
 }
 
 /// Whether \p E allocates fresh memory: `malloc(n)` or `calloc(n, s)`,
@@ -504,23 +515,6 @@ std::optional<int64_t> evaluateWith(const clang::Expr *E, const ASTContext &Ctx,
   }
 }
 
-namespace {
-
-std::optional<unsigned> deferrableBroadcast(const CallExpr *Call,
-                                            const Element &El,
-                                            TranslationUnitFacts &TU) {
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  if (!Callee || mpiCallee(Call) || isa<CXXOperatorCallExpr>(Call) ||
-      Callee->hasBody() ||
-      LibraryHeaders(TU.context()).contain(Callee->getLocation()))
-    return std::nullopt;
-  for (unsigned I = 0; I < Call->getNumArgs(); ++I)
-    if (startsAt(Call->getArg(I), El.Array))
-      return I;
-  return std::nullopt;
-}
-
-} // namespace
 
 bool TripValue::isRead(const clang::Expr *E) const {
   E = E->IgnoreParenImpCasts();

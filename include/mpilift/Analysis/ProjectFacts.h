@@ -159,6 +159,18 @@ struct BroadcastFunction {
   std::vector<std::pair<int64_t, std::string>> TypeByValue;
   /// The parameters the proof took as the same on every process.
   std::vector<unsigned> Uniform;
+
+  /// MPI's name for the datatype of a call whose argument for TypeParam
+  /// is \p TypeArgument (an integer constant, if known); empty when it
+  /// names none.
+  std::string typeFor(std::optional<int64_t> TypeArgument) const {
+    if (!TypeParam)
+      return Type;
+    for (const auto &[Value, Name] : TypeByValue)
+      if (TypeArgument && *TypeArgument == Value)
+        return Name;
+    return "";
+  }
 };
 
 /// What one write of a structure field gives it, as the unit that makes
