@@ -1022,6 +1022,10 @@ bool RankUniformity::givesMPICode(const Expr *E, const FunctionDecl &Where,
   E = E->IgnoreParenImpCasts();
   if (isMPICall(E))
     return true;
+  // `ierr = up ? MPI_Send(...) : MPI_Recv(...)`: a code either way.
+  if (const auto *Choice = dyn_cast<AbstractConditionalOperator>(E))
+    return givesMPICode(Choice->getTrueExpr(), Where, Depth) &&
+           givesMPICode(Choice->getFalseExpr(), Where, Depth);
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     return Callee && returnsMPICode(*Callee, Depth);
@@ -1040,7 +1044,8 @@ bool RankUniformity::givesMPICode(const Expr *E, const FunctionDecl &Where,
         Value->getIntegerConstantExpr(Context);
     // A call's code, or another such local's (`hplerr = mpierr;`).
     bool Code =
-        (isa<CallExpr>(Value) && givesMPICode(Value, Where, Depth)) ||
+        (isa<CallExpr, AbstractConditionalOperator>(Value) &&
+         givesMPICode(Value, Where, Depth)) ||
         (isa<DeclRefExpr>(Value) && givesMPICode(Value, Where, Depth + 1));
     switch (W.Kind) {
     case WriteKind::Init:

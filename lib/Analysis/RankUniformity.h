@@ -334,7 +334,8 @@ private:
                                              unsigned Depth);
   /// Whether \p E, in \p Where, is an MPI error code in a run without
   /// MPI errors MPI_SUCCESS: an MPI call, a call of a function whose every
-  /// `return` gives such a code or 0 (returnsMPICode), or a local whose
+  /// `return` gives such a code or 0 (returnsMPICode), a conditional whose
+  /// both results are such codes, or a local whose
   /// every write is one of those, 0, a copy of such a local (`hplerr =
   /// mpierr;`), or `|=`/`+=` of one.
   bool givesMPICode(const clang::Expr *E, const clang::FunctionDecl &Where,

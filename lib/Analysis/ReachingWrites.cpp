@@ -12,6 +12,9 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <set>
+#include <vector>
+
 using namespace clang;
 
 namespace mpilift {
@@ -55,6 +58,7 @@ ReachingWrites::ReachingWrites(const FunctionDecl &F, ASTContext &Context) {
   Graph = CFG::buildCFG(&F, const_cast<Stmt *>(Body), &Context, Options);
   if (!Graph)
     return;
+  Facts = std::make_unique<BranchFacts>(F, Context);
   for (const CFGBlock *Block : *Graph) {
     unsigned Index = 0;
     for (const CFGElement &E : *Block) {
@@ -66,6 +70,24 @@ ReachingWrites::ReachingWrites(const FunctionDecl &F, ASTContext &Context) {
 }
 
 ReachingWrites::~ReachingWrites() = default;
+
+std::optional<PathFacts>
+ReachingWrites::factsOnEdge(PathFacts Known, const CFGBlock &Pred,
+                            const CFGBlock &Succ) const {
+  const Stmt *Branch = Pred.getTerminatorStmt();
+  const auto *Logical = dyn_cast_or_null<BinaryOperator>(Branch);
+  if (Pred.succ_size() != 2 ||
+      !(isa_and_nonnull<IfStmt>(Branch) || (Logical && Logical->isLogicalOp())))
+    return Known;
+  // The first successor is where the condition holds, the second where
+  // it does not.
+  const CFGBlock *Then = Pred.succ_begin()[0].getReachableBlock();
+  const CFGBlock *Else = Pred.succ_begin()[1].getReachableBlock();
+  const auto *Condition = dyn_cast_or_null<Expr>(Pred.getTerminatorCondition());
+  if (!Condition || Then == Else || (Then != &Succ && Else != &Succ))
+    return Known;
+  return Facts->narrowByBranch(std::move(Known), Condition, Then == &Succ);
+}
 
 std::optional<Reach> ReachingWrites::reaching(ArrayRef<Write> Writes,
                                               const Stmt &Use) const {
@@ -80,30 +102,51 @@ std::optional<Reach> ReachingWrites::reaching(ArrayRef<Write> Writes,
   }
   Reach Out;
   Out.Writes.resize(Writes.size());
-  // Walk back from the read: (block, index of the element after the last
-  // one to look at). A block is entered from its end once.
-  llvm::SmallVector<std::pair<const CFGBlock *, unsigned>, 16> Work;
-  llvm::DenseSet<const CFGBlock *> Entered;
-  Work.push_back(UseAt->second);
+  // Walk back from the read: a block, the index of the element after the
+  // last one to look at, and what the path knows of local integers there.
+  // A block is entered from its end once for each set of facts.
+  struct Point {
+    const CFGBlock *Block;
+    unsigned End;
+    PathFacts Known;
+  };
+  llvm::SmallVector<Point, 16> Work;
+  std::set<std::pair<const CFGBlock *, std::vector<ValueFact>>> Entered;
+  Work.push_back({UseAt->second.first, UseAt->second.second, {}});
   while (!Work.empty()) {
-    auto [Block, End] = Work.pop_back_val();
-    bool Replaced = false;
-    for (unsigned I = End; I-- > 0 && !Replaced;) {
-      std::optional<CFGStmt> S = (*Block)[I].getAs<CFGStmt>();
-      auto It = S ? WriteAt.find(S->getStmt()) : WriteAt.end();
-      if (It == WriteAt.end())
+    Point At = Work.pop_back_val();
+    bool Ended = false;
+    for (unsigned I = At.End; I-- > 0 && !Ended;) {
+      std::optional<CFGStmt> S = (*At.Block)[I].getAs<CFGStmt>();
+      if (!S)
         continue;
-      Out.Writes.set(It->second);
-      Replaced = replacesValue(Writes[It->second]);
+      if (auto It = WriteAt.find(S->getStmt()); It != WriteAt.end()) {
+        Out.Writes.set(It->second);
+        Ended = replacesValue(Writes[It->second]);
+      }
+      if (Ended)
+        break;
+      std::optional<PathFacts> Before =
+          Facts->stepBack(std::move(At.Known), *S->getStmt());
+      if (!Before)
+        Ended = true; // No run takes this path.
+      else
+        At.Known = std::move(*Before);
     }
-    if (Replaced)
+    if (Ended)
       continue;
-    if (Block == &Graph->getEntry())
+    if (At.Block == &Graph->getEntry())
       Out.FromEntry = true;
-    for (const CFGBlock::AdjacentBlock &Pred : Block->preds())
-      if (const CFGBlock *P = Pred.getReachableBlock())
-        if (Entered.insert(P).second)
-          Work.push_back({P, P->size()});
+    for (const CFGBlock::AdjacentBlock &Pred : At.Block->preds()) {
+      const CFGBlock *P = Pred.getReachableBlock();
+      std::optional<PathFacts> Known =
+          P ? factsOnEdge(At.Known, *P, *At.Block) : std::nullopt;
+      if (Known &&
+          Entered
+              .insert({P, std::vector<ValueFact>(Known->begin(), Known->end())})
+              .second)
+        Work.push_back({P, P->size(), std::move(*Known)});
+    }
   }
   return Out;
 }

@@ -12,13 +12,18 @@
 /// proof of the writes that can reach the read accepts. This finds those
 /// writes on the function's control-flow graph (clang's CFG): walking back
 /// from the read along every path, a write is collected where the walk
-/// meets it, and an initializer or a plain assignment ends that path.
+/// meets it, and an initializer or a plain assignment ends that path. A
+/// path that branches on local integers rule out (BranchFacts.h: `error =
+/// 1` and later the false branch of `if (error)` after a maximum over the
+/// processes; the false branch of `if (rank == 0)` and later the true
+/// branch of another) is not walked further.
 ///
 //===----------------------------------------------------------------------===//
 
 #ifndef MPILIFT_LIB_ANALYSIS_REACHINGWRITES_H
 #define MPILIFT_LIB_ANALYSIS_REACHINGWRITES_H
 
+#include "BranchFacts.h"
 #include "FunctionFacts.h"
 
 #include "clang/Analysis/CFG.h"
@@ -55,7 +60,15 @@ public:
                                 const clang::Stmt &Use) const;
 
 private:
+  /// \p Facts at the end of \p Pred when the walk came from its successor
+  /// \p Succ, narrowed by its branch; nothing when no run goes that way.
+  std::optional<PathFacts> factsOnEdge(PathFacts Facts,
+                                       const clang::CFGBlock &Pred,
+                                       const clang::CFGBlock &Succ) const;
+
   std::unique_ptr<clang::CFG> Graph;
+  /// What branches on local integers say (caches which are tracked).
+  mutable std::unique_ptr<BranchFacts> Facts;
   /// Each statement the graph lists, with its block and index there.
   llvm::DenseMap<const clang::Stmt *,
                  std::pair<const clang::CFGBlock *, unsigned>>

@@ -132,6 +132,22 @@ struct Parsed {
     return Found;
   }
 
+  /// The first argument of the first call of \p Callee in \p F, past
+  /// parentheses and implicit casts (`use(n)`: the read of `n`).
+  static const clang::Expr *firstArgumentOf(const clang::FunctionDecl &F,
+                                            llvm::StringRef Callee) {
+    const clang::Expr *Arg = nullptr;
+    findFirst(F.getBody(), [&](const clang::Stmt *S) {
+      const auto *Call = llvm::dyn_cast<clang::CallExpr>(S);
+      const clang::FunctionDecl *Named =
+          Call ? Call->getDirectCallee() : nullptr;
+      if (Named && Named->getName() == Callee && Call->getNumArgs() > 0)
+        Arg = Call->getArg(0)->IgnoreParenImpCasts();
+      return Arg != nullptr;
+    });
+    return Arg;
+  }
+
   /// The statements \p First to \p Last of \p Name's body.
   std::optional<Region> bodyRegion(llvm::StringRef Name, unsigned First,
                                    unsigned Last) const {

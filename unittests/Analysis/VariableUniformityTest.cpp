@@ -35,15 +35,7 @@ std::optional<Divergence> divergenceOfN(const std::string &Code) {
   EXPECT_NE(Main, nullptr);
   if (!Main)
     return Divergence{"no main", {}};
-  const clang::Expr *Arg = nullptr;
-  findFirst(Main->getBody(), [&](const clang::Stmt *S) {
-    const auto *Call = llvm::dyn_cast<clang::CallExpr>(S);
-    const clang::FunctionDecl *Callee =
-        Call ? Call->getDirectCallee() : nullptr;
-    if (Callee && Callee->getName() == "use")
-      Arg = Call->getArg(0);
-    return Arg != nullptr;
-  });
+  const clang::Expr *Arg = Parsed::firstArgumentOf(*Main, "use");
   EXPECT_NE(Arg, nullptr);
   const clang::VarDecl *N = Arg ? namedVariable(Arg) : nullptr;
   if (!N)
