@@ -12,8 +12,6 @@
 
 #include "StatementTree.h"
 
-#include "mpilift/Analysis/ErrorFlow.h"
-
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -25,23 +23,12 @@ using namespace clang;
 namespace mpilift {
 namespace analysis {
 
-namespace {
-
-std::string spelled(const Expr *E, const ASTContext &Context) {
+std::string quotedSource(const Expr *E, const ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();
   CharSourceRange Range = SM.getExpansionRange(E->getSourceRange());
   return "'" + Lexer::getSourceText(Range, SM, Context.getLangOpts()).str() +
          "'";
 }
-
-/// Whether \p Inner lies inside \p Outer in the source.
-bool within(const Stmt *Inner, const Stmt *Outer, const SourceManager &SM) {
-  SourceLocation Loc = SM.getExpansionLoc(Inner->getBeginLoc());
-  return SM.isPointWithin(Loc, SM.getExpansionLoc(Outer->getBeginLoc()),
-                          SM.getExpansionLoc(Outer->getEndLoc()));
-}
-
-} // namespace
 
 Coverage uniformingCoverage(const CallExpr *Call, const Expr *Address,
                             const ASTContext &Ctx) {
@@ -251,7 +238,7 @@ RankUniformity::collectiveFallsShort(const std::string &Name, const Write &B,
     return std::nullopt;
   case Coverage::Part:
     return Divergence{Name + " is carried by " +
-                          spelled(B.Call->getCallee(), Ctx) +
+                          quotedSource(B.Call->getCallee(), Ctx) +
                           " only in part, as far as its count and datatype "
                           "show",
                       Loc};
@@ -262,7 +249,7 @@ RankUniformity::collectiveFallsShort(const std::string &Name, const Write &B,
   if (spansTheProof(Comm, F))
     return std::nullopt;
   return Divergence{Name + " is made the same only on the processes of " +
-                        spelled(Comm, Ctx) +
+                        quotedSource(Comm, Ctx) +
                         ", which may be fewer than those it must agree on",
                     Loc};
 }
@@ -346,7 +333,7 @@ std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
     if (Op->getOpcode() == BO_Assign)
       return valueOf(Op->getRHS(), Where, Depth);
     if (Op->isAssignmentOp())
-      return Fail("the value is assigned inside " + spelled(E, Context));
+      return Fail("the value is assigned inside " + quotedSource(E, Context));
     if (auto Why = valueOf(Op->getLHS(), Where, Depth))
       return Why;
     return valueOf(Op->getRHS(), Where, Depth);
@@ -365,11 +352,11 @@ std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
         if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
           if (V->hasGlobalStorage() && !V->isStaticLocal())
             return std::nullopt;
-      return Fail("cannot tell whether the address " + spelled(E, Context) +
-                  " is the same on every rank");
+      return Fail("cannot tell whether the address " +
+                  quotedSource(E, Context) + " is the same on every rank");
     }
     default:
-      return Fail("the value of " + spelled(E, Context) +
+      return Fail("the value of " + quotedSource(E, Context) +
                   " cannot be followed");
     }
   }
@@ -395,7 +382,7 @@ std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     if (!isPureArithmeticCall(Call))
       return Fail("the value comes from a call of " +
-                  spelled(Call->getCallee(), Context) +
+                  quotedSource(Call->getCallee(), Context) +
                   ", which may return something else on another rank");
     for (const Expr *Arg : Call->arguments())
       if (auto Why = valueOf(Arg, Where, Depth))
@@ -411,14 +398,14 @@ std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
       std::optional<Divergence> Why = memberDivergence(Field, Where, Depth);
       if (!Why)
         return std::nullopt;
-      return Fail("cannot prove that " + spelled(E, Context) +
+      return Fail("cannot prove that " + quotedSource(E, Context) +
                   " is the same on every rank: " + Why->Reason);
     }
     if (std::optional<QueryValue> Q =
             queryValueOf(Member->getMemberDecl(), Where, TU))
       if (Q->Query == CommQuery::Size)
         return std::nullopt;
-    return Fail("cannot prove that " + spelled(E, Context) +
+    return Fail("cannot prove that " + quotedSource(E, Context) +
                 " is the same on every rank");
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
@@ -428,7 +415,7 @@ std::optional<Divergence> RankUniformity::valueOf(const Expr *E,
     if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
       return variable(V, E->getBeginLoc(), Where, Depth);
   }
-  return Fail("cannot prove that " + spelled(E, Context) +
+  return Fail("cannot prove that " + quotedSource(E, Context) +
               " is the same on every rank");
 }
 
@@ -555,7 +542,7 @@ std::optional<Divergence> RankUniformity::write(const VarDecl *V,
       return std::nullopt;
     }
     return Divergence{named(V) + " is written by a call of " +
-                          spelled(W.Call->getCallee(), TU.context()),
+                          quotedSource(W.Call->getCallee(), TU.context()),
                       Loc};
   }
   case WriteKind::Element:
@@ -587,226 +574,6 @@ RankUniformity::datatypeArguments(const VarDecl *V, const Write &W,
   return std::nullopt;
 }
 
-namespace {
-
-/// Whether \p E initializes the range variable of a range-based `for`,
-/// which the loop only reads through its iterators.
-bool isRangeOfLoop(const Stmt &E, ASTContext &Context) {
-  DynTypedNodeList Parents = Context.getParents(E);
-  const auto *Range = Parents.empty() ? nullptr : Parents[0].get<VarDecl>();
-  if (!Range)
-    return false;
-  Parents = Context.getParents(*Range);
-  const auto *Decl = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
-  const auto *Loop =
-      Decl ? dyn_cast_or_null<CXXForRangeStmt>(parentStmt(*Decl, Context))
-           : nullptr;
-  return Loop && Loop->getRangeStmt() == Decl;
-}
-
-bool keepsSize(const Expr *Use, ASTContext &Context, unsigned Depth = 0);
-
-/// Whether parameter \p Index of \p Callee, a reference to a container,
-/// leaves the container's size alone in the body the translation unit
-/// has for it (a helper in another file may do anything).
-bool parameterKeepsSize(const FunctionDecl *Callee, unsigned Index,
-                        ASTContext &Context, unsigned Depth) {
-  const FunctionDecl *Definition = nullptr;
-  if (!Callee || !Callee->getBody(Definition) || Depth >= 3 ||
-      Index >= Definition->getNumParams())
-    return false;
-  const ParmVarDecl *Param = Definition->getParamDecl(Index);
-  return !findFirst(Definition->getBody(), [&](const Stmt *S) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(S);
-    return Ref && Ref->getDecl() == Param &&
-           !keepsSize(Ref, Context, Depth + 1);
-  });
-}
-
-/// Whether \p Use of a standard container leaves its size alone: a call of
-/// an accessor, an element access, the range of a range-based loop, or
-/// passing it to a function that does one of those with it.
-bool keepsSize(const Expr *Use, ASTContext &Context, unsigned Depth) {
-  const Stmt *Child = Use;
-  const Stmt *Parent = parentStmt(*Use, Context);
-  while (Parent && (isa<ImplicitCastExpr>(Parent) || isa<ParenExpr>(Parent))) {
-    Child = Parent;
-    Parent = parentStmt(*Parent, Context);
-  }
-  if (!Parent)
-    return isRangeOfLoop(*Child, Context);
-  if (const auto *Member = dyn_cast<MemberExpr>(Parent)) {
-    const auto *Method = dyn_cast<CXXMethodDecl>(Member->getMemberDecl());
-    return Method && Method->getIdentifier() &&
-           llvm::StringSwitch<bool>(Method->getName())
-               .Cases("size", "length", "empty", "capacity", "max_size", true)
-               .Cases("data", "c_str", "at", "front", "back", true)
-               .Cases("begin", "end", "cbegin", "cend", "rbegin", "rend", true)
-               .Default(false);
-  }
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent))
-    return Op->getOperator() == OO_Subscript && Op->getNumArgs() > 0 &&
-           Op->getArg(0)->IgnoreParenImpCasts() == Use;
-  // Passed to a function that takes it by value or by const reference.
-  if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    for (unsigned I = 0; Callee && I < Call->getNumArgs(); ++I)
-      if (Call->getArg(I) == Child && I < Callee->getNumParams()) {
-        QualType T = Callee->getParamDecl(I)->getType();
-        return !T->isReferenceType() ||
-               T->getPointeeType().isConstQualified() ||
-               parameterKeepsSize(Callee, I, Context, Depth);
-      }
-  }
-  return false;
-}
-
-} // namespace
-
-std::optional<Divergence>
-RankUniformity::containerSize(const CXXMemberCallExpr *Call,
-                              const FunctionDecl &Where, unsigned Depth) {
-  return namedContainerSize(Call->getImplicitObjectArgument(), Where, Depth);
-}
-
-std::optional<Divergence>
-RankUniformity::namedContainerSize(const Expr *E, const FunctionDecl &Where,
-                                   unsigned Depth) {
-  const Expr *Object = E->IgnoreParenImpCasts();
-  if (const auto *Member = dyn_cast<MemberExpr>(Object))
-    if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
-      if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
-        return memberContainerSize(Field, Depth);
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(Object)) {
-    if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl()))
-      return parameterContainerSize(P, Where, Depth);
-    if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
-      if (V->hasLocalStorage() && !V->getType()->isReferenceType())
-        return localContainerSize(V, Where, Depth);
-  }
-  return Divergence{"cannot follow the size of " +
-                        spelled(Object, TU.context()),
-                    E->getBeginLoc()};
-}
-
-std::optional<Divergence> RankUniformity::parameterContainerSize(
-    const ParmVarDecl *P, const FunctionDecl &Where, unsigned Depth) {
-  QualType T = P->getType();
-  bool Constant =
-      T->isReferenceType() && T->getPointeeType().isConstQualified();
-  if (!T->isReferenceType() ||
-      (!Constant && !parameterKeepsSize(&Where, P->getFunctionScopeIndex(),
-                                        TU.context(), 0)))
-    return Divergence{"cannot follow the size of " + named(P) +
-                          ", which the function may change",
-                      P->getLocation()};
-  if (Depth >= MaxDepth)
-    return Divergence{"gave up following " + named(P) + " through callers",
-                      P->getLocation()};
-  ArrayRef<CallSite> Callers = TU.callersOf(&Where);
-  if (Callers.empty() || TU.mayBeCalledUnseen(&Where))
-    return Divergence{named(P) + " is a parameter of " + named(&Where) +
-                          " whose callers are not all visible" +
-                          unseenCallersNote(Where),
-                      P->getLocation()};
-  unsigned Index = P->getFunctionScopeIndex();
-  for (const CallSite &Site : Callers) {
-    if (!Site.Caller || Index >= Site.Call->getNumArgs())
-      return Divergence{"a call of " + named(&Where) + " cannot be followed",
-                        Site.Call->getBeginLoc()};
-    std::optional<Divergence> Why = inAnotherFunction([&] {
-      std::optional<Divergence> Size =
-          namedContainerSize(Site.Call->getArg(Index), *Site.Caller, Depth + 1);
-      // Containers of different callers may differ in size: each call must
-      // then run on every rank.
-      if (!Size && Callers.size() > 1)
-        return controlOf(Site.Call, *Site.Caller, Depth + 1);
-      return Size;
-    });
-    if (Why)
-      return Divergence{named(P) +
-                            " is given a container here whose size "
-                            "may differ between ranks: " +
-                            Why->Reason,
-                        Site.Call->getBeginLoc()};
-  }
-  return std::nullopt;
-}
-
-std::optional<Divergence>
-RankUniformity::localContainerSize(const VarDecl *V, const FunctionDecl &Where,
-                                   unsigned Depth) {
-  ASTContext &Context = TU.context();
-  for (const DeclRefExpr *Ref : TU.factsOf(Where).referencesOf(V))
-    if (!keepsSize(Ref, Context))
-      return Divergence{named(V) + " is used here in a way that may change "
-                                   "its size",
-                        Ref->getBeginLoc()};
-  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(
-          V->getInit() ? V->getInit()->IgnoreImplicit() : nullptr))
-    return constructionArguments(Construct, Where, Depth);
-  if (V->getInit())
-    return Divergence{"cannot follow the size " + named(V) + " starts with",
-                      V->getInit()->getBeginLoc()};
-  return std::nullopt;
-}
-
-std::optional<Divergence>
-RankUniformity::memberContainerSize(const FieldDecl *Field, unsigned Depth) {
-  const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
-  if (!Class)
-    return Divergence{"cannot follow the size of " + named(Field),
-                      Field->getLocation()};
-  // Every member function is here to be read: another file could resize it.
-  for (const CXXMethodDecl *Method : Class->methods())
-    if (!Method->isImplicit() && !Method->isDefined() && !Method->isDeleted())
-      return Divergence{named(Method) + " of " + named(Class) +
-                            " is defined in another file; it may change "
-                            "the size of " +
-                            named(Field),
-                        Method->getLocation()};
-  for (const MemberExpr *Use : TU.usesOf(Field))
-    if (!keepsSize(Use, TU.context()))
-      return Divergence{named(Field) + " is used here in a way that may "
-                                       "change its size",
-                        Use->getBeginLoc()};
-  if (Field->hasInClassInitializer())
-    return Divergence{"cannot follow the size " + named(Field) + " starts with",
-                      Field->getInClassInitializer()->getBeginLoc()};
-  for (const CXXConstructorDecl *Ctor : Class->ctors()) {
-    if (!Ctor->hasBody())
-      continue;
-    for (const CXXCtorInitializer *Init : Ctor->inits()) {
-      if (Init->getMember() != Field)
-        continue;
-      const auto *Construct =
-          dyn_cast<CXXConstructExpr>(Init->getInit()->IgnoreImplicit());
-      if (!Construct)
-        return Divergence{"cannot follow the size " + named(Field) +
-                              " starts with",
-                          Init->getSourceLocation()};
-      if (auto Why = constructionArguments(Construct, *Ctor, Depth))
-        return Why;
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<Divergence>
-RankUniformity::constructionArguments(const CXXConstructExpr *Construct,
-                                      const FunctionDecl &Where,
-                                      unsigned Depth) {
-  for (const Expr *Arg : Construct->arguments()) {
-    if (isa<CXXDefaultArgExpr>(Arg))
-      continue;
-    if (auto Why = valueOf(Arg, Where, Depth))
-      return Divergence{"the container is constructed from a value that may "
-                        "differ between ranks: " +
-                            Why->Reason,
-                        Construct->getBeginLoc()};
-  }
-  return std::nullopt;
-}
 
 /// " (why)" when \p F may be called where the unit does not show.
 std::string RankUniformity::unseenCallersNote(const FunctionDecl &F) const {
@@ -973,125 +740,6 @@ std::optional<Divergence> RankUniformity::fieldWrite(const FieldDecl *Field,
   return std::nullopt;
 }
 
-namespace {
-
-/// What \p Cond tests for zero: `x` in `x`, `!x`, `x != 0`, `MPI_SUCCESS
-/// == x`; null for other conditions.
-const Expr *zeroTested(const Expr *Cond, ASTContext &Context) {
-  Cond = Cond->IgnoreParenImpCasts();
-  if (const auto *Not = dyn_cast<UnaryOperator>(Cond))
-    return Not->getOpcode() == UO_LNot ? zeroTested(Not->getSubExpr(), Context)
-                                       : nullptr;
-  auto IsZero = [&](const Expr *E) {
-    std::optional<llvm::APSInt> V = E->getIntegerConstantExpr(Context);
-    return V && *V == 0;
-  };
-  if (const auto *Compare = dyn_cast<BinaryOperator>(Cond)) {
-    if (!Compare->isEqualityOp())
-      return nullptr;
-    if (IsZero(Compare->getRHS()))
-      return Compare->getLHS()->IgnoreParenImpCasts();
-    if (IsZero(Compare->getLHS()))
-      return Compare->getRHS()->IgnoreParenImpCasts();
-    return nullptr;
-  }
-  return Cond;
-}
-
-bool isMPICall(const Expr *E) {
-  const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
-  return Call && mpiCallee(Call);
-}
-
-} // namespace
-
-bool RankUniformity::testsMPISuccess(const Expr *Cond,
-                                     const FunctionDecl &Where) {
-  ASTContext &Context = TU.context();
-  const Expr *Tested = zeroTested(Cond, Context);
-  if (!Tested)
-    return false;
-  if (const auto *Assign = dyn_cast<BinaryOperator>(Tested))
-    if (Assign->getOpcode() == BO_Assign)
-      Tested = Assign->getRHS()->IgnoreParenImpCasts();
-  return givesMPICode(Tested, Where, 0);
-}
-
-bool RankUniformity::givesMPICode(const Expr *E, const FunctionDecl &Where,
-                                  unsigned Depth) {
-  E = E->IgnoreParenImpCasts();
-  if (isMPICall(E))
-    return true;
-  // `ierr = up ? MPI_Send(...) : MPI_Recv(...)`: a code either way.
-  if (const auto *Choice = dyn_cast<AbstractConditionalOperator>(E))
-    return givesMPICode(Choice->getTrueExpr(), Where, Depth) &&
-           givesMPICode(Choice->getFalseExpr(), Where, Depth);
-  if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    return Callee && returnsMPICode(*Callee, Depth);
-  }
-  const auto *Ref = dyn_cast<DeclRefExpr>(E);
-  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || Depth >= 4)
-    return false;
-  ASTContext &Context = TU.context();
-  llvm::ArrayRef<Write> Writes = TU.factsOf(Where).writesOf(V);
-  return !Writes.empty() && llvm::all_of(Writes, [&](const Write &W) {
-    if (!W.Value)
-      return false;
-    const Expr *Value = W.Value->IgnoreParenImpCasts();
-    std::optional<llvm::APSInt> Constant =
-        Value->getIntegerConstantExpr(Context);
-    // A call's code, or another such local's (`hplerr = mpierr;`).
-    bool Code =
-        (isa<CallExpr, AbstractConditionalOperator>(Value) &&
-         givesMPICode(Value, Where, Depth)) ||
-        (isa<DeclRefExpr>(Value) && givesMPICode(Value, Where, Depth + 1));
-    switch (W.Kind) {
-    case WriteKind::Init:
-    case WriteKind::Assign:
-      return Code || (Constant && *Constant == 0);
-    case WriteKind::Compound: {
-      const auto *Op = dyn_cast<CompoundAssignOperator>(W.Where);
-      return Op && keepsErrorCodes(Op->getOpcode()) && Code;
-    }
-    default:
-      return false;
-    }
-  });
-}
-
-bool RankUniformity::returnsMPICode(const FunctionDecl &Callee,
-                                    unsigned Depth) {
-  const FunctionDecl *Definition = nullptr;
-  if (Depth >= 4 || !Callee.getReturnType()->isIntegerType())
-    return false;
-  if (!Callee.getBody(Definition)) {
-    // Another unit's: its summary says.
-    const ProjectFacts *Project = TU.project();
-    return Project && Project->returnsMPICode(functionKey(Callee));
-  }
-  std::string Key = "code:" + functionKey(*Definition);
-  if (!KeysInProgress.insert(Key).second)
-    return true; // Recursion: the other returns decide.
-  auto Done = llvm::make_scope_exit([&] { KeysInProgress.erase(Key); });
-  ASTContext &Context = TU.context();
-  bool Any = false;
-  bool Other = findFirst(Definition->getBody(), [&](const Stmt *S) {
-    const auto *Return = dyn_cast<ReturnStmt>(S);
-    if (!Return)
-      return false;
-    Any = true;
-    const Expr *Value = Return->getRetValue();
-    if (!Value)
-      return true;
-    std::optional<llvm::APSInt> Constant =
-        Value->IgnoreParenImpCasts()->getIntegerConstantExpr(Context);
-    return !(Constant && *Constant == 0) &&
-           !givesMPICode(Value, *Definition, Depth + 1);
-  });
-  return Any && !Other;
-}
 
 std::optional<Divergence>
 RankUniformity::memberDivergence(const FieldDecl *Field,
@@ -1183,187 +831,6 @@ RankUniformity::writeInFunction(const Stmt *At, const Expr *Value,
   });
 }
 
-std::optional<Divergence> RankUniformity::callersOf(const FunctionDecl &F,
-                                                    unsigned Depth) {
-  return callerWalk(F, Depth, /*VisibleOnly=*/false);
-}
-
-std::optional<Divergence> RankUniformity::callerWalk(const FunctionDecl &F,
-                                                     unsigned Depth,
-                                                     bool VisibleOnly) {
-  if (F.isMain())
-    return std::nullopt;
-  if (Depth >= MaxDepth)
-    return Divergence{"gave up following the callers of " + named(&F),
-                      F.getLocation()};
-  ArrayRef<CallSite> Callers = TU.callersOf(&F);
-  std::optional<std::vector<CallRecord>> Elsewhere;
-  if (!VisibleOnly) {
-    Elsewhere = TU.callsElsewhere(&F);
-    if (!Elsewhere || (Callers.empty() && Elsewhere->empty()))
-      return Divergence{named(&F) +
-                            " may be called from code the unit does "
-                            "not show" +
-                            unseenCallersNote(F),
-                        F.getLocation()};
-  }
-  // The two walks never cut each other's recursion short.
-  std::string FunctionKey = functionKey(F);
-  std::string Key = (VisibleOnly ? "alike:" : "") + FunctionKey;
-  bool Guarded = !FunctionKey.empty();
-  if (Guarded && !KeysInProgress.insert(Key).second)
-    return std::nullopt; // Recursion: the outer calls decide.
-  auto Done = llvm::make_scope_exit([&] {
-    if (Guarded)
-      KeysInProgress.erase(Key);
-  });
-  for (const CallSite &Site : Callers) {
-    if (!Site.Caller && VisibleOnly)
-      continue;
-    if (!Site.Caller)
-      return Divergence{"a call of " + named(&F) + " cannot be followed",
-                        Site.Call->getBeginLoc()};
-    if (Site.Caller == &F)
-      continue; // Recursion: the outer calls decide.
-    if (auto Why = controlOf(Site.Call, *Site.Caller, Depth + 1))
-      return Why;
-    if (auto Why = callerWalk(*Site.Caller, Depth + 1, VisibleOnly))
-      return Why;
-  }
-  // The visible walk does not follow the calls other units record yet:
-  // their conditions were judged without the facts of the units they call
-  // (a code returned by a function of a third unit), and would refuse
-  // ordinary error checks.
-  if (VisibleOnly)
-    return std::nullopt;
-  for (const CallRecord &R : *Elsewhere)
-    if (auto Why = recordedCallRuns(F.getNameAsString(), R, F.getLocation(),
-                                    Depth + 1))
-      return Why;
-  return std::nullopt;
-}
-
-std::optional<Divergence> RankUniformity::conditionParts(
-    const Expr *Cond, const FunctionDecl &Where,
-    llvm::function_ref<std::optional<Divergence>(const Expr *)> Judge) {
-  // `r < reps && ierr == MPI_SUCCESS`: each operand on its own.
-  if (const auto *Op = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts()))
-    if (Op->isLogicalOp()) {
-      if (auto Why = conditionParts(Op->getLHS(), Where, Judge))
-        return Why;
-      return conditionParts(Op->getRHS(), Where, Judge);
-    }
-  if (testsMPISuccess(Cond, Where))
-    return std::nullopt;
-  return Judge(Cond);
-}
-
-std::optional<Divergence> RankUniformity::controlOf(const Stmt *S,
-                                                    const FunctionDecl &Where,
-                                                    unsigned Depth) {
-  ASTContext &Context = TU.context();
-  auto Condition = [&](const Expr *Cond) -> std::optional<Divergence> {
-    if (auto Why = valueOf(Cond, Where, Depth))
-      return Divergence{"the condition " + spelled(Cond, Context) +
-                            " may differ between ranks (" + Why->Reason + ")",
-                        Cond->getBeginLoc()};
-    return std::nullopt;
-  };
-  const Stmt *Child = S;
-  while (const Stmt *Parent = parentStmt(*Child, Context)) {
-    if (Parent == Where.getBody() && !isa<CompoundStmt>(Parent))
-      break;
-    const Expr *Cond = nullptr;
-    if (const auto *If = dyn_cast<IfStmt>(Parent)) {
-      if (Child != If->getCond())
-        Cond = If->getCond();
-    } else if (isLoop(Parent)) {
-      const Expr *LoopCond = loopCondition(Parent);
-      if (Child != LoopCond)
-        Cond = LoopCond;
-    } else if (const auto *Switch = dyn_cast<SwitchStmt>(Parent)) {
-      if (Child != Switch->getCond())
-        Cond = Switch->getCond();
-    } else if (const auto *Op = dyn_cast<AbstractConditionalOperator>(Parent)) {
-      if (Child != Op->getCond())
-        Cond = Op->getCond();
-    } else if (const auto *Op = dyn_cast<BinaryOperator>(Parent)) {
-      if (Op->isLogicalOp() && Child == Op->getRHS())
-        Cond = Op->getLHS();
-    } else if (const auto *Block = dyn_cast<CompoundStmt>(Parent)) {
-      // A statement before this one that may leave on some ranks only.
-      for (const Stmt *Before : Block->body()) {
-        if (Before == Child)
-          break;
-        if (const Stmt *Jump = leavingJump(Before))
-          if (auto Why = controlOf(Jump, Where, Depth))
-            return Divergence{"an earlier statement may leave on some ranks "
-                              "only: " +
-                                  Why->Reason,
-                              Jump->getBeginLoc()};
-      }
-    }
-    if (Cond)
-      if (auto Why = conditionParts(Cond, Where, Condition))
-        return Why;
-    if (Parent == Where.getBody())
-      break;
-    Child = Parent;
-  }
-  return std::nullopt;
-}
-
-std::optional<Divergence>
-RankUniformity::loopVariance(const Expr *E, const Stmt *Loop,
-                             const FunctionDecl &Where) {
-  ASTContext &Context = TU.context();
-  const SourceManager &SM = Context.getSourceManager();
-  const FunctionFacts &Facts = TU.factsOf(Where);
-  std::optional<Divergence> Found;
-  findFirst(E, [&](const Stmt *S) {
-    if (const auto *Call = dyn_cast<CallExpr>(S)) {
-      if (isPureArithmeticCall(Call))
-        return false;
-      // Accessors of a container that the loop leaves alone.
-      if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-        const CXXMethodDecl *Method = Member->getMethodDecl();
-        if (Method && Method->getIdentifier() && Call->getNumArgs() == 0 &&
-            llvm::StringSwitch<bool>(Method->getName())
-                .Cases("data", "size", "c_str", "begin", "front", true)
-                .Default(false))
-          return false;
-      }
-      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
-        if (Op->getOperator() == OO_Subscript)
-          return false;
-      Found = Divergence{"the call of " + spelled(Call->getCallee(), Context) +
-                             " runs again for every peer",
-                         Call->getBeginLoc()};
-      return true;
-    }
-    // Only a variable's value can change: an array's address, or `&x`,
-    // stays what it is whatever the loop writes into it.
-    const auto *Read = dyn_cast<ImplicitCastExpr>(S);
-    if (!Read || Read->getCastKind() != CK_LValueToRValue)
-      return false;
-    const auto *Ref = dyn_cast<DeclRefExpr>(Read->getSubExpr()->IgnoreParens());
-    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-    if (!V)
-      return false;
-    for (const Write &W : Facts.writesOf(V)) {
-      if (W.Kind == WriteKind::Element || !within(W.Where, Loop, SM) ||
-          isReadOnlyPass(W))
-        continue;
-      Found = Divergence{named(V) + " is written inside the loop, so " +
-                             spelled(E, Context) +
-                             " may differ from one peer to the next",
-                         W.Where->getBeginLoc()};
-      return true;
-    }
-    return false;
-  });
-  return Found;
-}
 
 } // namespace analysis
 } // namespace mpilift

@@ -496,6 +496,11 @@ private:
 /// \p D's name in quotes, for the reasons.
 std::string named(const clang::NamedDecl *D);
 
+/// \p E's source text (its macros' expansion range) in quotes, for the
+/// reasons.
+std::string quotedSource(const clang::Expr *E,
+                         const clang::ASTContext &Context);
+
 /// The name a USR ends with (`c:@F@grid_init` -> `grid_init`), for notes
 /// about a function this unit does not declare.
 std::string nameInUSR(llvm::StringRef Key);

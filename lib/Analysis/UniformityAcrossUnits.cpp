@@ -32,10 +32,6 @@ std::string nameInUSR(StringRef Key) {
 
 namespace {
 
-std::string quoted(const NamedDecl *D) {
-  return "'" + D->getNameAsString() + "'";
-}
-
 std::optional<llvm::APSInt> constantOf(const SharedValue &V) {
   if (!V.Constant)
     return std::nullopt;
@@ -103,7 +99,7 @@ RankUniformity::argumentsAtSites(const ParmVarDecl *P,
   bool CheckControl = Sites.size() + Records.size() > 1 && !OneConstant;
   for (const ArgumentSite &Site : Sites) {
     if (!Site.Caller || !Site.Arg)
-      return Divergence{"a call of " + quoted(&Callee) + " cannot be followed",
+      return Divergence{"a call of " + named(&Callee) + " cannot be followed",
                         Site.At->getBeginLoc()};
     std::optional<Divergence> Why = inAnotherFunction([&] {
       std::optional<Divergence> Value =
@@ -115,15 +111,14 @@ RankUniformity::argumentsAtSites(const ParmVarDecl *P,
       return Value;
     });
     if (Why)
-      return Divergence{quoted(P) +
+      return Divergence{named(P) +
                             " receives a value here that may differ "
                             "between ranks: " +
                             Why->Reason,
                         Site.At->getBeginLoc()};
   }
   return recordedArguments(Callee.getNameAsString(), Index, Records,
-                           CheckControl, quoted(P), P->getLocation(),
-                           Depth + 1);
+                           CheckControl, named(P), P->getLocation(), Depth + 1);
 }
 
 std::optional<Divergence>
@@ -291,7 +286,7 @@ RankUniformity::assumedField(StringRef Key, const FunctionDecl *Where,
   std::optional<Divergence> Why = Where ? memberDivergence(Field, *Where, Depth)
                                         : fieldDivergence(Field, Depth + 1);
   if (Why)
-    return Divergence{Reads.str() + quoted(Field) +
+    return Divergence{Reads.str() + named(Field) +
                           ", which may differ between ranks: " + Why->Reason,
                       Why->Loc};
   return std::nullopt;
@@ -334,7 +329,7 @@ std::optional<Divergence> RankUniformity::assumedParameter(const ParamKey &K,
 std::optional<Divergence>
 RankUniformity::writeInOtherUnit(const FieldDecl *Field, const FieldValue &W,
                                  unsigned Depth) {
-  std::string Written = quoted(Field) + " is given a value in " + W.Where.str();
+  std::string Written = named(Field) + " is given a value in " + W.Where.str();
   SourceLocation Near = Field->getLocation();
   // A split proof holds where the functions it took to end the program
   // do, and the values given to its function are the same on every rank;
@@ -377,7 +372,7 @@ RankUniformity::writeInOtherUnit(const FieldDecl *Field, const FieldValue &W,
     return Divergence{Written + " that may differ between ranks: " + W.Reason,
                       Near};
   case FieldValue::Kind::Freed:
-    return Divergence{quoted(Field) + " is freed as a communicator in " +
+    return Divergence{named(Field) + " is freed as a communicator in " +
                           W.Where.str() + ", which this proof does not follow",
                       Near};
   case FieldValue::Kind::Uniform:
