@@ -180,14 +180,21 @@ const PredefinedDatatype *typeWhen(const clang::Expr *E, const ParmVarDecl *P,
   return predefinedTypeOf(E, Ctx);
 }
 
-/// Records in \p Out the datatype \p E, MPI's own or one for each value of
-/// the enumeration of the one parameter of \p F it reads; false when it is
-/// neither.
+/// Records in \p Out the datatype \p E: MPI's own, a parameter of \p F
+/// that is the datatype itself, or one for each value of the enumeration
+/// of the one parameter it reads; false when it is none of these.
 bool recordDatatype(const clang::Expr *E, const FunctionDecl &F,
                     BroadcastFunction &Out) {
   const ASTContext &Ctx = F.getASTContext();
   if (const PredefinedDatatype *Type = predefinedTypeOf(E, Ctx)) {
     Out.Type = Type->MPIName.str();
+    return true;
+  }
+  // Declared `MPI_Datatype`: a handle in Open MPI, an int in MPICH.
+  const auto *Handle = E->IgnoreParenCasts()->getType()->getAs<TypedefType>();
+  if (std::optional<unsigned> Passed = parameterIndex(E, F);
+      Passed && Handle && Handle->getDecl()->getName() == "MPI_Datatype") {
+    Out.TypeArg = *Passed;
     return true;
   }
   const ParmVarDecl *Param = nullptr;
@@ -292,7 +299,7 @@ std::optional<BroadcastFunction> judgeBroadcast(const FunctionDecl &F,
   const FunctionFacts &Facts = TU.factsOf(F);
   for (std::optional<unsigned> Index :
        {std::optional<unsigned>(Out.Buffer), std::optional<unsigned>(Out.Comm),
-        Out.CountParam, Out.RootParam, Out.TypeParam})
+        Out.CountParam, Out.RootParam, Out.TypeParam, Out.TypeArg})
     if (Index && !Facts.writesOf(F.getParamDecl(*Index)).empty())
       return std::nullopt;
   const ParmVarDecl *Count =
@@ -381,7 +388,12 @@ std::optional<BroadcastCall> broadcastCallOf(const CallExpr *Call,
         Arg && !Arg->isValueDependent())
       if (std::optional<llvm::APSInt> Value = Arg->getIntegerConstantExpr(Ctx))
         TypeArgument = Value->getExtValue();
-  Out.Type = predefinedDatatype(B->typeFor(TypeArgument));
+  const clang::Expr *Passed =
+      B->TypeArg ? argumentAt(Call, *B->TypeArg) : nullptr;
+  const PredefinedDatatype *PassedType =
+      Passed ? predefinedTypeOf(Passed, Ctx) : nullptr;
+  Out.Type = predefinedDatatype(B->typeFor(
+      TypeArgument, PassedType ? PassedType->MPIName : llvm::StringRef()));
   for (unsigned Index : B->Uniform) {
     const clang::Expr *Arg = argumentAt(Call, Index);
     if (!Arg)

@@ -82,6 +82,11 @@ bool isStringWriter(StringRef Name, const FunctionDecl &F) {
 Value RankEvaluator::Impl::call(const CallExpr *Call) {
   if (stopped())
     return Value::unknown(0);
+  // Before the region, a broadcast of an input gives it the setting's
+  // value on every rank (its value before is not computed).
+  if (M == Mode::Prefix)
+    if (auto It = UniformedBy.find(Call); It != UniformedBy.end())
+      return uniformingCall(Call, It->second);
   if (const mpi::FunctionInfo *Info = mpiCallee(Call))
     return mpiCall(Call, *Info);
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
@@ -702,6 +707,42 @@ void RankEvaluator::Impl::writeLocally(Place To, int64_t Bytes,
   Objects[To.Obj].Cells.eraseStarting(To.Off, To.Off + Bytes);
   if (M == Mode::Region)
     addLocalWrite(To, Bytes, Site);
+}
+
+Value RankEvaluator::Impl::uniformingCall(const CallExpr *Call,
+                                          const Uniforming &U) {
+  Value Result = Value::integer(0, 32, true); // MPI_SUCCESS.
+  if (const mpi::FunctionInfo *Info = mpiCallee(Call)) {
+    Result = mpiCall(Call, *Info);
+  } else {
+    // The program's own broadcast: what else it writes is not followed; a
+    // run without MPI errors gets MPI_SUCCESS where it returns MPI codes.
+    havocArguments(Call, "written by " + spelled(Call->getCallee()),
+                   /*KeepConst=*/true);
+    const FunctionDecl *F = Call->getDirectCallee();
+    if (!F || !RankUniformity(TU).returnsMPICode(*F))
+      Result = unknown("the result of " + spelled(Call->getCallee()),
+                       Call->getBeginLoc());
+  }
+  if (stopped())
+    return Result;
+  if (InputBit.count(U.Var)) {
+    assignInput(U.Var);
+    return Result;
+  }
+  // Not the same on every rank where the region reads it: no value, and
+  // the reason why.
+  ObjectId Obj = objectOfVar(U.Var, Call->getBeginLoc());
+  eval::Object &O = Objects[Obj];
+  O.Cells.clear();
+  O.Cells[0] = {unknown(eval::quoted(*U.Var) + " is broadcast by " +
+                            spelled(Call->getCallee()) +
+                            ", but is not proven the same on every rank "
+                            "where the region reads it: " +
+                            U.NotSame.value_or("it is not an input"),
+                        Call->getBeginLoc()),
+                static_cast<uint32_t>(sizeOf(U.Var->getType()))};
+  return Result;
 }
 
 Value RankEvaluator::Impl::writeString(const CallExpr *Call, StringRef Name) {

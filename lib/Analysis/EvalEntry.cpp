@@ -20,6 +20,7 @@
 
 #include "RankEvaluatorImpl.h"
 
+#include "CollectiveFunctions.h"
 #include "RankUniformity.h"
 #include "StatementTree.h"
 
@@ -212,8 +213,43 @@ void RankEvaluator::Impl::findRegionComm() {
   }
 }
 
+std::optional<std::pair<const CallExpr *, RankEvaluator::Impl::Uniforming>>
+RankEvaluator::Impl::uniformingCallOf(const VarDecl *V,
+                                      RankUniformity &Uniformity,
+                                      unsigned RegionBegin) const {
+  if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
+      !V->getType()->isIntegralOrEnumerationType())
+    return std::nullopt;
+  const CallExpr *Last = nullptr;
+  for (const Write &W : TU.factsOf(*R.Function).writesOf(V)) {
+    if (W.Kind != WriteKind::AddressPass || !W.Call ||
+        offsetOf(W.Call->getBeginLoc(), SM) >= RegionBegin ||
+        (Last && offsetOf(W.Call->getBeginLoc(), SM) <
+                     offsetOf(Last->getBeginLoc(), SM)))
+      continue;
+    // A broadcast (or all-reduction) of it, whether or not it leaves it
+    // the same everywhere: the proof below says.
+    const auto *Address = dyn_cast<Expr>(W.Where);
+    std::optional<BroadcastCall> Own =
+        mpiCallee(W.Call) ? std::nullopt : broadcastCallOf(W.Call, TU);
+    if (uniformingCoverage(W.Call, Address, Ctx) != Coverage::None ||
+        (Own && Address &&
+         Own->Buffer->IgnoreParenCasts() == Address->IgnoreParenCasts()))
+      Last = W.Call;
+  }
+  if (!Last)
+    return std::nullopt;
+  Uniforming U{V, std::nullopt};
+  if (std::optional<Divergence> Why = Uniformity.variableDivergence(
+          V, *R.Function, R.first()->getBeginLoc()))
+    U.NotSame = Why->Reason;
+  return std::pair(Last, U);
+}
+
 void RankEvaluator::Impl::computeNeeded() {
   const FunctionFacts &Facts = TU.factsOf(*R.Function);
+  RankUniformity Uniformity(TU);
+  Uniformity.setCommunicator(RegionComm);
   unsigned RegionBegin = offsetOf(R.first()->getBeginLoc(), SM);
   llvm::SmallPtrSet<const VarDecl *, 32> Seeds;
   llvm::SmallPtrSet<const VarDecl *, 8> ElementsRead;
@@ -268,6 +304,20 @@ void RankEvaluator::Impl::computeNeeded() {
     std::vector<Write> Writes;
     if (First)
       Writes.assign(Facts.writesOf(V).begin(), Facts.writesOf(V).end());
+    // What some ranks alone gave it before a broadcast of it does not run
+    // (`if (rank == 0 && argc > 1) n = atoi(argv[1]);`): the broadcast
+    // gives it the setting's value.
+    if (auto By = First ? uniformingCallOf(V, Uniformity, RegionBegin)
+                        : std::nullopt) {
+      unsigned From = offsetOf(By->first->getBeginLoc(), SM);
+      // Where it is not proven so, the run still computes what it was
+      // before (what a region that only looks like a collective shows).
+      if (!By->second.NotSame)
+        llvm::erase_if(Writes, [&](const Write &W) {
+          return offsetOf(W.Where->getBeginLoc(), SM) < From;
+        });
+      UniformedBy[By->first] = By->second;
+    }
     if (Elements)
       llvm::append_range(Writes,
                          elementStoresThrough(*V, R.Function->getBody()));
@@ -442,8 +492,10 @@ void RankEvaluator::Impl::findInputs() {
     bool Broadcast = false;
     if (Local && !Param)
       for (const Write &W : TU.factsOf(*R.Function).writesOf(V))
-        if (W.Kind == WriteKind::AddressPass && mpiCallee(W.Call) &&
-            mpiCallee(W.Call)->TheFamily == mpi::Family::BlockingCollective)
+        if (W.Kind == WriteKind::AddressPass &&
+            ((mpiCallee(W.Call) && mpiCallee(W.Call)->TheFamily ==
+                                       mpi::Family::BlockingCollective) ||
+             UniformedBy.lookup(W.Call).Var == V))
           Broadcast = true;
     if (!Param && !Carried && !Broadcast)
       continue;

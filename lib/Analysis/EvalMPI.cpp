@@ -45,6 +45,8 @@ std::optional<Value> RankEvaluator::Impl::datatypeOf(const Expr *Type) {
   }
   if (Known->second >= 0)
     return Value::datatype(Known->second, Known->second);
+  if (std::optional<Value> Passed = contractDatatype(Type))
+    return Passed;
   Value V = eval(Type);
   if (V.K == Value::Kind::Datatype)
     return V;
@@ -54,6 +56,23 @@ std::optional<Value> RankEvaluator::Impl::datatypeOf(const Expr *Type) {
     return Predefined;
   stopWith(V, "the datatype", Type);
   return std::nullopt;
+}
+
+std::optional<Value>
+RankEvaluator::Impl::contractDatatype(const Expr *Type) const {
+  // A function judged as a whole with its parameters taken as the same on
+  // every process (CollectiveFunctions.h) may pass its `MPI_Datatype`
+  // parameter on, as MPI_Bcast's callers do: one datatype, unknown but the
+  // same in every message, of a size no C type has, so that no offset the
+  // program computes from a `sizeof` can line up with it by chance.
+  const auto *Ref = dyn_cast<DeclRefExpr>(Type->IgnoreParenImpCasts());
+  const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+  const auto *Handle = Param ? Param->getType()->getAs<TypedefType>() : nullptr;
+  if (!Handle || Handle->getDecl()->getName() != "MPI_Datatype" ||
+      TU.contract() != R.Function || Param->getDeclContext() != R.Function)
+    return std::nullopt;
+  constexpr uint64_t OpaqueBytes = 24;
+  return Value::datatype(OpaqueBytes, OpaqueBytes);
 }
 
 std::optional<Value> RankEvaluator::Impl::predefinedHandle(const Value &V) {

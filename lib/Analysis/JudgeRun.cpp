@@ -377,11 +377,15 @@ Closure regionCloses(TranslationUnitFacts &TU, const Region &R) {
   // the operations make no valid graph. DecidingRead: some run read an
   // input that decides control flow.
   bool DecidingRead = false;
+  // Some run reached the region.
+  bool Reached = false;
   auto Build = [&](int64_t P, ArrayRef<int64_t> Setting, cg::Graph &G,
                    RankRun &Stopped) -> std::optional<bool> {
+    Reached = false;
     for (int64_t Rank = 0; Rank < P; ++Rank) {
       RankRun Run = Eval.run(Rank, P, Setting);
       DecidingRead |= (Run.DecidingInputs & Run.ReadInputs) != 0;
+      Reached |= Run.Reached;
       if (Run.Stopped) {
         Stopped = std::move(Run);
         return std::nullopt;
@@ -440,8 +444,18 @@ Closure regionCloses(TranslationUnitFacts &TU, const Region &R) {
                       ? Stopped.Stopped->MissingPeer &&
                             (Stopped.DecidingInputs & Stopped.ReadInputs)
                       : O == Outcome::Open && DecidingRead;
-    if (NoRank)
-      O = Try(P, std::vector<int64_t>(Eval.inputs().size(), 0), Stopped);
+    // Unless no rank reaches the region then (a count of 0 returns before
+    // a broadcast function's tree): nothing is left open where nothing
+    // runs, which says nothing of the region.
+    if (NoRank) {
+      RankRun FirstRank;
+      Outcome AtFirst =
+          Try(P, std::vector<int64_t>(Eval.inputs().size(), 0), FirstRank);
+      if (Reached || AtFirst == Outcome::Stops) {
+        O = AtFirst;
+        Stopped = std::move(FirstRank);
+      }
+    }
     // A peer past the last rank at 3 processes only (recursive doubling):
     // the judge tells which sizes the pattern is wrong for.
     if (O == Outcome::Stops && P == 3 && Stopped.Stopped->MissingPeer)

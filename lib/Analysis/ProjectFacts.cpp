@@ -147,6 +147,8 @@ llvm::json::Value toJSON(const AssumedBroadcast &B) {
     llvm::json::Object Arg{{"uniform", A.Uniform}, {"rank_comm", A.RankComm}};
     if (A.Constant)
       Arg["constant"] = *A.Constant;
+    if (!A.Datatype.empty())
+      Arg["datatype"] = A.Datatype;
     Arguments.push_back(std::move(Arg));
   }
   return llvm::json::Object{{"function", B.Function},
@@ -176,7 +178,8 @@ bool fromJSON(const llvm::json::Value &V, AssumedBroadcast &Out,
     AssumedBroadcast::Argument Arg;
     if (!A || !A.map("uniform", Arg.Uniform) ||
         !A.map("rank_comm", Arg.RankComm) ||
-        !A.mapOptional("constant", Arg.Constant))
+        !A.mapOptional("constant", Arg.Constant) ||
+        !A.mapOptional("datatype", Arg.Datatype))
       return false;
     Out.Arguments.push_back(Arg);
   }
@@ -300,7 +303,9 @@ llvm::json::Value toJSON(const BroadcastFunction &B) {
   };
   Either("count", B.CountParam, B.Count);
   Either("root", B.RootParam, B.Root);
-  if (B.TypeParam) {
+  if (B.TypeArg) {
+    Out["datatype_arg"] = *B.TypeArg;
+  } else if (B.TypeParam) {
     Out["datatype_param"] = *B.TypeParam;
     llvm::json::Array Types;
     for (const auto &[Value, Name] : B.TypeByValue)
@@ -323,6 +328,7 @@ bool fromJSON(const llvm::json::Value &V, BroadcastFunction &Out,
       !positionFromJSON(V, "root_param", Out.RootParam, P) ||
       !O.mapOptional("root", Out.Root) ||
       !positionFromJSON(V, "datatype_param", Out.TypeParam, P) ||
+      !positionFromJSON(V, "datatype_arg", Out.TypeArg, P) ||
       !O.mapOptional("datatype", Out.Type))
     return false;
   for (int64_t Position : Uniform) {

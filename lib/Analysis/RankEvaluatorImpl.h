@@ -36,6 +36,8 @@
 namespace mpilift {
 namespace analysis {
 
+class RankUniformity;
+
 using eval::ObjectId;
 using eval::Value;
 
@@ -98,6 +100,14 @@ private:
   /// it the run is over.
   enum class Mode { Prefix, Region, Done };
 
+  /// A variable a call before the region broadcasts. Where it is proven
+  /// the same at the region's entry, the call gives it the setting's
+  /// value; else it has none, for the reason NotSame.
+  struct Uniforming {
+    const clang::VarDecl *Var = nullptr;
+    std::optional<std::string> NotSame;
+  };
+
   /// A place in memory: an lvalue.
   struct Place {
     ObjectId Obj = eval::NullObject;
@@ -134,6 +144,9 @@ private:
   void computeNeeded();
   void findInputs();
   bool isLoopCarried(const clang::VarDecl *V) const;
+  std::optional<std::pair<const clang::CallExpr *, Uniforming>>
+  uniformingCallOf(const clang::VarDecl *V, RankUniformity &Uniformity,
+                   unsigned RegionBegin) const;
   bool writesNeeded(const clang::Stmt *S) const;
   bool onPath(const clang::Stmt *S) const { return Path.count(S) != 0; }
   /// Whether every condition that decides whether \p S (a statement
@@ -253,6 +266,9 @@ private:
   void writeLocally(Place To, int64_t Bytes, const clang::Stmt *Site);
   /// snprintf, sprintf, strcpy, strncpy, strcat into their first argument.
   Value writeString(const clang::CallExpr *Call, llvm::StringRef Name);
+  /// A call of UniformedBy: it gives the variable the setting's value, or
+  /// none.
+  Value uniformingCall(const clang::CallExpr *Call, const Uniforming &U);
   void copyLocally(Place From, Place To, uint64_t Bytes,
                    const clang::Stmt *Site);
   /// Whether any of the bytes hold data that came from a message (received,
@@ -288,6 +304,8 @@ private:
   std::optional<Value> datatypeOf(const clang::Expr *Type);
   /// The datatype a predefined handle's value stands for, if it is one.
   std::optional<Value> predefinedHandle(const Value &V);
+  /// The datatype parameter of a function judged under a contract.
+  std::optional<Value> contractDatatype(const clang::Expr *Type) const;
   void addOp(RankOp Op, bool Blocking);
   void finishOps();
 
@@ -316,6 +334,11 @@ private:
   llvm::SmallPtrSet<const clang::VarDecl *, 32> Needed;
   /// File offsets of the writes of Needed variables before the region.
   std::vector<unsigned> NeededWrites;
+  /// The last call before the region that broadcasts a Needed variable
+  /// (MPI's or the program's own broadcast, an all-reduction): where it is
+  /// proven the same at the region's entry, its writes before the call do
+  /// not run (uniformingCallOf).
+  llvm::DenseMap<const clang::CallExpr *, Uniforming> UniformedBy;
   llvm::DenseMap<const clang::ValueDecl *, EntryValue> Entries;
   /// The communicator the region's first message names.
   CommKey RegionComm;

@@ -6,6 +6,7 @@
 
 #include "RankUniformity.h"
 
+#include "CollectiveFunctions.h"
 #include "CommQueries.h"
 #include "ReachingWrites.h"
 #include "SplitRanks.h"
@@ -205,10 +206,42 @@ bool isPureArithmeticCall(const CallExpr *Call) {
 }
 
 bool RankUniformity::uniformingWrite(const CallExpr *Call, const Expr *Address,
-                                     const FunctionDecl &Where) {
-  if (!isUniformingCollective(Call, Address, TU.context()))
+                                     const FunctionDecl &Where,
+                                     unsigned Depth) {
+  if (isUniformingCollective(Call, Address, TU.context()))
+    return spansTheProof(mpiArgAsWritten(Call, mpi::Role::Comm), Where);
+  return !mpiCallee(Call) &&
+         broadcastFunctionWrites(Call, Address, Where, Depth);
+}
+
+bool RankUniformity::broadcastFunctionWrites(const CallExpr *Call,
+                                             const Expr *Address,
+                                             const FunctionDecl &Where,
+                                             unsigned Depth) {
+  ASTContext &Ctx = TU.context();
+  std::optional<BroadcastCall> BC = broadcastCallOf(Call, TU);
+  if (!BC || !Address || !BC->Type ||
+      BC->Buffer->IgnoreParenCasts() != Address->IgnoreParenCasts() ||
+      !spansTheProof(BC->Comm, Where))
     return false;
-  return spansTheProof(mpiArgAsWritten(Call, mpi::Role::Comm), Where);
+  // The whole object: `&n`'s, or an array's.
+  std::optional<int64_t> Count = BC->CountConstant;
+  if (BC->Count && !BC->Count->isValueDependent())
+    if (std::optional<llvm::APSInt> K = BC->Count->getIntegerConstantExpr(Ctx))
+      Count = K->getExtValue();
+  QualType Object = Address->IgnoreParenCasts()->getType();
+  if (Object->isPointerType())
+    Object = Object->getPointeeType();
+  if (!Count || *Count <= 0 || Object->isIncompleteType() ||
+      Object->isDependentType() || Object->isVoidType() ||
+      static_cast<uint64_t>(*Count) *
+              Ctx.getTypeSizeInChars(Ctx.*(BC->Type->Type)).getQuantity() <
+          static_cast<uint64_t>(Ctx.getTypeSizeInChars(Object).getQuantity()))
+    return false;
+  // Its proof took these as the same on every process.
+  return llvm::none_of(BC->MustAgree, [&](const Expr *Arg) {
+    return valueOf(Arg, Where, Depth + 1).has_value();
+  });
 }
 
 std::optional<Divergence>
@@ -451,7 +484,7 @@ std::optional<Divergence> RankUniformity::variable(const VarDecl *V,
       continue;
     if (overwrittenForAll(W, Writes, Use, Where, TU.context(),
                           [&](const CallExpr *Call, const Expr *Address) {
-                            return uniformingWrite(Call, Address, Where);
+                            return uniformingWrite(Call, Address, Where, Depth);
                           }))
       continue;
     if (auto Why = replacedTooLittle(named(V), W, Writes, Use, Where))
@@ -537,6 +570,10 @@ std::optional<Divergence> RankUniformity::write(const VarDecl *V,
     if (isDatatypeConstructor(W.Call))
       return datatypeArguments(V, W, Where, Depth);
     if (!Info) {
+      // A function of the program that is a broadcast.
+      if (broadcastFunctionWrites(W.Call, dyn_cast<Expr>(W.Where), Where,
+                                  Depth))
+        return std::nullopt;
       if (auto Why = returnedThrough(W.Call, dyn_cast<Expr>(W.Where), Depth))
         return Divergence{named(V) + " " + Why->Reason, Why->Loc};
       return std::nullopt;

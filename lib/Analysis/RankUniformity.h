@@ -93,6 +93,13 @@ public:
   std::optional<Divergence> divergence(const clang::Expr *E,
                                        const clang::FunctionDecl &Where);
 
+  /// Whether \p Call leaves the buffer \p Address one value on every rank
+  /// the proof speaks of: a broadcast, all-reduction or allgather writes
+  /// it, on MPI_COMM_WORLD or on the communicator setCommunicator named;
+  /// or a function of the program that is a broadcast (broadcastCallOf)
+  /// does, given arguments its proof needs the same on every rank.
+  bool uniformingWrite(const clang::CallExpr *Call, const clang::Expr *Address,
+                       const clang::FunctionDecl &Where, unsigned Depth);
   /// Nothing when the variable \p V of \p Where has the same value on
   /// every rank wherever it is read (\p Use: where, for the messages).
   std::optional<Divergence> variableDivergence(const clang::VarDecl *V,
@@ -216,11 +223,11 @@ private:
   RoundTrip roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
                         clang::SourceLocation Use,
                         const clang::FunctionDecl &Where, unsigned Depth);
-  /// Whether \p Call leaves the buffer \p Address one value on every rank
-  /// the proof speaks of: a broadcast, all-reduction or allgather writes
-  /// it, on MPI_COMM_WORLD or on the communicator setCommunicator named.
-  bool uniformingWrite(const clang::CallExpr *Call, const clang::Expr *Address,
-                       const clang::FunctionDecl &Where);
+  /// The part of uniformingWrite for a function of the program.
+  bool broadcastFunctionWrites(const clang::CallExpr *Call,
+                               const clang::Expr *Address,
+                               const clang::FunctionDecl &Where,
+                               unsigned Depth);
   /// Whether the communicator \p Comm (an argument in \p Where) holds
   /// every rank the proof speaks of: MPI_COMM_WORLD (also behind the
   /// program's macros), or the one setCommunicator named.

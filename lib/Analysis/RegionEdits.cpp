@@ -222,11 +222,11 @@ bool Planner::isErrorVar(const Expr *E) const {
 }
 
 /// Whether \p V only ever holds MPI error codes: every write of it is
-/// the result of an MPI call (also accumulated, `ierr |= MPI_Send(...)`)
-/// or MPI_SUCCESS, so on every rank where the pattern made no call it
-/// already held what the collective returns, or the collective's code
-/// leaves it as it was (with MPI's default error handler, which aborts on
-/// errors, MPI_SUCCESS).
+/// the result of an MPI call (also accumulated, `ierr |= MPI_Send(...)`),
+/// of a function that returns only such codes, or MPI_SUCCESS, so on every rank
+/// where the pattern made no call it already held what the collective returns,
+/// or the collective's code leaves it as it was (with MPI's default error
+/// handler, which aborts on errors, MPI_SUCCESS).
 bool Planner::onlyErrorCodes(const VarDecl *V) const {
   for (const Write &W : Facts.writesOf(V)) {
     const auto *Op = dyn_cast_or_null<BinaryOperator>(W.Where);
@@ -238,8 +238,12 @@ bool Planner::onlyErrorCodes(const VarDecl *V) const {
     if (!W.Value)
       continue; // Declared without a value.
     const Expr *Value = bare(W.Value);
+    // An MPI call's code, or a function's that returns only such codes
+    // (`ierr = tree_bcast(...)`).
     if (const auto *Call = dyn_cast<CallExpr>(Value))
-      if (mpiCallee(Call))
+      if (mpiCallee(Call) ||
+          (Call->getDirectCallee() &&
+           RankUniformity(TU).returnsMPICode(*Call->getDirectCallee())))
         continue;
     if (Accumulated)
       return false;

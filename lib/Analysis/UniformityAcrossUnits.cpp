@@ -244,8 +244,11 @@ RankUniformity::assumedBroadcast(const AssumedBroadcast &B,
   std::optional<int64_t> Root = constantFor(F->RootParam, F->Root);
   if (!Root || *Root != B.Root)
     return fails("its root may not be the process that packs the array");
-  const PredefinedDatatype *Predefined =
-      predefinedDatatype(F->typeFor(constantFor(F->TypeParam, 0)));
+  const AssumedBroadcast::Argument *Passed =
+      F->TypeArg ? argument(*F->TypeArg) : nullptr;
+  const PredefinedDatatype *Predefined = predefinedDatatype(
+      F->typeFor(constantFor(F->TypeParam, 0),
+                 Passed ? llvm::StringRef(Passed->Datatype) : ""));
   if (!Predefined || Predefined->CType != B.Element)
     return fails("its datatype may not be the array's element type '" +
                  B.Element + "'");

@@ -104,7 +104,7 @@ std::optional<Divergence> RankUniformity::pointeeWrites(const ParmVarDecl *P,
         overwrittenForAll(
             W, Writes, Exit, F, TU.context(),
             [&](const CallExpr *Call, const Expr *Address) {
-              return uniformingWrite(Call, Address, F);
+              return uniformingWrite(Call, Address, F, Depth);
             },
             &By) &&
         !leavesBetween(W.Where->getEndLoc(), By->Call->getBeginLoc(), F))
@@ -143,6 +143,9 @@ std::optional<Divergence> RankUniformity::pointeeWrite(const ParmVarDecl *P,
     const auto *Address = dyn_cast<Expr>(W.Where);
     const mpi::FunctionInfo *Info = mpiCallee(W.Call);
     if (!Info) {
+      // A function of the program that is a broadcast.
+      if (broadcastFunctionWrites(W.Call, Address, F, Depth))
+        return std::nullopt;
       if (auto Why = returnedThrough(W.Call, Address, Depth))
         return Divergence{pointee(P) + " " + Why->Reason, Why->Loc};
       return std::nullopt;

@@ -787,6 +787,8 @@ RankUniformity::roundTripOf(const TripValue &V, llvm::ArrayRef<Write> Writes,
           A.Constant = K->getExtValue();
       A.Uniform = !valueOf(Arg, Where, Depth);
       A.RankComm = isRankComm(Arg) && spansTheProof(Arg, Where);
+      if (const PredefinedDatatype *Type = predefinedTypeOf(Arg, Ctx))
+        A.Datatype = Type->MPIName.str();
       B.Arguments.push_back(A);
     }
     AssumedBroadcasts->push_back(std::move(B));

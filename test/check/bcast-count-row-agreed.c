@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
     for (p = 1; p < size; p++)
       ierr = MPI_Send(panel, nb, MPI_DOUBLE, p, PANEL_TAG, MPI_COMM_WORLD);
     // ROW: prog.c:[[#@LINE-2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: input-independence refused [mpilift-manual-bcast]
-    // ROW: prog.c:[[#@LINE-5]]:3: note: input-independence: 'ierr' is not proven the same on every rank (the count 'nb' cannot be evaluated: 'nb' is written by 'MPI_Bcast')
+    // ROW: prog.c:[[#@LINE-5]]:3: note: input-independence: 'ierr' is not proven the same on every rank (the count 'nb' cannot be evaluated: 'nb' is broadcast by 'MPI_Bcast', but is not proven the same on every rank where the region reads it: 'nb' is made the same only on the processes of 'AGREE_ON', which may be fewer than those it must agree on)
     // WORLD: prog.c:[[#@LINE-4]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
   } else {
     ierr = MPI_Recv(panel, nb, MPI_DOUBLE, 0, PANEL_TAG, MPI_COMM_WORLD,

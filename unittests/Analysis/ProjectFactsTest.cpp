@@ -361,6 +361,32 @@ int tree(void *buf, int count, kind_t kind, int root, MPI_Comm comm) {
   }
   return err;
 }
+int mpich_tree(void *buf, int count, MPI_Datatype type, int root,
+               MPI_Comm comm) {
+  int me, np, rel, mask = 1, err = MPI_SUCCESS;
+  if (count <= 0)
+    return MPI_SUCCESS;
+  MPI_Comm_size(comm, &np);
+  if (np < 2)
+    return MPI_SUCCESS;
+  MPI_Comm_rank(comm, &me);
+  rel = (me - root + np) % np;
+  while (mask < np) {
+    if (rel & mask) {
+      err = MPI_Recv(buf, count, type, (me - mask + np) % np, 6, comm,
+                     MPI_STATUS_IGNORE);
+      break;
+    }
+    mask <<= 1;
+  }
+  mask >>= 1;
+  while (mask > 0) {
+    if (rel + mask < np)
+      err = MPI_Send(buf, count, type, (me + mask) % np, 6, comm);
+    mask >>= 1;
+  }
+  return err;
+}
 int first_two(double *buf, int count, MPI_Comm comm) {
   int me;
   MPI_Comm_rank(comm, &me);
@@ -402,6 +428,13 @@ int stamped(int *buf, int count, int root, MPI_Comm comm) {
   EXPECT_EQ(B.RootParam, std::optional<unsigned>(3));
   EXPECT_EQ(B.Comm, 4u);
   EXPECT_TRUE(llvm::is_contained(B.Uniform, 3u));
+  // MPICH's two loops, the datatype passed on as it is.
+  ASSERT_EQ(S.Broadcasts.count("c:@F@mpich_tree"), 1u);
+  const BroadcastFunction &M = S.Broadcasts["c:@F@mpich_tree"];
+  EXPECT_EQ(M.TypeArg, std::optional<unsigned>(2));
+  EXPECT_EQ(M.TypeParam, std::nullopt);
+  EXPECT_EQ(M.typeFor(std::nullopt, "MPI_LONG"), "MPI_LONG");
+  EXPECT_EQ(M.RootParam, std::optional<unsigned>(3));
   // Two processes only; a broadcast that then writes the buffer.
   EXPECT_EQ(S.Broadcasts.count("c:@F@first_two"), 0u);
   EXPECT_EQ(S.Broadcasts.count("c:@F@stamped"), 0u);
@@ -414,6 +447,8 @@ int stamped(int *buf, int count, int root, MPI_Comm comm) {
   Project.add(Back);
   ASSERT_TRUE(Project.broadcastFunction("c:@F@tree"));
   EXPECT_EQ(Project.broadcastFunction("c:@F@tree")->TypeByValue, B.TypeByValue);
+  ASSERT_TRUE(Project.broadcastFunction("c:@F@mpich_tree"));
+  EXPECT_EQ(Project.broadcastFunction("c:@F@mpich_tree")->TypeArg, M.TypeArg);
   EXPECT_FALSE(Project.broadcastFunction("c:@F@stamped"));
 }
 

@@ -80,6 +80,8 @@ struct AssumedBroadcast {
     /// The communicator the proof's rank is the rank in, and one whose
     /// processes are all those the proof speaks of.
     bool RankComm = false;
+    /// MPI's name of the predefined datatype it names, if any.
+    std::string Datatype;
   };
   std::string Function; ///< USR.
   unsigned Buffer = 0;  ///< The argument that is the start of the array.
@@ -157,13 +159,20 @@ struct BroadcastFunction {
   std::string Type;
   std::optional<unsigned> TypeParam;
   std::vector<std::pair<int64_t, std::string>> TypeByValue;
+  /// Or the datatype is the argument for this parameter itself, as
+  /// MPI_Bcast's is (`MPI_Datatype type`).
+  std::optional<unsigned> TypeArg;
   /// The parameters the proof took as the same on every process.
   std::vector<unsigned> Uniform;
 
   /// MPI's name for the datatype of a call whose argument for TypeParam
-  /// is \p TypeArgument (an integer constant, if known); empty when it
+  /// is \p TypeArgument (an integer constant, if known), and whose
+  /// argument for TypeArg names MPI's datatype \p Passed; empty when it
   /// names none.
-  std::string typeFor(std::optional<int64_t> TypeArgument) const {
+  std::string typeFor(std::optional<int64_t> TypeArgument,
+                      llvm::StringRef Passed) const {
+    if (TypeArg)
+      return Passed.str();
     if (!TypeParam)
       return Type;
     for (const auto &[Value, Name] : TypeByValue)
