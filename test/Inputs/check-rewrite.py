@@ -26,6 +26,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -37,14 +38,21 @@ def fail(msg):
 
 def run(cmd, timeout=300, **kw):
     # A program that deadlocks (an unsafe exchange, a broken rewrite) must
-    # fail the test, not hang the suite.
+    # fail the test, not hang the suite; its processes (MPI's ranks spin
+    # while they wait) must not outlive it, or they slow every later test.
+    proc = subprocess.Popen(cmd, shell=isinstance(cmd, str), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True, **kw)
     try:
-        return subprocess.run(cmd, shell=isinstance(cmd, str), text=True,
-                              stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=timeout,
-                              start_new_session=True, **kw)
-    except subprocess.TimeoutExpired as e:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
         fail(f"'{cmd}' did not finish in {timeout} s")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out)
 
 
 def sorted_output(mpirun, exe, np, args, original=False):
