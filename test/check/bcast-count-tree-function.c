@@ -7,7 +7,8 @@
 // proven with are constants at the calls and MPI_INT carries all of an
 // int. So the hand-written star that
 // sends the slab `reps` times, `n` numbers each, is rewritten (and so is the
-// tree itself).
+// tree itself). With WITH_MPI_BCAST the sizes go by MPI_Bcast instead (the
+// switch codes keep for MPI libraries they trust), and the same holds.
 //
 // Must not be rewritten, each refused by input-independence with the
 // reason named:
@@ -23,6 +24,8 @@
 // clang-format off
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
+// RUN: %check-rewrite rewrite %s %t.mpi --cflags=-DWITH_MPI_BCAST | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
+// RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t.mpi/prog.c
 // RUN: %check-rewrite refuse %s %t.nothing --trace --cflags=-DNOTHING_SENT | FileCheck %s --check-prefixes=REFUSED --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.short-type --trace --cflags=-DSHORT_TYPE | FileCheck %s --check-prefixes=REFUSED --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.row --trace --cflags=-DROW_TREE | FileCheck %s --check-prefixes=REFUSED --implicit-check-not=warning:
@@ -36,6 +39,10 @@
 
 #define SLAB_MAX 32
 #define SLAB_TAG 12
+
+#ifdef WITH_MPI_BCAST
+#define tree_bcast MPI_Bcast
+#endif
 
 int main(int argc, char **argv) {
   int me, np, n = SLAB_MAX / 2, reps = 2, r, p, i, ierr;
