@@ -20,18 +20,12 @@ namespace analysis {
 
 namespace {
 
-/// The variable \p E names, past parentheses and implicit casts.
-const VarDecl *variableNamed(const Expr *E) {
-  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-}
-
 /// The variable whose address \p E is (`&error`, through casts).
 const VarDecl *addressOf(const Expr *E) {
   const auto *Addr =
       E ? dyn_cast<UnaryOperator>(E->IgnoreParenCasts()) : nullptr;
   return Addr && Addr->getOpcode() == UO_AddrOf
-             ? variableNamed(Addr->getSubExpr())
+             ? namedVariable(Addr->getSubExpr())
              : nullptr;
 }
 
@@ -117,13 +111,13 @@ std::optional<BranchFacts::Bound>
 BranchFacts::comparisonBound(const BinaryOperator &Op, bool Taken) {
   const Expr *Var = Op.getLHS(), *Constant = Op.getRHS();
   BinaryOperatorKind Kind = Op.getOpcode();
-  if (!variableNamed(Var)) {
+  if (!namedVariable(Var)) {
     std::swap(Var, Constant);
     Kind = BinaryOperator::reverseComparisonOp(Kind);
   }
   if (!Taken)
     Kind = BinaryOperator::negateComparisonOp(Kind);
-  const VarDecl *V = variableNamed(Var);
+  const VarDecl *V = namedVariable(Var);
   std::optional<llvm::APSInt> Value = Constant->getIntegerConstantExpr(Context);
   if (!V || !Value || !isTracked(V) || Value->getSignificantBits() > 63)
     return std::nullopt;
@@ -161,7 +155,7 @@ void BranchFacts::boundsOf(const Expr *C, bool Taken,
   if (const auto *Not = dyn_cast<UnaryOperator>(C);
       Not && Not->getOpcode() == UO_LNot)
     return boundsOf(Not->getSubExpr(), !Taken, Out);
-  if (const VarDecl *V = variableNamed(C)) {
+  if (const VarDecl *V = namedVariable(C)) {
     if (isTracked(V))
       Out.push_back({V, 0, 0, /*Except=*/Taken});
     return;
@@ -231,7 +225,7 @@ std::optional<PathFacts> BranchFacts::stepBack(PathFacts Facts, const Stmt &S) {
   }
   if (const auto *Op = dyn_cast<BinaryOperator>(&S)) {
     const VarDecl *V =
-        Op->isAssignmentOp() ? variableNamed(Op->getLHS()) : nullptr;
+        Op->isAssignmentOp() ? namedVariable(Op->getLHS()) : nullptr;
     if (!V)
       return Facts;
     return Op->getOpcode() == BO_Assign ? Given(V, Op->getRHS())
@@ -240,7 +234,7 @@ std::optional<PathFacts> BranchFacts::stepBack(PathFacts Facts, const Stmt &S) {
   if (const auto *Unary = dyn_cast<UnaryOperator>(&S)) {
     if (!Unary->isIncrementDecrementOp())
       return Facts;
-    const VarDecl *V = variableNamed(Unary->getSubExpr());
+    const VarDecl *V = namedVariable(Unary->getSubExpr());
     return V ? forgetting(std::move(Facts), V) : Facts;
   }
   const auto *Call = dyn_cast<CallExpr>(&S);

@@ -190,10 +190,8 @@ bool recordDatatype(const clang::Expr *E, const FunctionDecl &F,
     Out.Type = Type->MPIName.str();
     return true;
   }
-  // Declared `MPI_Datatype`: a handle in Open MPI, an int in MPICH.
-  const auto *Handle = E->IgnoreParenCasts()->getType()->getAs<TypedefType>();
   if (std::optional<unsigned> Passed = parameterIndex(E, F);
-      Passed && Handle && Handle->getDecl()->getName() == "MPI_Datatype") {
+      Passed && isDatatypeHandle(E->IgnoreParenCasts()->getType())) {
     Out.TypeArg = *Passed;
     return true;
   }

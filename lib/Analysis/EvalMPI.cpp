@@ -67,8 +67,7 @@ RankEvaluator::Impl::contractDatatype(const Expr *Type) const {
   // program computes from a `sizeof` can line up with it by chance.
   const auto *Ref = dyn_cast<DeclRefExpr>(Type->IgnoreParenImpCasts());
   const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
-  const auto *Handle = Param ? Param->getType()->getAs<TypedefType>() : nullptr;
-  if (!Handle || Handle->getDecl()->getName() != "MPI_Datatype" ||
+  if (!Param || !isDatatypeHandle(Param->getType()) ||
       TU.contract() != R.Function || Param->getDeclContext() != R.Function)
     return std::nullopt;
   constexpr uint64_t OpaqueBytes = 24;

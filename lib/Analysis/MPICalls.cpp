@@ -73,6 +73,11 @@ const Expr *mpiArg(const CallExpr *Call, mpi::Role R) {
   return E ? E->IgnoreParenImpCasts() : nullptr;
 }
 
+bool isDatatypeHandle(QualType T) {
+  const auto *Handle = T->getAs<TypedefType>();
+  return Handle && Handle->getDecl()->getName() == "MPI_Datatype";
+}
+
 const VarDecl *namedVariable(const Expr *E) {
   if (!E)
     return nullptr;

@@ -43,6 +43,10 @@ const clang::Expr *mpiArgAsWritten(const clang::CallExpr *Call,
 /// The same without parens and implicit casts, for the analyses.
 const clang::Expr *mpiArg(const clang::CallExpr *Call, mpi::Role R);
 
+/// Whether \p T is declared as `MPI_Datatype` (a handle in Open MPI, an
+/// `int` in MPICH).
+bool isDatatypeHandle(clang::QualType T);
+
 /// The variable \p E names (through parens and implicit casts), or null.
 const clang::VarDecl *namedVariable(const clang::Expr *E);
 
