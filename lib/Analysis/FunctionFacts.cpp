@@ -695,6 +695,24 @@ const FunctionDecl *TranslationUnitFacts::functionNamed(StringRef Key) {
   return Key.empty() ? nullptr : ByKey->lookup(Key);
 }
 
+/// The field \p Name of the structure named \p Record defined in \p DC or
+/// in a namespace, linkage block or structure within it; null when none is.
+static const FieldDecl *definedField(const DeclContext &DC, StringRef Record,
+                                     StringRef Name) {
+  for (const Decl *D : DC.decls()) {
+    if (const auto *RD = dyn_cast<RecordDecl>(D);
+        RD && RD->isThisDeclarationADefinition() && recordKey(*RD) == Record)
+      for (const FieldDecl *Field : RD->fields())
+        if (Field->getName() == Name)
+          return Field;
+    if (isa<NamespaceDecl, LinkageSpecDecl, RecordDecl>(D))
+      if (const FieldDecl *Field =
+              definedField(*cast<DeclContext>(D), Record, Name))
+        return Field;
+  }
+  return nullptr;
+}
+
 const FieldDecl *TranslationUnitFacts::fieldNamed(StringRef Key) const {
   const FieldDecl *Found = nullptr;
   for (const auto &[Field, Uses] : FieldUses) {
@@ -702,7 +720,14 @@ const FieldDecl *TranslationUnitFacts::fieldNamed(StringRef Key) const {
     if (!Record.empty() && Key == Record + "::" + Field->getNameAsString())
       Found = Field;
   }
-  return Found;
+  if (Found)
+    return Found;
+  // A field of a structure this unit declares (in a shared header) but
+  // does not use itself.
+  auto [Record, Name] = Key.rsplit("::");
+  if (Name.empty() || Record.empty())
+    return nullptr;
+  return definedField(*Context.getTranslationUnitDecl(), Record, Name);
 }
 
 std::optional<std::string>

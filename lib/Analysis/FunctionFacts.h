@@ -178,8 +178,8 @@ public:
   /// The function of USR \p Key that this unit declares and calls or
   /// defines; null when it has none.
   const clang::FunctionDecl *functionNamed(llvm::StringRef Key);
-  /// The field "Record::field" \p Key names, among those this unit uses;
-  /// null when it uses none of that name.
+  /// The field "Record::field" \p Key names, among those this unit uses or
+  /// the structures it defines; null when it has none of that name.
   const clang::FieldDecl *fieldNamed(llvm::StringRef Key) const;
   /// Whether this unit defines `main`.
   bool definesMain() const { return DefinesMain; }

@@ -175,10 +175,14 @@ Verdict Judge::run() {
     return std::move(V);
   }
   if (llvm::popcount(Deciding) > 2) {
+    std::string Names;
+    for (unsigned Bit = 0; Bit < Eval.inputs().size(); ++Bit)
+      if (Deciding & (1u << Bit))
+        Names += (Names.empty() ? "" : ", ") + Eval.inputs()[Bit].Name;
     refuse(SafetyCheck::InputIndependence,
            "the region's control flow depends on " +
-               std::to_string(llvm::popcount(Deciding)) +
-               " inputs; at most two are evaluated",
+               std::to_string(llvm::popcount(Deciding)) + " inputs (" + Names +
+               "); at most two are evaluated",
            regionLoc());
     return std::move(V);
   }

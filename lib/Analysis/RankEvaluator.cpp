@@ -885,6 +885,7 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::execLoop(const Stmt *Loop) {
     Inc = For->getInc();
   }
   bool First = true;
+  bool Sizes = combinesOnly(Loop);
   while (true) {
     if (!tick(Loop))
       return Flow::Stop;
@@ -894,7 +895,12 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::execLoop(const Stmt *Loop) {
             execDecl(For->getConditionVariable()) == Flow::Stop)
           return Flow::Stop;
       if (Cond) {
+        uint32_t Deciding = Out.DecidingInputs;
         std::optional<bool> Again = decide(Cond);
+        if (Sizes) {
+          Out.CountInputs |= Out.DecidingInputs & ~Deciding;
+          Out.DecidingInputs = Deciding;
+        }
         if (!Again)
           return Flow::Stop;
         if (!*Again)
@@ -913,6 +919,20 @@ RankEvaluator::Impl::Flow RankEvaluator::Impl::execLoop(const Stmt *Loop) {
         return Flow::Stop;
     }
   }
+}
+
+bool RankEvaluator::Impl::combinesOnly(const Stmt *Loop) {
+  const auto *For = dyn_cast<ForStmt>(Loop);
+  if (M != Mode::Region || !For || !For->getBody())
+    return false;
+  const Stmt *Body = For->getBody();
+  if (const auto *Block = dyn_cast<CompoundStmt>(Body)) {
+    if (Block->size() != 1)
+      return false;
+    Body = Block->body_front();
+  }
+  return combineFormOf(Body, [&] { return combineForm(Body, Ctx); })
+      .has_value();
 }
 
 RankEvaluator::Impl::Flow RankEvaluator::Impl::execDecl(const VarDecl *V) {

@@ -173,6 +173,11 @@ private:
   Flow runUniformExit(const clang::Stmt *S);
   Flow execBlock(const clang::CompoundStmt *B);
   Flow execLoop(const clang::Stmt *Loop);
+  /// In the region: whether \p Loop's body is one combine step
+  /// (`for (i = 0; i < n; i++) b[i] = max(a[i], b[i]);`), whose bound
+  /// sizes the data combined as a message's count does, and decides
+  /// nothing else.
+  bool combinesOnly(const clang::Stmt *Loop);
   Flow execDecl(const clang::VarDecl *V);
   Value eval(const clang::Expr *E);
   Value evalBinary(const clang::BinaryOperator *Op);

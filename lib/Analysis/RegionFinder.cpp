@@ -65,6 +65,14 @@ public:
 
 private:
   void recordStop(const Region &R, const eval::Reason &Why);
+  /// Records \p R's calls as unjudged for \p Why: a stop, or the refusal
+  /// of a region that never formed a collective. Returns the calls it
+  /// recorded.
+  std::vector<const CallExpr *> recordUnjudged(const Region &R, Refusal Why,
+                                               bool StepOfLoop);
+  /// Records \p R's calls, which the judge refused for \p Why before they
+  /// formed any collective, as unjudged.
+  void recordUnformed(const Region &R, const Refusal &Why);
   bool holdsUnclaimed(const Stmt *S) const;
   /// Whether \p B is a loop's body or inside one, in the function.
   bool insideLoop(const CompoundStmt *B) const;
@@ -105,6 +113,9 @@ private:
   /// The calls of Stopped whose region stopped as one step of a loop
   /// around it (eval::Reason::StepOfLoop): a larger region speaks for them.
   llvm::SmallPtrSet<const CallExpr *, 16> LoopSteps;
+  /// Calls of regions refused before they formed a collective: claimed,
+  /// and still unjudged.
+  llvm::SmallPtrSet<const CallExpr *, 16> Unformed;
 };
 
 bool Finder::insideLoop(const CompoundStmt *B) const {
@@ -422,6 +433,10 @@ void Finder::scan(const CompoundStmt *B) {
         dropRefusalsInside(R);
       if (V.Proof || V.Looks)
         Found.push_back(finding(R, V));
+      // A region refused before it formed anything is no finding; a trace
+      // that shows its calls as a collective still gets the reason.
+      else if (!V.Refusals.empty())
+        recordUnformed(R, V.Refusals.front());
       claim(R);
       Start = End + 1;
       Done = true;
@@ -800,6 +815,14 @@ void Finder::placeWaits(const Region &R, ManualCollective &C) {
 } // namespace
 
 void Finder::recordStop(const Region &R, const eval::Reason &Why) {
+  recordUnjudged(R,
+                 {checkOfStop(Why), Why.Text,
+                  Why.Loc.isValid() ? Why.Loc : R.first()->getBeginLoc()},
+                 Why.StepOfLoop);
+}
+
+std::vector<const CallExpr *>
+Finder::recordUnjudged(const Region &R, Refusal Why, bool StepOfLoop) {
   UnjudgedCalls U;
   llvm::SmallPtrSet<const CallExpr *, 8> Moved;
   for (unsigned I = R.First; I <= R.Last; ++I)
@@ -809,7 +832,7 @@ void Finder::recordStop(const Region &R, const eval::Reason &Why) {
         return false;
       if (Stopped.insert(Call).second)
         U.Calls.push_back(Call);
-      else if (!Why.StepOfLoop && LoopSteps.erase(Call)) {
+      else if (!StepOfLoop && LoopSteps.erase(Call)) {
         Moved.insert(Call);
         U.Calls.push_back(Call);
       }
@@ -819,20 +842,26 @@ void Finder::recordStop(const Region &R, const eval::Reason &Why) {
     for (UnjudgedCalls &Old : Stops)
       llvm::erase_if(Old.Calls,
                      [&](const CallExpr *Call) { return Moved.count(Call); });
-  if (Why.StepOfLoop)
+  if (StepOfLoop)
     LoopSteps.insert(U.Calls.begin(), U.Calls.end());
   if (U.Calls.empty())
-    return;
-  U.Why = {checkOfStop(Why), Why.Text,
-           Why.Loc.isValid() ? Why.Loc : R.first()->getBeginLoc()};
+    return {};
+  std::vector<const CallExpr *> Recorded = U.Calls;
+  U.Why = std::move(Why);
   // One reason, one entry: the runs of neighbouring regions stop at the
   // same statement.
   for (UnjudgedCalls &Old : Stops)
     if (Old.Why.Reason == U.Why.Reason && Old.Why.Loc == U.Why.Loc) {
       llvm::append_range(Old.Calls, U.Calls);
-      return;
+      return Recorded;
     }
   Stops.push_back(std::move(U));
+  return Recorded;
+}
+
+void Finder::recordUnformed(const Region &R, const Refusal &Why) {
+  for (const CallExpr *Call : recordUnjudged(R, Why, /*StepOfLoop=*/false))
+    Unformed.insert(Call);
 }
 
 std::vector<UnjudgedCalls> Finder::unjudged() const {
@@ -840,7 +869,7 @@ std::vector<UnjudgedCalls> Finder::unjudged() const {
   for (const UnjudgedCalls &U : Stops) {
     UnjudgedCalls Left{{}, U.Why};
     for (const CallExpr *Call : U.Calls)
-      if (!Claimed.count(Call))
+      if (!Claimed.count(Call) || Unformed.count(Call))
         Left.Calls.push_back(Call);
     if (!Left.Calls.empty())
       Out.push_back(std::move(Left));

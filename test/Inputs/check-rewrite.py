@@ -15,7 +15,8 @@ A program of several files is one source with sections: each line
 `//--- NAME` starts the file NAME (a header, or another unit that goes into
 the compile database and every build); what comes before the first is the
 program's main file, the one checked and rewritten. Its line numbers are
-those of the source.
+those of the source. With --all-units, every unit is checked and may be
+rewritten (a helper in another file that holds the pattern).
 
 'refuse' requires that --fix leaves the file byte for byte unchanged. The
 diagnostics of `mpilift check` go to standard output for FileCheck.
@@ -102,6 +103,8 @@ def main():
     p.add_argument("--trace", action="store_true")
     p.add_argument("--args", default="")
     p.add_argument("--check-args", default="")
+    p.add_argument("--all-units", action="store_true",
+                   help="check and rewrite the other units too")
     p.add_argument("--new-build-args", default="",
                    help="extra flags to build the rewritten program (libcdag)")
     p.add_argument("--rtol", type=float, default=0.0,
@@ -157,17 +160,18 @@ def main():
     def contents():
         return {u: open(u).read() for u in [prog] + units}
 
+    checked = " ".join([prog] + units) if o.all_units else prog
     before_all = contents()
-    before = before_all[prog]
-    r = run(f"{check} --fix {prog}")
+    before = before_all if o.all_units else before_all[prog]
+    r = run(f"{check} --fix {checked}")
     print(r.stdout, end="")
     if r.returncode != 0:
         fail(f"mpilift check exited with {r.returncode}")
-    after = open(prog).read()
+    after = contents() if o.all_units else open(prog).read()
 
     if o.mode == "refuse":
         if contents() != before_all:
-            fail("a file was changed:\n" + after)
+            fail("a file was changed:\n" + str(after))
         print("check-rewrite: unchanged")
         return
 
@@ -178,8 +182,9 @@ def main():
         # compile ones.
         write_database(" ".join(w for w in o.new_build_args.split()
                                 if w.startswith("-I")))
-    r = run(f"{check} --fix {prog}")
-    if r.returncode != 0 or open(prog).read() != after:
+    r = run(f"{check} --fix {checked}")
+    again = contents() if o.all_units else open(prog).read()
+    if r.returncode != 0 or again != after:
         fail("a second --fix changed the file or failed:\n" + r.stdout)
     # What was refused stays refused; nothing rewritable may be left.
     left = [line for line in r.stdout.splitlines()
