@@ -166,14 +166,7 @@ bool isFreshAllocation(const VarDecl *V, const FunctionFacts &Facts,
       (Writes[0].Kind != WriteKind::Init &&
        Writes[0].Kind != WriteKind::Assign))
     return false;
-  const Expr *Value = Writes[0].Value->IgnoreParenCasts();
-  bool Allocates = isa<CXXNewExpr>(Value);
-  if (const auto *Call = dyn_cast<CallExpr>(Value))
-    if (const FunctionDecl *Callee = Call->getDirectCallee())
-      Allocates = llvm::is_contained({StringRef("malloc"), StringRef("calloc"),
-                                      StringRef("aligned_alloc")},
-                                     Callee->getName());
-  if (!Allocates)
+  if (!isAllocation(Writes[0].Value))
     return false;
   for (const DeclRefExpr *Ref : Facts.referencesOf(V)) {
     const Stmt *Node = Ref;

@@ -205,6 +205,20 @@ static size_t lastMessage(const RankRun &Run) {
   return Last;
 }
 
+/// The allocated block the pointer in \p Obj points to the start of at
+/// the end of \p Run, if any.
+static std::optional<eval::ObjectId> heapBlockAt(const RankRun &Run,
+                                                 eval::ObjectId Obj) {
+  const eval::Object &Pointer = Run.Objects[Obj];
+  const auto *Cell = Pointer.Cells.find(0);
+  if (Cell == Pointer.Cells.end() || !Cell->second.V.isPointer() ||
+      Cell->second.V.I != 0 || Cell->second.V.Obj == eval::NullObject ||
+      Cell->second.V.Obj >= Run.Objects.size() ||
+      !Run.Objects[Cell->second.V.Obj].Allocated)
+    return std::nullopt;
+  return Cell->second.V.Obj;
+}
+
 std::optional<Observation> Judge::observe(int64_t P,
                                           const std::vector<RankRun> &Runs) {
   cg::Graph G(static_cast<cg::Rank>(P));
@@ -309,6 +323,11 @@ std::optional<Observation> Judge::observe(int64_t P,
       if (Run.Objects[Obj].Temporary ||
           (Combines && Var && deadAfterRegion().count(Var)))
         L.addScratch(addressOf(Obj, 0), OffsetMask);
+      // The block a work pointer holds (allocated before the region, freed
+      // after it).
+      if (Combines && Var && scratchPointers().count(Var))
+        if (std::optional<eval::ObjectId> Block = heapBlockAt(Run, Obj))
+          L.addScratch(addressOf(*Block, 0), OffsetMask);
     }
     if (cg::Status S = G.add(L); !S.ok()) {
       refuse(SafetyCheck::ScaleIndependence,

@@ -326,6 +326,7 @@ Value RankEvaluator::Impl::libraryCall(const CallExpr *Call,
     }
     ObjectId Block = newObject("the block allocated here", nullptr,
                                M == Mode::Region, Bytes);
+    Objects[Block].Allocated = true;
     if (Name == "calloc")
       zeroFill(Block, Bytes, Call);
     return Value::pointer(Block, 0);

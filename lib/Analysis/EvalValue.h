@@ -171,6 +171,8 @@ struct Object {
   /// Created by the region itself (a local or a heap block that dies
   /// with it): transfers into it are scratch, not results.
   bool Temporary = false;
+  /// A block malloc, calloc or aligned_alloc gave.
+  bool Allocated = false;
   /// What a parameter of the region's function points or refers to: its
   /// fields hold, until the run writes them, what they held at the
   /// region's entry.

@@ -259,6 +259,11 @@ private:
   /// never read: a reduction's work buffers, which the collective call
   /// leaves as they were.
   const llvm::SmallPtrSetImpl<const clang::VarDecl *> &deadAfterRegion();
+  /// Pointers of the region's function to work memory: set only to null or
+  /// to a fresh allocation, used in the region only by the messages and
+  /// combines, and elsewhere only tested against null or freed. What they
+  /// point to after the region is never read.
+  const llvm::SmallPtrSetImpl<const clang::VarDecl *> &scratchPointers();
   /// The variable whose value \p X holds at the region's entry, copied by
   /// a statement that runs on the way to it with neither written after;
   /// null if none.
@@ -412,6 +417,7 @@ private:
   std::vector<const clang::Stmt *> Combines;
   const clang::Stmt *FirstCombine = nullptr;
   std::optional<llvm::SmallPtrSet<const clang::VarDecl *, 8>> DeadAfter;
+  std::optional<llvm::SmallPtrSet<const clang::VarDecl *, 4>> ScratchPointers;
   /// Combines after a rank's last message are steps after the collective
   /// (kept by the rewrite), not part of it; decided at the first size that
   /// forms a reduction.

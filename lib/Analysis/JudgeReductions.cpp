@@ -87,6 +87,113 @@ bool combinesAfterLastMessage(const std::vector<RankRun> &Runs) {
   return false;
 }
 
+/// Whether \p Ref, in a region, is used by what the collective replaces:
+/// the messages, the combines and the copies between work buffers, not by
+/// what stays of the region.
+bool workUse(const DeclRefExpr *Ref, ASTContext &Ctx) {
+  // A place of a scalar or of a plain structure (a pair): a variable, an
+  // element of an array or a vector.
+  auto ScalarPlace = [&](const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    QualType T = E->getType();
+    if (!T->isScalarType() &&
+        !(T->isRecordType() && T.isTriviallyCopyableType(Ctx)))
+      return false;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+      return Op->getOperator() == OO_Subscript;
+    return isa<DeclRefExpr>(E) || isa<ArraySubscriptExpr>(E);
+  };
+  // In the `if` of a combine of pairs (MINLOC, MAXLOC), condition or body.
+  for (const Stmt *S = parentStmt(*Ref, Ctx); S; S = parentStmt(*S, Ctx))
+    if (isa<IfStmt>(S)) {
+      std::optional<CombineForm> Form = combineForm(S, Ctx);
+      if (Form && !Form->PairType.isNull())
+        return true;
+      break;
+    }
+  for (const Stmt *S = parentStmt(*Ref, Ctx); S; S = parentStmt(*S, Ctx)) {
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      // `v.data()` and `v[i]` lead to what uses them.
+      if (isContainerAccessor(Call))
+        continue;
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+        if (Op->getOperator() == OO_Subscript)
+          continue;
+        // C++'s assignment of a structure.
+        if (auto Assigned = structAssignment(Op))
+          return ScalarPlace(Assigned->first) && ScalarPlace(Assigned->second);
+      }
+      return mpiCallee(Call) != nullptr;
+    }
+    if (combineForm(S, Ctx))
+      return true;
+    if (const auto *Copy = dyn_cast<BinaryOperator>(S))
+      if (Copy->getOpcode() == BO_Assign)
+        return ScalarPlace(Copy->getLHS()) && ScalarPlace(Copy->getRHS());
+    if (!isa<Expr>(S))
+      return false;
+  }
+  return false;
+}
+
+/// \p Ref with the parentheses and casts around it, and what uses that.
+std::pair<const Stmt *, const Stmt *> outermostOf(const DeclRefExpr *Ref,
+                                                  ASTContext &Ctx) {
+  const Stmt *Node = Ref;
+  const Stmt *Parent = parentStmt(*Node, Ctx);
+  while (Parent && (isa<ParenExpr>(Parent) || isa<CastExpr>(Parent))) {
+    Node = Parent;
+    Parent = parentStmt(*Node, Ctx);
+  }
+  return {Node, Parent};
+}
+
+/// Whether \p Ref only tests its pointer against null (`if (!p)`, `p !=
+/// NULL`, `if (p)`, `p && ...`), or hands it to free or `delete[]`.
+bool onlyTestedOrFreed(const DeclRefExpr *Ref, ASTContext &Ctx) {
+  auto [Node, Parent] = outermostOf(Ref, Ctx);
+  if (!Parent)
+    return false;
+  if (const auto *Not = dyn_cast<UnaryOperator>(Parent))
+    return Not->getOpcode() == UO_LNot;
+  if (const auto *Op = dyn_cast<BinaryOperator>(Parent)) {
+    if (Op->isLogicalOp())
+      return true;
+    const Expr *Other = Op->getLHS() == Node ? Op->getRHS() : Op->getLHS();
+    return Op->isEqualityOp() &&
+           Other->IgnoreParenCasts()->isNullPointerConstant(
+               Ctx, Expr::NPC_ValueDependentIsNotNull);
+  }
+  if (const auto *If = dyn_cast<IfStmt>(Parent))
+    return If->getCond() == Node;
+  if (const auto *While = dyn_cast<WhileStmt>(Parent))
+    return While->getCond() == Node;
+  if (const auto *Delete = dyn_cast<CXXDeleteExpr>(Parent))
+    return Delete->getArgument() == Node;
+  const auto *Call = dyn_cast<CallExpr>(Parent);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  return Callee && Callee->getIdentifier() && Callee->getName() == "free" &&
+         Call->getNumArgs() == 1;
+}
+
+/// Whether \p Ref is in an operand of sizeof or alignof, which reads
+/// nothing.
+bool unevaluated(const DeclRefExpr *Ref, ASTContext &Ctx) {
+  for (const Stmt *S = parentStmt(*Ref, Ctx); S && isa<Expr>(S);
+       S = parentStmt(*S, Ctx))
+    if (isa<UnaryExprOrTypeTraitExpr>(S))
+      return true;
+  return false;
+}
+
+/// Whether \p Ref is the pointer itself assigned to another (`q = p`),
+/// which workUse takes for a copy between work buffers.
+bool pointerCopied(const DeclRefExpr *Ref, ASTContext &Ctx) {
+  auto [Node, Parent] = outermostOf(Ref, Ctx);
+  const auto *Assign = dyn_cast_or_null<BinaryOperator>(Parent);
+  return Assign && Assign->isAssignmentOp() && Assign->getRHS() == Node;
+}
+
 /// The check a failed reduction detection fails, by what \p Why says.
 SafetyCheck checkOfReduction(const std::string &Why, bool OwnOperation) {
   if (OwnOperation)
@@ -175,58 +282,7 @@ const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::deadAfterRegion() {
   llvm::SmallPtrSet<const VarDecl *, 16> Used;
   for (unsigned I = R.First; I <= R.Last; ++I)
     variablesIn(R.Block->body_begin()[I], Used);
-  // In the region, a variable is used by what stays of it: not by the
-  // messages, the combines and the copies between work buffers that the
-  // collective replaces.
-  // A place of a scalar or of a plain structure (a pair): a variable, an
-  // element of an array or a vector.
-  auto ScalarPlace = [&](const Expr *E) {
-    E = E->IgnoreParenImpCasts();
-    QualType T = E->getType();
-    if (!T->isScalarType() &&
-        !(T->isRecordType() && T.isTriviallyCopyableType(Ctx)))
-      return false;
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
-      return Op->getOperator() == OO_Subscript;
-    return isa<DeclRefExpr>(E) || isa<ArraySubscriptExpr>(E);
-  };
-  // In the `if` of a combine of pairs (MINLOC, MAXLOC), condition or body.
-  auto InPairCombine = [&](const DeclRefExpr *Ref) {
-    for (const Stmt *S = parentStmt(*Ref, Ctx); S; S = parentStmt(*S, Ctx))
-      if (isa<IfStmt>(S)) {
-        std::optional<CombineForm> Form = combineForm(S, Ctx);
-        return Form && !Form->PairType.isNull();
-      }
-    return false;
-  };
-  auto WorkUse = [&](const DeclRefExpr *Ref) {
-    if (InPairCombine(Ref))
-      return true;
-    for (const Stmt *S = parentStmt(*Ref, Ctx); S; S = parentStmt(*S, Ctx)) {
-      if (const auto *Call = dyn_cast<CallExpr>(S)) {
-        // `v.data()` and `v[i]` lead to what uses them.
-        if (isContainerAccessor(Call))
-          continue;
-        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
-          if (Op->getOperator() == OO_Subscript)
-            continue;
-          // C++'s assignment of a structure.
-          if (auto Assigned = structAssignment(Op))
-            return ScalarPlace(Assigned->first) &&
-                   ScalarPlace(Assigned->second);
-        }
-        return mpiCallee(Call) != nullptr;
-      }
-      if (combineForm(S, Ctx))
-        return true;
-      if (const auto *Copy = dyn_cast<BinaryOperator>(S))
-        if (Copy->getOpcode() == BO_Assign)
-          return ScalarPlace(Copy->getLHS()) && ScalarPlace(Copy->getRHS());
-      if (!isa<Expr>(S))
-        return false;
-    }
-    return false;
-  };
+  auto WorkUse = [&](const DeclRefExpr *Ref) { return workUse(Ref, Ctx); };
   for (const VarDecl *V : Used) {
     if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
         V->getType()->isReferenceType() ||
@@ -251,6 +307,61 @@ const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::deadAfterRegion() {
       DeadAfter->insert(V);
   }
   return *DeadAfter;
+}
+
+const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::scratchPointers() {
+  if (ScratchPointers)
+    return *ScratchPointers;
+  ScratchPointers.emplace();
+  const FunctionFacts &Facts = TU.factsOf(*R.Function);
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::SmallPtrSet<const VarDecl *, 16> Used;
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    variablesIn(R.Block->body_begin()[I], Used);
+  // A loop around the region runs it again on what it left.
+  auto Outlives = [&](const VarDecl *V) {
+    for (const Stmt *S = parentStmt(*R.Block, Ctx); S; S = parentStmt(*S, Ctx))
+      if (isLoop(S) &&
+          SM.isBeforeInTranslationUnit(V->getLocation(), S->getBeginLoc()))
+        return true;
+    return false;
+  };
+  for (const VarDecl *V : Used) {
+    if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
+        !V->getType()->isPointerType() ||
+        V->getParentFunctionOrMethod() != R.Function || Outlives(V))
+      continue;
+    llvm::SmallPtrSet<const Stmt *, 4> Assignments;
+    bool Fresh = llvm::all_of(Facts.writesOf(V), [&](const Write &W) {
+      if (W.Kind == WriteKind::Element)
+        return true;
+      if ((W.Kind != WriteKind::Init && W.Kind != WriteKind::Assign) ||
+          !W.Value ||
+          !(isAllocation(W.Value) ||
+            W.Value->IgnoreParenCasts()->isNullPointerConstant(
+                Ctx, Expr::NPC_ValueDependentIsNotNull)))
+        return false;
+      Assignments.insert(W.Where);
+      return true;
+    });
+    if (!Fresh)
+      continue;
+    bool Work =
+        llvm::all_of(Facts.referencesOf(V), [&](const DeclRefExpr *Ref) {
+          if (unevaluated(Ref, Ctx))
+            return true; // `malloc(n * sizeof *p)`.
+          const Stmt *Parent = parentStmt(*Ref, Ctx);
+          if (Parent && Assignments.count(Parent) &&
+              cast<BinaryOperator>(Parent)->getLHS() == Ref)
+            return true;
+          if (R.contains(Ref, SM))
+            return workUse(Ref, Ctx) && !pointerCopied(Ref, Ctx);
+          return onlyTestedOrFreed(Ref, Ctx);
+        });
+    if (Work)
+      ScratchPointers->insert(V);
+  }
+  return *ScratchPointers;
 }
 
 const VarDecl *Judge::entryAliasOf(const VarDecl *X) {

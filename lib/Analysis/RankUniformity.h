@@ -356,6 +356,13 @@ public:
   /// which such a condition has one value on every rank.
   bool testsMPISuccess(const clang::Expr *Cond,
                        const clang::FunctionDecl &Where);
+  /// Whether \p Cond only tests a local pointer that every write reaching
+  /// it sets to a fresh allocation against null (`if (!tmp) return
+  /// MPI_ERR_NO_MEM;`). A proof speaks of runs in which allocations
+  /// succeed, as of runs without MPI errors: the test is false on every
+  /// rank.
+  bool testsAllocation(const clang::Expr *Cond,
+                       const clang::FunctionDecl &Where);
   /// Whether every `return` of \p F gives an MPI error code or 0 (HPL's
   /// `return( hplerr );`): its body in this unit, or its unit's summary.
   bool returnsMPICode(const clang::FunctionDecl &F, unsigned Depth = 0);
@@ -363,7 +370,8 @@ public:
 private:
   /// Why the condition \p Cond may differ between ranks: \p Judge's reason
   /// for the first operand of its `&&`s and `||`s that is neither the same
-  /// on every rank nor a test of an MPI error code (testsMPISuccess).
+  /// on every rank nor a test of an MPI error code (testsMPISuccess) or of
+  /// an allocation (testsAllocation).
   std::optional<Divergence> conditionParts(
       const clang::Expr *Cond, const clang::FunctionDecl &Where,
       llvm::function_ref<std::optional<Divergence>(const clang::Expr *)> Judge);

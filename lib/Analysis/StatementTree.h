@@ -16,6 +16,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
@@ -115,6 +116,20 @@ inline const clang::Stmt *enclosingStmt(const clang::Stmt &S,
     return Up.empty() ? nullptr : Up[0].get<clang::DeclStmt>();
   }
   return nullptr;
+}
+
+/// Whether \p E (casts and parentheses aside) allocates fresh memory:
+/// malloc, calloc, aligned_alloc or `new`.
+inline bool isAllocation(const clang::Expr *E) {
+  E = E->IgnoreParenCasts();
+  if (clang::isa<clang::CXXNewExpr>(E))
+    return true;
+  const auto *Call = clang::dyn_cast<clang::CallExpr>(E);
+  const clang::FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !Callee->getIdentifier())
+    return false;
+  llvm::StringRef Name = Callee->getName();
+  return Name == "malloc" || Name == "calloc" || Name == "aligned_alloc";
 }
 
 /// `for`, `while`, `do` or range-based `for`.

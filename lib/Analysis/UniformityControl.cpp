@@ -106,7 +106,7 @@ std::optional<Divergence> RankUniformity::conditionParts(
         return Why;
       return conditionParts(Op->getRHS(), Where, Judge);
     }
-  if (testsMPISuccess(Cond, Where))
+  if (testsMPISuccess(Cond, Where) || testsAllocation(Cond, Where))
     return std::nullopt;
   return Judge(Cond);
 }

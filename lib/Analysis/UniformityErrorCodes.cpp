@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RankUniformity.h"
+#include "ReachingWrites.h"
 
 #include "StatementTree.h"
 #include "mpilift/Analysis/ErrorFlow.h"
@@ -49,6 +50,31 @@ const Expr *zeroTested(const Expr *Cond, ASTContext &Context) {
   return Cond;
 }
 
+/// The pointer \p Cond tests against null: `p` in `p`, `!p`, `p == NULL`,
+/// `nullptr != p`; null for other conditions.
+const Expr *nullTested(const Expr *Cond, ASTContext &Context) {
+  Cond = Cond->IgnoreParenImpCasts();
+  if (const auto *Not = dyn_cast<UnaryOperator>(Cond))
+    return Not->getOpcode() == UO_LNot ? nullTested(Not->getSubExpr(), Context)
+                                       : nullptr;
+  auto IsNull = [&](const Expr *E) {
+    return E->IgnoreParenCasts()->isNullPointerConstant(
+        Context, Expr::NPC_ValueDependentIsNotNull);
+  };
+  const Expr *Tested = Cond;
+  if (const auto *Compare = dyn_cast<BinaryOperator>(Cond)) {
+    if (!Compare->isEqualityOp())
+      return nullptr;
+    Tested = IsNull(Compare->getRHS())   ? Compare->getLHS()
+             : IsNull(Compare->getLHS()) ? Compare->getRHS()
+                                         : nullptr;
+    if (!Tested)
+      return nullptr;
+    Tested = Tested->IgnoreParenImpCasts();
+  }
+  return Tested->getType()->isPointerType() ? Tested : nullptr;
+}
+
 bool isMPICall(const Expr *E) {
   const auto *Call = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
   return Call && mpiCallee(Call);
@@ -66,6 +92,24 @@ bool RankUniformity::testsMPISuccess(const Expr *Cond,
     if (Assign->getOpcode() == BO_Assign)
       Tested = Assign->getRHS()->IgnoreParenImpCasts();
   return givesMPICode(Tested, Where, 0);
+}
+
+bool RankUniformity::testsAllocation(const Expr *Cond,
+                                     const FunctionDecl &Where) {
+  ASTContext &Context = TU.context();
+  const Expr *Tested = nullTested(Cond, Context);
+  const auto *Ref = Tested ? dyn_cast<DeclRefExpr>(Tested) : nullptr;
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
+    return false;
+  llvm::ArrayRef<Write> Writes = TU.factsOf(Where).writesOf(V);
+  std::optional<Reach> R = TU.reachingWritesOf(Where).reaching(Writes, *Cond);
+  if (!R || R->FromEntry || R->Writes.none())
+    return false;
+  for (unsigned I : R->Writes.set_bits())
+    if (!Writes[I].Value || !isAllocation(Writes[I].Value))
+      return false;
+  return true;
 }
 
 bool RankUniformity::givesMPICode(const Expr *E, const FunctionDecl &Where,

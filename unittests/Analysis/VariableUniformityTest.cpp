@@ -356,3 +356,85 @@ int main(void) {
 }
 )"));
 }
+
+/// Whether the condition of the last `if` in `main` tests an allocation
+/// (RankUniformity::testsAllocation).
+bool lastIfTestsAllocation(const std::string &Code) {
+  Parsed P("#include <stdlib.h>\n" + Code);
+  EXPECT_TRUE(P.AST);
+  const clang::FunctionDecl *Main = P.function("main");
+  EXPECT_NE(Main, nullptr);
+  if (!Main)
+    return false;
+  const clang::IfStmt *Last = nullptr;
+  findFirst(Main->getBody(), [&](const clang::Stmt *S) {
+    if (const auto *If = llvm::dyn_cast<clang::IfStmt>(S))
+      Last = If;
+    return false;
+  });
+  EXPECT_NE(Last, nullptr);
+  return Last && RankUniformity(*P.TU).testsAllocation(Last->getCond(), *Main);
+}
+
+TEST(VariableUniformityTest, AllocationTestsAreAlikeInRunsThatAllocate) {
+  EXPECT_TRUE(lastIfTestsAllocation(R"(
+int main(int argc, char **argv) {
+  int *part = malloc((size_t)argc * sizeof *part);
+  if (!part)
+    return 1;
+  free(part);
+  return 0;
+}
+)"));
+  // Set to null first, allocated on every path before the test.
+  EXPECT_TRUE(lastIfTestsAllocation(R"(
+int main(int argc, char **argv) {
+  double *part = NULL;
+  if (argc > 2)
+    part = malloc(8 * sizeof(double));
+  else
+    part = calloc(4, sizeof(double));
+  if (part == NULL)
+    return 1;
+  free(part);
+  return 0;
+}
+)"));
+}
+
+TEST(VariableUniformityTest, NullOrOtherPointersReachingTheTestDiffer) {
+  // Only the root allocates: the test tells the root from the others.
+  EXPECT_FALSE(lastIfTestsAllocation(R"(
+int main(int argc, char **argv) {
+  int rank, *part = NULL;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    part = malloc(16);
+  if (!part)
+    return 0;
+  free(part);
+  return 0;
+}
+)"));
+  // A pointer of another origin may reach it.
+  EXPECT_FALSE(lastIfTestsAllocation(R"(
+int *spare(void);
+int main(int argc, char **argv) {
+  int *part = spare();
+  if (argc > 3)
+    part = malloc(16);
+  if (part != NULL)
+    return 0;
+  return 1;
+}
+)"));
+  // Not a null test of the pointer.
+  EXPECT_FALSE(lastIfTestsAllocation(R"(
+int main(int argc, char **argv) {
+  int *part = malloc(16);
+  if (part[0] == 0)
+    return 1;
+  return 0;
+}
+)"));
+}
