@@ -522,7 +522,10 @@ std::string nameInUSR(llvm::StringRef Key);
 
 /// Whether every rank that runs \p F runs \p Call whenever it runs the
 /// statement of \p F's body that holds it: no loop, branch or short
-/// circuit lies between them (the condition of an `if` runs).
+/// circuit lies between them (the condition of an `if` runs), except a
+/// short circuit after a test of MPI error codes, which a run without MPI
+/// errors passes (`MPI_Bcast(&n, ...) != MPI_SUCCESS || MPI_Bcast(&m,
+/// ...) != MPI_SUCCESS`).
 bool runsWithItsStatement(const clang::CallExpr *Call,
                           const clang::FunctionDecl &F, clang::ASTContext &Ctx);
 
