@@ -282,6 +282,11 @@ Verdict unproven(Verdict V, const Region &R, const Stmt *At,
 /// size; none when the region does not close with them.
 std::optional<Region> assumeRankOrSize(TranslationUnitFacts &TU, Region R,
                                        const eval::Reason &Why) {
+  // main's argc counts the program's arguments: never the rank.
+  if (const auto *Param = dyn_cast_or_null<ParmVarDecl>(Why.Entry))
+    if (const auto *Main = dyn_cast<FunctionDecl>(Param->getDeclContext());
+        Main && Main->isMain())
+      return std::nullopt;
   R.AssumedRank = Why.Entry;
   Closure Closes = regionCloses(TU, R);
   if (Closes.S == Closure::State::Stopped && Closes.Why.Entry &&
