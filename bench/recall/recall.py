@@ -3,7 +3,8 @@
 test program, as a user who traces and then checks would see it.
 
 For every program given (by default test/check/*.c and *.cpp), in a scratch
-directory: blank its lit directives, build it with the MPI wrapper, run it
+directory: blank its lit directives, split it into its files (`//---
+NAME` sections), build it with the MPI wrapper, run it
 at 4 processes under mpilift-run, run `mpilift detect`, then
 `mpilift check --trace` (no --fix). Each program gets one row:
 
@@ -54,14 +55,24 @@ def one(build, src, scratch):
     prog = os.path.join(d, "prog" + ext)
     with open(src) as f:
         text = re.sub(r"//\s*[A-Z][A-Z0-9_-]*:[^\n]*", "", f.read())
+    # A program of several files: `//--- NAME` starts the file NAME (a
+    # header, or another unit), as in test/Inputs/check-rewrite.py.
+    sections = re.split(r"^//--- (\S+)\n", text, flags=re.M)
     with open(prog, "w") as f:
-        f.write(text)
+        f.write(sections[0])
+    units = [prog]
+    for unit, body in zip(sections[1::2], sections[2::2]):
+        with open(os.path.join(d, unit), "w") as f:
+            f.write(body)
+        if not unit.endswith(".h"):
+            units.append(os.path.join(d, unit))
     cc = "mpicxx" if ext in (".cpp", ".cc") else "mpicc"
     with open(os.path.join(d, "compile_commands.json"), "w") as f:
-        json.dump([{"directory": d, "file": prog,
-                    "command": f"{cc} -g -O0 -c {prog} -o prog.o"}], f)
+        json.dump([{"directory": d, "file": u,
+                    "command": f"{cc} -g -O0 -c {u} -o {u}.o"}
+                   for u in units], f)
     exe = os.path.join(d, "app")
-    r = run([cc, "-g", "-O0", prog, "-o", exe])
+    r = run([cc, "-g", "-O0", *units, "-o", exe])
     if not r or r.returncode:
         return {"name": name, "detected": "(does not build)", "check": "-"}
     traces = os.path.join(d, "traces")
@@ -79,7 +90,7 @@ def one(build, src, scratch):
     else:
         detected = ["(traced run failed)"]
     r = run([os.path.join(build, "bin", "mpilift"), "check", "-p", d,
-             "--trace", traces, prog])
+             "--trace", traces, *units])
     out = r.stdout if r else ""
     rewritten, refused = set(), set()
     for line in out.splitlines():

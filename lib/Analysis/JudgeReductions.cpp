@@ -103,11 +103,11 @@ bool workUse(const DeclRefExpr *Ref, ASTContext &Ctx) {
       return Op->getOperator() == OO_Subscript;
     return isa<DeclRefExpr>(E) || isa<ArraySubscriptExpr>(E);
   };
-  // In the `if` of a combine of pairs (MINLOC, MAXLOC), condition or body.
+  // In the `if` of a combine, condition or body: `if (other > *best)
+  // *best = other;`, and of pairs (MINLOC, MAXLOC).
   for (const Stmt *S = parentStmt(*Ref, Ctx); S; S = parentStmt(*S, Ctx))
     if (isa<IfStmt>(S)) {
-      std::optional<CombineForm> Form = combineForm(S, Ctx);
-      if (Form && !Form->PairType.isNull())
+      if (combineForm(S, Ctx))
         return true;
       break;
     }

@@ -12,11 +12,31 @@
 // where the others receive up to four. Their receives take the shorter
 // message; MPI_Bcast needs the same count everywhere. The note names the
 // jump's condition.
+//
+// Checked with every unit (--all-units), the hand-written maximum in
+// reduce.c is an MPI_Allreduce too: the value received last stays in
+// `other`, which nothing reads afterwards (its uses are the receive and the
+// `if (other > *val) *val = other;` that combines it). With KEEP_OTHER the
+// helper prints that last value on rank 0, and scale-independence refuses
+// (the broadcast in prog.c is still rewritten).
 // clang-format off
 // RUN: %check-rewrite rewrite %s %t | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/prog.c
+// RUN: %check-rewrite rewrite %s %t.all --all-units | FileCheck %s --check-prefix=ALL --implicit-check-not=warning:
+// RUN: FileCheck %s --check-prefix=ALL-FIXES < %t.all/reduce.c
+// RUN: %check-rewrite rewrite %s %t.keep --all-units --cflags=-DKEEP_OTHER | FileCheck %s --check-prefix=KEEP --implicit-check-not=warning:
+// RUN: FileCheck %s --check-prefix=KEEP-FIXES < %t.keep/reduce.c
 // RUN: %check-rewrite refuse %s %t.skip --trace --cflags=-DSKIP_ON_ERROR | FileCheck %s --check-prefix=SKIP --implicit-check-not=warning:
 // clang-format on
+// ALL: prog.c:{{[0-9]+}}:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
+// ALL: reduce.c:{{[0-9]+}}:5: warning: loop of point-to-point messages implements an allreduce (static analysis); replace it with MPI_Allreduce [mpilift-manual-allreduce]
+// ALL: check-rewrite: same output at np 1 2 3 4 5 7 8
+// ALL-FIXES: ierr = MPI_Allreduce(MPI_IN_PLACE, val, 1, MPI_INT, MPI_MAX, comm);
+// KEEP: prog.c:{{[0-9]+}}:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
+// KEEP: reduce.c:{{[0-9]+}}:5: warning: loop of point-to-point messages implements an allreduce (static analysis); not rewritten: scale-independence refused [mpilift-manual-allreduce]
+// KEEP: note: scale-independence: at 3 processes, process 0 also receives 4 bytes of process 2's data unchanged, which no reduction moves
+// KEEP: check-rewrite: same output at np 1 2 3 4 5 7 8
+// KEEP-FIXES: ierr = MPI_Recv(&other, 1, MPI_INT, p, 9, comm, MPI_STATUS_IGNORE);
 #include "params.h"
 
 #include <stdio.h>
@@ -77,6 +97,8 @@ int read_params(const char *path, params_t *prm);
 //--- reduce.c
 #include "params.h"
 
+#include <stdio.h>
+
 // The largest of every rank's *val, on every rank, gathered on rank 0 and
 // sent back one by one.
 int max_int(int *val, MPI_Comm comm) {
@@ -96,6 +118,10 @@ int max_int(int *val, MPI_Comm comm) {
     if (ierr == MPI_SUCCESS)
       ierr = MPI_Recv(val, 1, MPI_INT, 0, 10, comm, MPI_STATUS_IGNORE);
   }
+#ifdef KEEP_OTHER
+  if (me == 0 && np > 1)
+    printf("last value received: %d\n", other);
+#endif
   return ierr;
 }
 
