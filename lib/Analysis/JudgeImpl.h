@@ -255,6 +255,8 @@ private:
                    ArrayRef<std::pair<int64_t, const RankOp *>> Global,
                    const std::vector<cg::Transfer> &All,
                    const std::vector<cg::Combination> &Combined);
+  /// The variables the region's statements name.
+  llvm::SmallPtrSet<const clang::VarDecl *, 16> regionVariables() const;
   /// Variables of the region's function whose value after the region is
   /// never read: a reduction's work buffers, which the collective call
   /// leaves as they were.

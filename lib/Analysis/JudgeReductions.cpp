@@ -266,6 +266,13 @@ ManualTopology reductionTopology(const Observation &O,
 
 } // namespace
 
+llvm::SmallPtrSet<const VarDecl *, 16> Judge::regionVariables() const {
+  llvm::SmallPtrSet<const VarDecl *, 16> Used;
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    variablesIn(R.Block->body_begin()[I], Used);
+  return Used;
+}
+
 const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::deadAfterRegion() {
   if (DeadAfter)
     return *DeadAfter;
@@ -279,9 +286,7 @@ const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::deadAfterRegion() {
   for (const Stmt *S = parentStmt(*R.Block, Ctx); S; S = parentStmt(*S, Ctx))
     if (isLoop(S))
       Loops.push_back(S);
-  llvm::SmallPtrSet<const VarDecl *, 16> Used;
-  for (unsigned I = R.First; I <= R.Last; ++I)
-    variablesIn(R.Block->body_begin()[I], Used);
+  llvm::SmallPtrSet<const VarDecl *, 16> Used = regionVariables();
   auto WorkUse = [&](const DeclRefExpr *Ref) { return workUse(Ref, Ctx); };
   for (const VarDecl *V : Used) {
     if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
@@ -315,9 +320,7 @@ const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::scratchPointers() {
   ScratchPointers.emplace();
   const FunctionFacts &Facts = TU.factsOf(*R.Function);
   const SourceManager &SM = Ctx.getSourceManager();
-  llvm::SmallPtrSet<const VarDecl *, 16> Used;
-  for (unsigned I = R.First; I <= R.Last; ++I)
-    variablesIn(R.Block->body_begin()[I], Used);
+  llvm::SmallPtrSet<const VarDecl *, 16> Used = regionVariables();
   // A loop around the region runs it again on what it left.
   auto Outlives = [&](const VarDecl *V) {
     for (const Stmt *S = parentStmt(*R.Block, Ctx); S; S = parentStmt(*S, Ctx))

@@ -122,55 +122,6 @@ std::string named(const NamedDecl *D) {
   return "'" + D->getNameAsString() + "'";
 }
 
-/// The value \p E has in a run without MPI errors, when it tests only the
-/// codes MPI calls return (MPI_SUCCESS is 0): `MPI_Bcast(...) !=
-/// MPI_SUCCESS` is false, `(ierr = MPI_Send(...)) == MPI_SUCCESS` true,
-/// and `&&`, `||` and `!` of such tests what they make of them.
-static std::optional<bool> withoutErrors(const Expr *E, ASTContext &Ctx) {
-  E = E->IgnoreParenImpCasts();
-  auto Code = [](const Expr *X) {
-    X = X->IgnoreParenImpCasts();
-    if (const auto *Assign = dyn_cast<BinaryOperator>(X);
-        Assign && Assign->getOpcode() == BO_Assign)
-      X = Assign->getRHS()->IgnoreParenImpCasts();
-    const auto *Call = dyn_cast<CallExpr>(X);
-    return Call && mpiCallee(Call);
-  };
-  auto Zero = [&](const Expr *X) {
-    std::optional<llvm::APSInt> V =
-        X->isValueDependent() ? std::nullopt : X->getIntegerConstantExpr(Ctx);
-    return V && *V == 0;
-  };
-  if (Code(E))
-    return false;
-  if (const auto *Not = dyn_cast<UnaryOperator>(E)) {
-    if (Not->getOpcode() != UO_LNot)
-      return std::nullopt;
-    std::optional<bool> Inner = withoutErrors(Not->getSubExpr(), Ctx);
-    return Inner ? std::optional<bool>(!*Inner) : std::nullopt;
-  }
-  const auto *Op = dyn_cast<BinaryOperator>(E);
-  if (!Op)
-    return std::nullopt;
-  if (Op->isEqualityOp()) {
-    bool Tests = (Code(Op->getLHS()) && Zero(Op->getRHS())) ||
-                 (Code(Op->getRHS()) && Zero(Op->getLHS()));
-    if (!Tests)
-      return std::nullopt;
-    return Op->getOpcode() == BO_EQ;
-  }
-  if (!Op->isLogicalOp())
-    return std::nullopt;
-  std::optional<bool> L = withoutErrors(Op->getLHS(), Ctx);
-  std::optional<bool> R = withoutErrors(Op->getRHS(), Ctx);
-  bool Or = Op->getOpcode() == BO_LOr;
-  if (L == Or || R == Or)
-    return Or; // One side decides.
-  if (L && R)
-    return !Or;
-  return std::nullopt;
-}
-
 bool runsWithItsStatement(const CallExpr *Call, const FunctionDecl &F,
                           ASTContext &Ctx) {
   const Stmt *Child = Call;
@@ -187,7 +138,8 @@ bool runsWithItsStatement(const CallExpr *Call, const FunctionDecl &F,
       // The right of `||` runs where the left is false, of `&&` where it
       // is true: in a run without MPI errors, after an MPI error test.
       if (Op->isLogicalOp() && Child == Op->getRHS() &&
-          withoutErrors(Op->getLHS(), Ctx) != (Op->getOpcode() == BO_LAnd))
+          valueWithoutMPIErrors(Op->getLHS(), Ctx) !=
+              (Op->getOpcode() == BO_LAnd))
         return false;
     } else if (!isa<Expr, DeclStmt, CompoundStmt>(P)) {
       return false;

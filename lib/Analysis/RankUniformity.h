@@ -529,6 +529,13 @@ std::string nameInUSR(llvm::StringRef Key);
 bool runsWithItsStatement(const clang::CallExpr *Call,
                           const clang::FunctionDecl &F, clang::ASTContext &Ctx);
 
+/// The value \p E has in a run without MPI errors, when it tests only the
+/// codes MPI calls return (MPI_SUCCESS is 0): `MPI_Bcast(...) !=
+/// MPI_SUCCESS` is false, `(ierr = MPI_Send(...)) == MPI_SUCCESS` true,
+/// and `&&`, `||` and `!` of such tests what they make of them.
+std::optional<bool> valueWithoutMPIErrors(const clang::Expr *E,
+                                          clang::ASTContext &Ctx);
+
 /// How much of the object at \p Address (one of \p Call's arguments: `&n`,
 /// a pointer to it, an array) a collective leaves holding one value on
 /// every rank.

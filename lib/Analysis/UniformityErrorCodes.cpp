@@ -27,17 +27,15 @@ namespace analysis {
 
 namespace {
 
-/// What \p Cond tests for zero: `x` in `x`, `!x`, `x != 0`, `MPI_SUCCESS
-/// == x`; null for other conditions.
-const Expr *zeroTested(const Expr *Cond, ASTContext &Context) {
+/// What \p Cond compares with a constant \p IsZero accepts: `x` in `x`,
+/// `!x`, `x != Z`, `Z == x`; null for other conditions.
+const Expr *comparedWithZero(const Expr *Cond,
+                             llvm::function_ref<bool(const Expr *)> IsZero) {
   Cond = Cond->IgnoreParenImpCasts();
   if (const auto *Not = dyn_cast<UnaryOperator>(Cond))
-    return Not->getOpcode() == UO_LNot ? zeroTested(Not->getSubExpr(), Context)
-                                       : nullptr;
-  auto IsZero = [&](const Expr *E) {
-    std::optional<llvm::APSInt> V = E->getIntegerConstantExpr(Context);
-    return V && *V == 0;
-  };
+    return Not->getOpcode() == UO_LNot
+               ? comparedWithZero(Not->getSubExpr(), IsZero)
+               : nullptr;
   if (const auto *Compare = dyn_cast<BinaryOperator>(Cond)) {
     if (!Compare->isEqualityOp())
       return nullptr;
@@ -50,29 +48,33 @@ const Expr *zeroTested(const Expr *Cond, ASTContext &Context) {
   return Cond;
 }
 
+/// What \p Cond tests for zero: `x` in `x`, `!x`, `x != 0`, `MPI_SUCCESS
+/// == x`; null for other conditions.
+const Expr *zeroTested(const Expr *Cond, ASTContext &Context) {
+  return comparedWithZero(Cond, [&](const Expr *E) {
+    std::optional<llvm::APSInt> V = E->getIntegerConstantExpr(Context);
+    return V && *V == 0;
+  });
+}
+
 /// The pointer \p Cond tests against null: `p` in `p`, `!p`, `p == NULL`,
 /// `nullptr != p`; null for other conditions.
 const Expr *nullTested(const Expr *Cond, ASTContext &Context) {
-  Cond = Cond->IgnoreParenImpCasts();
-  if (const auto *Not = dyn_cast<UnaryOperator>(Cond))
-    return Not->getOpcode() == UO_LNot ? nullTested(Not->getSubExpr(), Context)
-                                       : nullptr;
-  auto IsNull = [&](const Expr *E) {
+  const Expr *Tested = comparedWithZero(Cond, [&](const Expr *E) {
     return E->IgnoreParenCasts()->isNullPointerConstant(
         Context, Expr::NPC_ValueDependentIsNotNull);
-  };
-  const Expr *Tested = Cond;
-  if (const auto *Compare = dyn_cast<BinaryOperator>(Cond)) {
-    if (!Compare->isEqualityOp())
-      return nullptr;
-    Tested = IsNull(Compare->getRHS())   ? Compare->getLHS()
-             : IsNull(Compare->getLHS()) ? Compare->getRHS()
-                                         : nullptr;
-    if (!Tested)
-      return nullptr;
-    Tested = Tested->IgnoreParenImpCasts();
-  }
-  return Tested->getType()->isPointerType() ? Tested : nullptr;
+  });
+  return Tested && Tested->getType()->isPointerType() ? Tested : nullptr;
+}
+
+/// The value \p E assigns when it is an assignment (`ierr = MPI_Send(...)`),
+/// else \p E; parens and implicit casts aside.
+const Expr *assignedOrItself(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Assign = dyn_cast<BinaryOperator>(E);
+      Assign && Assign->getOpcode() == BO_Assign)
+    return Assign->getRHS()->IgnoreParenImpCasts();
+  return E;
 }
 
 bool isMPICall(const Expr *E) {
@@ -86,20 +88,52 @@ bool RankUniformity::testsMPISuccess(const Expr *Cond,
                                      const FunctionDecl &Where) {
   ASTContext &Context = TU.context();
   const Expr *Tested = zeroTested(Cond, Context);
-  if (!Tested)
+  return Tested && givesMPICode(assignedOrItself(Tested), Where, 0);
+}
+
+std::optional<bool> valueWithoutMPIErrors(const Expr *E, ASTContext &Ctx) {
+  E = E->IgnoreParenImpCasts();
+  auto Code = [](const Expr *X) { return isMPICall(assignedOrItself(X)); };
+  auto Zero = [&](const Expr *X) {
+    std::optional<llvm::APSInt> V =
+        X->isValueDependent() ? std::nullopt : X->getIntegerConstantExpr(Ctx);
+    return V && *V == 0;
+  };
+  if (Code(E))
     return false;
-  if (const auto *Assign = dyn_cast<BinaryOperator>(Tested))
-    if (Assign->getOpcode() == BO_Assign)
-      Tested = Assign->getRHS()->IgnoreParenImpCasts();
-  return givesMPICode(Tested, Where, 0);
+  if (const auto *Not = dyn_cast<UnaryOperator>(E)) {
+    if (Not->getOpcode() != UO_LNot)
+      return std::nullopt;
+    std::optional<bool> Inner = valueWithoutMPIErrors(Not->getSubExpr(), Ctx);
+    return Inner ? std::optional<bool>(!*Inner) : std::nullopt;
+  }
+  const auto *Op = dyn_cast<BinaryOperator>(E);
+  if (!Op)
+    return std::nullopt;
+  if (Op->isEqualityOp()) {
+    bool Tests = (Code(Op->getLHS()) && Zero(Op->getRHS())) ||
+                 (Code(Op->getRHS()) && Zero(Op->getLHS()));
+    if (!Tests)
+      return std::nullopt;
+    return Op->getOpcode() == BO_EQ;
+  }
+  if (!Op->isLogicalOp())
+    return std::nullopt;
+  std::optional<bool> L = valueWithoutMPIErrors(Op->getLHS(), Ctx);
+  std::optional<bool> R = valueWithoutMPIErrors(Op->getRHS(), Ctx);
+  bool Or = Op->getOpcode() == BO_LOr;
+  if (L == Or || R == Or)
+    return Or; // One side decides.
+  if (L && R)
+    return !Or;
+  return std::nullopt;
 }
 
 bool RankUniformity::testsAllocation(const Expr *Cond,
                                      const FunctionDecl &Where) {
   ASTContext &Context = TU.context();
   const Expr *Tested = nullTested(Cond, Context);
-  const auto *Ref = Tested ? dyn_cast<DeclRefExpr>(Tested) : nullptr;
-  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  const VarDecl *V = Tested ? namedVariable(Tested) : nullptr;
   if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
     return false;
   llvm::ArrayRef<Write> Writes = TU.factsOf(Where).writesOf(V);
