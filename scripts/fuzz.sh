@@ -15,7 +15,7 @@ if [ ! -x "$out/spill-file-fuzzer" ] || [ -n "$(find "$root/trace-runtime" "$roo
   "$clang" -std=c++17 -g -O1 -fsanitize=fuzzer,address \
     -I"$root/include" -I"$root/trace-runtime" $(/usr/lib/llvm-19/bin/llvm-config --cxxflags | sed 's/-fno-exceptions//; s/-std=c++17//') \
     "$root/unittests/Fuzz/SpillFileFuzzer.cpp" \
-    "$root"/trace-runtime/{Converter,SpillFile,RankWriter,ArchiveDefinitions}.cpp \
+    "$root"/trace-runtime/{Converter,SpillFile,RankWriter,ArchiveDefinitions,PackedEvents}.cpp \
     "$root/lib/MPI/Vocabulary.cpp" "$root/lib/Trace/TraceReader.cpp" \
     -L/usr/lib/llvm-19/lib -lLLVM-19 -lotf2 -Wl,-rpath,/usr/lib/llvm-19/lib \
     -o "$out/spill-file-fuzzer"

@@ -6,9 +6,12 @@
 
 #include "RankWriter.h"
 
+#include "PackedEvents.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <queue>
 
 namespace mpilift {
@@ -101,6 +104,8 @@ public:
   const Event *begin() const { return Current.data(); }
   const Event *end() const { return Current.data() + Current.size(); }
   bool readFailed() const { return ReadFailed; }
+  /// Where the chunk that did not unpack lies, if one did not.
+  std::optional<uint64_t> malformed() const { return Malformed; }
 
 private:
   /// Reads the next chunk into Buffer; false at the end or on an error.
@@ -110,12 +115,26 @@ private:
     const EventChunk &C = Chunks[NextChunk++];
     Buffer.resize(C.Count);
     Pos = 0;
-    if (!F.readAt(C.Offset, Buffer.data(), size_t(C.Count) * sizeof(Event))) {
+    if (!(C.Packed ? readPacked(C)
+                   : F.readAt(C.Offset, Buffer.data(),
+                              size_t(C.Count) * sizeof(Event)))) {
       ReadFailed = true;
       Buffer.clear();
       return false;
     }
     return true;
+  }
+
+  /// Reads and unpacks the packed chunk \p C into Buffer; false, with the
+  /// chunk's offset in Malformed if it does not unpack, if it cannot.
+  bool readPacked(const EventChunk &C) {
+    Packed.resize(C.Bytes);
+    if (!F.readAt(C.Offset, Packed.data(), Packed.size()))
+      return false;
+    if (unpackEvents(Packed.data(), Packed.size(), C.Count, Buffer.data()))
+      return true;
+    Malformed = C.Offset;
+    return false;
   }
 
   const File &F;
@@ -125,7 +144,9 @@ private:
   std::vector<Event> Buffer;
   size_t Pos = 0;
   std::vector<Event> Current;
+  std::vector<uint8_t> Packed;
   bool ReadFailed = false;
+  std::optional<uint64_t> Malformed;
 };
 
 } // namespace
@@ -601,6 +622,9 @@ bool RankWriter::write(std::string &Error) {
   for (ThreadStream *T : Streams) {
     if (T->readFailed()) {
       Error = "cannot read '" + S.Path + "'";
+      if (std::optional<uint64_t> At = T->malformed())
+        Error += ": the packed events at byte " + std::to_string(*At) +
+                 " do not unpack";
       return false;
     }
   }

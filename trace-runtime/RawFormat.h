@@ -5,11 +5,12 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// While a traced program runs, each rank appends fixed-size records to one
-/// spill file, a chunk per write(2). The format is private to the trace
-/// runtime: the converter turns a set of spill files into the OTF2 archive
-/// that users and the rest of mpilift read. Appending whole chunks with one
-/// write(2) keeps a crash from leaving more than one torn chunk at the end,
+/// While a traced program runs, each rank appends records to one spill file,
+/// a chunk per write(2): fixed-size records, packed (PackedEvents.h) when a
+/// full buffer is written, as they are after a crash. The format is private to
+/// the trace runtime: the converter turns a set of spill files into the OTF2
+/// archive that users and the rest of mpilift read. Appending whole chunks with
+/// one write(2) keeps a crash from leaving more than one torn chunk at the end,
 /// which the converter detects and drops.
 ///
 //===----------------------------------------------------------------------===//
@@ -23,7 +24,9 @@ namespace mpilift {
 namespace rawtrace {
 
 constexpr uint32_t ChunkMagic = 0x43544c4d; // "MLTC" in a little-endian file.
-constexpr uint32_t FormatVersion = 1;
+/// Version 2 added packed event chunks; readers accept version 1 files too.
+constexpr uint32_t FormatVersion = 2;
+constexpr uint32_t OldestFormatVersion = 1;
 
 /// The sub-directory of a trace directory that holds the spill files.
 constexpr const char *SpillDirName = ".mpilift-raw";
@@ -39,6 +42,9 @@ enum class ChunkType : uint16_t {
   Modules = 4,     ///< The loaded modules (ModuleEntry list).
   Calibration = 5, ///< One Calibration point.
   Footer = 6,      ///< One Footer; why and how the rank stopped tracing.
+  /// Events of one thread packed (PackedEvents.h); the header's Records
+  /// says how many.
+  PackedEvents = 7,
 };
 
 struct ChunkHeader {
@@ -46,7 +52,7 @@ struct ChunkHeader {
   uint16_t Type;
   uint16_t Thread;
   uint32_t PayloadBytes;
-  uint32_t Reserved;
+  uint32_t Records; ///< In a PackedEvents chunk; 0 in the others.
 };
 static_assert(sizeof(ChunkHeader) == 16, "chunk header layout");
 

@@ -6,11 +6,13 @@
 
 #include "Runtime.h"
 #include "MPIConversionGroup.h"
+#include "PackedEvents.h"
 #include "SpillFile.h"
 #include "TypeSizes.h"
 
 #include "mpilift/TraceRuntime/Convert.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -42,6 +44,8 @@ namespace {
 using namespace rawtrace;
 
 constexpr uint32_t DefaultBufferEvents = 16384; // 1 MiB per thread.
+/// So that a chunk's bytes, packed or not, fit its header's 32 bits.
+constexpr uint32_t MaxBufferEvents = 1u << 22;
 
 // Set once in initialize(), read-only afterwards.
 /// The run is traced: every rank takes part in the conversion at
@@ -79,11 +83,12 @@ void updateTracingOn() {
 
 /// Appends one chunk with a single writev(2). Returns false on failure.
 bool writeChunk(ChunkType Type, uint16_t Thread, const void *Payload,
-                uint32_t Bytes) {
+                uint32_t Bytes, uint32_t Records = 0) {
   int Fd = SpillFd.load();
   if (Fd < 0 || WriteFailed.load())
     return false;
-  ChunkHeader H{ChunkMagic, static_cast<uint16_t>(Type), Thread, Bytes, 0};
+  ChunkHeader H{ChunkMagic, static_cast<uint16_t>(Type), Thread, Bytes,
+                Records};
   iovec Parts[2] = {{&H, sizeof(H)}, {const_cast<void *>(Payload), Bytes}};
   size_t Want = sizeof(H) + Bytes;
   ssize_t Got;
@@ -129,8 +134,8 @@ void reportWriteFailure(int Errno) {
 }
 
 bool writeChunkOrReport(ChunkType Type, uint16_t Thread, const void *Payload,
-                        uint32_t Bytes) {
-  if (writeChunk(Type, Thread, Payload, Bytes))
+                        uint32_t Bytes, uint32_t Records = 0) {
+  if (writeChunk(Type, Thread, Payload, Bytes, Records))
     return true;
   if (!WriteFailed.load())
     reportWriteFailure(errno);
@@ -483,6 +488,9 @@ ThreadBuffer *createThreadBuffer() {
   auto *B = new ThreadBuffer;
   B->Events = static_cast<Event *>(
       aligned_alloc(64, sizeof(Event) * static_cast<size_t>(BufferEvents)));
+  // Pages are touched only as far as packing fills them.
+  B->Packed = static_cast<uint8_t *>(
+      malloc(MaxPackedRecordBytes * static_cast<size_t>(BufferEvents)));
   B->Capacity = BufferEvents;
   B->Count.store(0);
   B->Flushing.store(false);
@@ -498,8 +506,14 @@ ThreadBuffer *createThreadBuffer() {
 void flushFullBuffer(ThreadBuffer &B) {
   B.Flushing.store(true);
   uint32_t N = B.Count.load();
-  if (!writeChunkOrReport(ChunkType::Events, B.Thread, B.Events,
-                          N * sizeof(Event)))
+  bool Written =
+      B.Packed
+          ? writeChunkOrReport(
+                ChunkType::PackedEvents, B.Thread, B.Packed,
+                static_cast<uint32_t>(packEvents(B.Events, N, B.Packed)), N)
+          : writeChunkOrReport(ChunkType::Events, B.Thread, B.Events,
+                               N * sizeof(Event));
+  if (!Written)
     DroppedEvents += N;
   B.Count.store(0);
   B.Flushing.store(false);
@@ -546,7 +560,8 @@ void initialize(int ThreadLevel) {
   PMPI_Comm_size(MPI_COMM_WORLD, &WorldSize);
   HashPayloads = envIsOne("MPILIFT_TRACE_HASH");
   if (const char *Events = getenv("MPILIFT_TRACE_BUFFER_EVENTS"))
-    BufferEvents = std::max(64L, strtol(Events, nullptr, 10));
+    BufferEvents = static_cast<uint32_t>(std::clamp(
+        strtol(Events, nullptr, 10), 64L, static_cast<long>(MaxBufferEvents)));
   TraceDir = absolutePath(Dir);
   snprintf(TraceDirForSignals, sizeof(TraceDirForSignals), "%s",
            TraceDir.c_str());

@@ -39,6 +39,9 @@ inline uint64_t timestamp() { return __rdtsc(); }
 /// The events of one thread, appended to the spill file when full.
 struct ThreadBuffer {
   rawtrace::Event *Events;
+  /// Where a full buffer is packed before it is written; null if it could
+  /// not be allocated (the records are then written as they are).
+  uint8_t *Packed;
   uint32_t Capacity;
   /// Records in Events; written by the owner only, read by the crash flush.
   std::atomic<uint32_t> Count;

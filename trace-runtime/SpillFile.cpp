@@ -6,6 +6,8 @@
 
 #include "SpillFile.h"
 
+#include "PackedEvents.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -131,6 +133,16 @@ bool scanSpillFile(SpillFile &S, std::string &Error) {
             {Payload, H.PayloadBytes / uint32_t(sizeof(Event)), H.Thread});
         S.EventCount += H.PayloadBytes / sizeof(Event);
       }
+    } else if (Type == ChunkType::PackedEvents) {
+      // Whether the bytes are the records is known when they are unpacked.
+      Good = H.Records > 0 &&
+             H.PayloadBytes >= uint64_t(H.Records) * MinPackedRecordBytes &&
+             H.PayloadBytes <= uint64_t(H.Records) * MaxPackedRecordBytes;
+      if (Good) {
+        S.Chunks.push_back(
+            {Payload, H.Records, H.Thread, true, H.PayloadBytes});
+        S.EventCount += H.Records;
+      }
     } else {
       std::vector<char> P(H.PayloadBytes);
       Good = F.readAt(Payload, P.data(), P.size());
@@ -139,7 +151,8 @@ bool scanSpillFile(SpillFile &S, std::string &Error) {
         Good = Good && P.size() == sizeof(RankHeader);
         if (Good) {
           memcpy(&S.Header, P.data(), sizeof(RankHeader));
-          S.HasHeader = S.Header.Version == FormatVersion;
+          S.HasHeader = S.Header.Version >= OldestFormatVersion &&
+                        S.Header.Version <= FormatVersion;
           Good = S.HasHeader;
         }
         break;

@@ -28,6 +28,9 @@ struct EventChunk {
   uint64_t Offset; ///< Of the payload in the file.
   uint32_t Count;
   uint16_t Thread;
+  /// Packed (PackedEvents.h) in Bytes; otherwise Count whole records.
+  bool Packed = false;
+  uint32_t Bytes = 0;
 };
 
 /// A communicator as one rank defined it.

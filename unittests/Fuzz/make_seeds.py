@@ -7,15 +7,51 @@ import struct
 import sys
 
 MAGIC = 0x43544C4D
-EVENTS, COMM, MODULES, FOOTER = 2, 3, 4, 6
+EVENTS, COMM, MODULES, FOOTER, PACKED = 2, 3, 4, 6, 7
+FIELDS = "<QQQQQQiiIHBB"
 
 
-def chunk(kind, payload, thread=0):
-    return struct.pack("<IHHII", MAGIC, kind, thread, len(payload), 0) + payload
+def chunk(kind, payload, thread=0, records=0):
+    return struct.pack("<IHHII", MAGIC, kind, thread, len(payload), records) + payload
+
+
+def number(value):
+    """Zigzag LEB128, as trace-runtime/PackedEvents.cpp writes numbers."""
+    value = ((value << 1) ^ (value >> 63)) & (2**64 - 1)
+    out = b""
+    while value >= 0x80:
+        out += bytes([value & 0x7F | 0x80])
+        value >>= 7
+    return out + bytes([value])
+
+
+def signed(value):
+    return value - 2**64 if value >= 2**63 else value
+
+
+def packed(events):
+    """The records of an EVENTS payload as one PACKED chunk."""
+    size = struct.calcsize(FIELDS)
+    before = (0,) * 12
+    out = b""
+    for i in range(0, len(events), size):
+        e = struct.unpack(FIELDS, events[i:i + size])
+        mask, rest = 0, b""
+        for bit, field in enumerate(range(2, 12)):
+            change = e[field] - before[field]
+            if field < 6:
+                change = signed(change & (2**64 - 1))
+            if change:
+                mask |= 1 << bit
+                rest += number(change)
+        out += struct.pack("<H", mask) + number(signed((e[0] - before[0]) & (2**64 - 1)))
+        out += number(signed((e[1] - e[0]) & (2**64 - 1))) + rest
+        before = e
+    return chunk(PACKED, out, records=len(events) // size)
 
 
 def event(function, begin, peer, tag, comm, nbytes, handle=0, kind=0, flags=0):
-    return struct.pack("<QQQQQQiiIHBB", begin, begin + 40, 0x1234, 0xB000,
+    return struct.pack(FIELDS, begin, begin + 40, 0x1234, 0xB000,
                        nbytes, handle, peer, tag, comm, function, kind, flags)
 
 
@@ -68,6 +104,10 @@ def main():
         + chunk(COMM, struct.pack("<IIii", 1, 0, 2, 0) + struct.pack("<ii", 1, 0)),
         "sendrecv": chunk(EVENTS, event(SENDRECV, 2000, 1, 3, 0, 8)
                           + event(0, 0, 1, 3, 0, 8, kind=1)),
+        "packed": packed(event(SEND, 2000, 1, 5, 0, 8)
+                         + event(RECV, 2600, 1, 5, 0, 8, flags=16)
+                         + event(SEND, 3200, 1, 5, 0, 8))
+        + chunk(FOOTER, struct.pack("<IiQ", 1, 0, 0)),
     }
     for name, data in seeds.items():
         with open(os.path.join(out, "seed-" + name), "wb") as f:

@@ -12,6 +12,7 @@
 #ifndef MPILIFT_UNITTESTS_TRACE_SPILLWRITER_H
 #define MPILIFT_UNITTESTS_TRACE_SPILLWRITER_H
 
+#include "PackedEvents.h"
 #include "RawFormat.h"
 
 #include "mpilift/MPI/Vocabulary.h"
@@ -28,13 +29,14 @@ using namespace rawtrace;
 
 class SpillWriter {
 public:
-  SpillWriter(const std::string &Dir, int Rank, int Size) {
+  SpillWriter(const std::string &Dir, int Rank, int Size,
+              uint32_t Version = FormatVersion) {
     Path = Dir + "/" + SpillDirName + "/rank-00000" + std::to_string(Rank) +
            ".raw";
     F = fopen(Path.c_str(), "wb");
     RankHeader H;
     memset(&H, 0, sizeof(H));
-    H.Version = FormatVersion;
+    H.Version = Version;
     H.Rank = Rank;
     H.Size = Size;
     strcpy(H.Host, "testhost");
@@ -50,8 +52,9 @@ public:
       fclose(F);
   }
 
-  void chunk(ChunkType T, uint16_t Thread, const void *P, uint32_t Bytes) {
-    ChunkHeader H{ChunkMagic, uint16_t(T), Thread, Bytes, 0};
+  void chunk(ChunkType T, uint16_t Thread, const void *P, uint32_t Bytes,
+             uint32_t Records = 0) {
+    ChunkHeader H{ChunkMagic, uint16_t(T), Thread, Bytes, Records};
     fwrite(&H, sizeof(H), 1, F);
     fwrite(P, Bytes, 1, F);
   }
@@ -90,9 +93,18 @@ public:
              reinterpret_cast<char *>(Members.data() + Members.size()));
     chunk(ChunkType::Comm, 0, P.data(), uint32_t(P.size()));
   }
+  /// One chunk of \p Es, packed as a full buffer is (Packed) or as a
+  /// crash leaves them.
   void events(const std::vector<Event> &Es, uint16_t Thread = 0) {
-    chunk(ChunkType::Events, Thread, Es.data(),
-          uint32_t(Es.size() * sizeof(Event)));
+    if (!Packed) {
+      chunk(ChunkType::Events, Thread, Es.data(),
+            uint32_t(Es.size() * sizeof(Event)));
+      return;
+    }
+    std::vector<uint8_t> P(Es.size() * MaxPackedRecordBytes);
+    size_t Bytes = packEvents(Es.data(), uint32_t(Es.size()), P.data());
+    chunk(ChunkType::PackedEvents, Thread, P.data(), uint32_t(Bytes),
+          uint32_t(Es.size()));
   }
   void footer(EndReason R, int Detail = 0) {
     Footer Ft{uint32_t(R), Detail, 0};
@@ -104,6 +116,7 @@ public:
   }
 
   std::string Path;
+  bool Packed = false;
 
 private:
   FILE *F;
