@@ -87,6 +87,8 @@ private:
   bool isSupportVar(const Expr *E) const;
   void collectSupport();
   bool keptReference(const VarDecl *V, const RegionEdits &E);
+  void findLeavingChecks();
+  ErrorFlow assignedFlowOf(const CallExpr *Call) const;
   ErrorFlow findErrorFlow();
   bool isErrorVar(const Expr *E) const;
   bool onlyErrorCodes(const VarDecl *V) const;
@@ -122,7 +124,61 @@ private:
   /// `if (MPI_Send(...) != MPI_SUCCESS) ...`: the region's checks of its
   /// calls' codes, which go with the calls.
   llvm::SmallPtrSet<const IfStmt *, 4> CallChecks;
+  /// `if ((ierr = MPI_Send(...)) != MPI_SUCCESS) break;`, leaving a loop of
+  /// the region: by checked call, the check and where the code goes (null
+  /// if nowhere).
+  llvm::DenseMap<const CallExpr *, std::pair<const IfStmt *, const VarDecl *>>
+      LeavingChecks;
 };
+
+/// The loop that \p Break leaves, or null if it leaves a `switch`.
+const Stmt *loopLeftBy(const BreakStmt &Break, ASTContext &Ctx) {
+  for (const Stmt *S = parentStmt(Break, Ctx); S; S = parentStmt(*S, Ctx)) {
+    if (isLoop(S))
+      return S;
+    if (isa<SwitchStmt>(S))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// The checks of the pattern's calls whose branch is only a `break` out of
+/// a loop of the region: in runs without errors the branch is never taken,
+/// and after the collective call there is nothing left of the loop to
+/// leave, so the check goes with the loop and the code is kept as an
+/// assignment would keep it.
+void Planner::findLeavingChecks() {
+  for (unsigned I = R.First; I <= R.Last; ++I)
+    findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
+      const auto *If = dyn_cast<IfStmt>(S);
+      const VarDecl *Assigned = nullptr;
+      const CallExpr *Call =
+          If ? checkedCallOf(If, &Assigned, nullptr) : nullptr;
+      if (!Call)
+        return false;
+      const Stmt *Branch = If->getThen();
+      if (const auto *Block = dyn_cast<CompoundStmt>(Branch);
+          Block && Block->size() == 1)
+        Branch = Block->body_front();
+      const auto *Break = dyn_cast<BreakStmt>(Branch);
+      const Stmt *Loop = Break ? loopLeftBy(*Break, Ctx) : nullptr;
+      if (Loop && R.contains(Loop, SM) && !Branch->getBeginLoc().isMacroID())
+        LeavingChecks[Call] = {If, Assigned};
+      return false;
+    });
+}
+
+/// Where \p Call's code goes by an assignment: as a statement of its own
+/// (`ierr = MPI_Send(...);`, `|=`, `+=`), or in a check that leaves a loop
+/// of the region.
+ErrorFlow Planner::assignedFlowOf(const CallExpr *Call) const {
+  if (ErrorFlow Flow = errorFlowOf(Call, Ctx))
+    return Flow;
+  auto It = LeavingChecks.find(Call);
+  if (It == LeavingChecks.end() || !It->second.second)
+    return {};
+  return ErrorFlow{It->second.second, BO_Assign};
+}
 
 /// The one local variable the pattern's calls give their error codes to,
 /// if they keep them, all in the same way (`=`, `|=` or `+=`).
@@ -130,7 +186,7 @@ ErrorFlow Planner::findErrorFlow() {
   ErrorFlow Found;
   bool Declared = false;
   for (const CallExpr *Call : Calls) {
-    ErrorFlow Flow = errorFlowOf(Call, Ctx);
+    ErrorFlow Flow = assignedFlowOf(Call);
     if (!Flow)
       Flow = declaredErrorFlowOf(Call, Ctx);
     if (!Flow)
@@ -151,7 +207,7 @@ ErrorFlow Planner::findErrorFlow() {
   }
   // A name declared by a call and also assigned one: no one variable.
   if (Declared && !llvm::all_of(Calls, [&](const CallExpr *Call) {
-        ErrorFlow Flow = errorFlowOf(Call, Ctx);
+        ErrorFlow Flow = assignedFlowOf(Call);
         return !Flow || DeclaredCodes.count(Flow.Var);
       }))
     return {};
@@ -326,7 +382,7 @@ void Planner::findCallChecks(RegionEdits &E) {
       const VarDecl *Assigned = nullptr;
       const Expr *Gate = nullptr;
       const CallExpr *Call = If ? checkedCallOf(If, &Assigned, &Gate) : nullptr;
-      if (!Call)
+      if (!Call || LeavingChecks.count(Call))
         return false;
       if (!isErrorBranch(If->getThen(), Assigned)) {
         Refuse(If->getThen(), "this branch, taken when the call fails, "
@@ -542,6 +598,11 @@ bool Planner::deletable(const Stmt *S) {
   } else if (const auto *If = dyn_cast<IfStmt>(S);
              If && (ErrorChecks.count(If) || CallChecks.count(If))) {
     Result = true; // It follows the collective call instead.
+  } else if (const auto *If = dyn_cast<IfStmt>(S);
+             If && llvm::any_of(LeavingChecks, [&](const auto &Entry) {
+               return Entry.second.first == If;
+             })) {
+    Result = true; // It leaves a loop that is no more.
   } else if (Combines.count(S)) {
     Result = true; // `if (x > max) max = x;`: the collective combines.
   } else if (const auto *If = dyn_cast<IfStmt>(S)) {
@@ -657,6 +718,7 @@ RegionEdits Planner::plan() {
       return false;
     });
   collectSupport();
+  findLeavingChecks();
   Error = findErrorFlow();
   if (Error) {
     SmallVector<const VarDecl *, 2> Supported;
