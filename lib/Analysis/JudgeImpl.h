@@ -21,6 +21,7 @@
 #include "mpilift/CommGraph/CommGraph.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <map>
 #include <set>
@@ -257,6 +258,9 @@ private:
                    const std::vector<cg::Combination> &Combined);
   /// The variables the region's statements name.
   llvm::SmallPtrSet<const clang::VarDecl *, 16> regionVariables() const;
+  /// The names conditional code of the function spells outside the region
+  /// (ConditionalText.h): variables it may read after the region.
+  const llvm::StringSet<> &conditionalNames();
   /// Variables of the region's function whose value after the region is
   /// never read: a reduction's work buffers, which the collective call
   /// leaves as they were.
@@ -420,6 +424,7 @@ private:
   const clang::Stmt *FirstCombine = nullptr;
   std::optional<llvm::SmallPtrSet<const clang::VarDecl *, 8>> DeadAfter;
   std::optional<llvm::SmallPtrSet<const clang::VarDecl *, 4>> ScratchPointers;
+  std::optional<llvm::StringSet<>> ConditionalNames;
   /// Combines after a rank's last message are steps after the collective
   /// (kept by the rewrite), not part of it; decided at the first size that
   /// forms a reduction.

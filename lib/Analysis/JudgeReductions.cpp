@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CombineForms.h"
+#include "ConditionalText.h"
 #include "JudgeImpl.h"
 #include "RankUniformity.h"
 #include "StatementTree.h"
@@ -273,6 +274,14 @@ llvm::SmallPtrSet<const VarDecl *, 16> Judge::regionVariables() const {
   return Used;
 }
 
+const llvm::StringSet<> &Judge::conditionalNames() {
+  if (!ConditionalNames)
+    ConditionalNames = conditionalIdentifiers(
+        *R.Function,
+        SourceRange(R.first()->getBeginLoc(), R.last()->getEndLoc()));
+  return *ConditionalNames;
+}
+
 const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::deadAfterRegion() {
   if (DeadAfter)
     return *DeadAfter;
@@ -289,6 +298,9 @@ const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::deadAfterRegion() {
   llvm::SmallPtrSet<const VarDecl *, 16> Used = regionVariables();
   auto WorkUse = [&](const DeclRefExpr *Ref) { return workUse(Ref, Ctx); };
   for (const VarDecl *V : Used) {
+    // Code another configuration compiles may read it.
+    if (conditionalNames().contains(V->getName()))
+      continue;
     if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
         V->getType()->isReferenceType() ||
         V->getParentFunctionOrMethod() != R.Function ||
@@ -332,7 +344,8 @@ const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::scratchPointers() {
   for (const VarDecl *V : Used) {
     if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
         !V->getType()->isPointerType() ||
-        V->getParentFunctionOrMethod() != R.Function || Outlives(V))
+        V->getParentFunctionOrMethod() != R.Function || Outlives(V) ||
+        conditionalNames().contains(V->getName()))
       continue;
     llvm::SmallPtrSet<const Stmt *, 4> Assignments;
     bool Fresh = llvm::all_of(Facts.writesOf(V), [&](const Write &W) {

@@ -7,6 +7,7 @@
 #include "RegionEdits.h"
 
 #include "CombineForms.h"
+#include "ConditionalText.h"
 #include "RankUniformity.h"
 #include "StatementTree.h"
 #include "VectorUses.h"
@@ -93,6 +94,9 @@ private:
   bool isErrorVar(const Expr *E) const;
   bool onlyErrorCodes(const VarDecl *V) const;
   bool nameUnique(const VarDecl *V) const;
+  /// The names conditional code of the function spells outside the region
+  /// (ConditionalText.h).
+  const llvm::StringSet<> &conditionalNames() const;
   /// The variables \p Flow's codes go to: its one variable, or each that
   /// a call of the pattern declares.
   SmallVector<const VarDecl *, 2> codeVariables(const ErrorFlow &Flow) const;
@@ -117,6 +121,7 @@ private:
   llvm::SmallPtrSet<const VarDecl *, 16> Support;
   llvm::SmallPtrSet<const CallExpr *, 16> Calls;
   llvm::DenseMap<const Stmt *, bool> Memo;
+  mutable std::optional<llvm::StringSet<>> ConditionalNames;
   ErrorFlow Error;
   /// The error code variables the pattern's calls declare.
   llvm::SmallPtrSet<const VarDecl *, 2> DeclaredCodes;
@@ -247,7 +252,15 @@ bool Planner::nameUnique(const VarDecl *V) const {
            });
   }) && llvm::none_of(R.Function->parameters(), [&](const ParmVarDecl *P) {
     return P->getName() == V->getName();
-  });
+  }) && !conditionalNames().contains(V->getName());
+}
+
+const llvm::StringSet<> &Planner::conditionalNames() const {
+  if (!ConditionalNames)
+    ConditionalNames = conditionalIdentifiers(
+        *R.Function,
+        SourceRange(R.first()->getBeginLoc(), R.last()->getEndLoc()));
+  return *ConditionalNames;
 }
 
 /// Whether every use of the error code the region declares goes with the
@@ -638,7 +651,9 @@ void Planner::collectSupport() {
   for (unsigned I = R.First; I <= R.Last; ++I)
     variablesIn(R.Block->body_begin()[I], Seen);
   for (const VarDecl *V : Seen) {
+    // Code another configuration compiles may use it after the region.
     if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) || Spelled.count(V) ||
+        conditionalNames().contains(V->getName()) ||
         V->getParentFunctionOrMethod() != R.Function ||
         V->getType()->isReferenceType())
       continue;

@@ -14,6 +14,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "ConditionalCode.h"
 #include "SessionImpl.h"
 
 #include "mpilift/Analysis/Fusion.h"
@@ -243,6 +244,26 @@ private:
     });
   }
 
+  /// Refuses the rewrite of Pending[I] when the text it replaces holds a
+  /// preprocessor conditional: the proof saw one configuration, and what
+  /// the others compile there would be lost.
+  void refuseIfConditional(size_t I, const SourceManager &SM) {
+    PendingFinding &P = Pending[I];
+    for (const tooling::Replacement &R : P.Change->getReplacements()) {
+      std::optional<check::ConditionalCode::Directive> D = Conditionals.within(
+          R.getFilePath(), R.getOffset(), R.getLength(), SM);
+      if (!D)
+        continue;
+      dropRewrite(I, "source-form refused");
+      P.F.Notes.push_back(
+          {placeOf(SM, D->Loc),
+           "source-form: the code the rewrite replaces holds this '#" +
+               D->Name +
+               "'; what other configurations compile here would be lost"});
+      return;
+    }
+  }
+
   /// Runs on the pending rewrites what --fix runs before it writes: the
   /// edits of a file go together, and the unit compiles with them. A fix-it
   /// that fails is not shown, and --fix does not write it.
@@ -258,6 +279,11 @@ private:
           SM.getFileEntryRefForID(SM.getFileID(Pending[I].Loc));
       return Entry ? Entry->getName().str() : std::string();
     };
+    for (size_t I : Alive)
+      refuseIfConditional(I, SM);
+    llvm::erase_if(Alive, [&](size_t I) { return !Pending[I].Change; });
+    if (Alive.empty())
+      return;
     std::map<std::string, std::string> Conflicts;
     std::map<std::string, std::string> Contents =
         newContents(SM, Alive, Conflicts);
@@ -809,6 +835,10 @@ private:
   std::vector<PendingFinding> Pending;
   UnitSettings Settings;
   bool Configured = false;
+
+public:
+  /// The unit's conditional directives, recorded while it is parsed.
+  check::ConditionalCode Conditionals;
 };
 
 class CheckAction : public ASTFrontendAction {
@@ -817,7 +847,9 @@ public:
       : State(State), Sink(Sink) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
-    return std::make_unique<CheckConsumer>(CI, State, Sink);
+    auto Consumer = std::make_unique<CheckConsumer>(CI, State, Sink);
+    CI.getPreprocessor().addPPCallbacks(Consumer->Conditionals.recorder());
+    return Consumer;
   }
 
 private:

@@ -12,8 +12,8 @@
 // beside the check, or the name also declared outside the pattern (the
 // codes would go to that variable), or the receive checked in place while
 // the sends keep their codes.
-// RUN: %check-rewrite refuse %s %t.counted --cflags=-DCOUNTED | FileCheck %s --check-prefix=USED --implicit-check-not=warning:
-// RUN: %check-rewrite refuse %s %t.outer --cflags=-DOUTER_RC | FileCheck %s --check-prefix=USED --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.counted --cflags=-DCOUNTED | FileCheck %s --check-prefix=COUNTED --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.outer --cflags=-DOUTER_RC | FileCheck %s --check-prefix=OUTER --implicit-check-not=warning:
 // RUN: %check-rewrite refuse %s %t.mixed --cflags=-DCHECKED_IN_PLACE | FileCheck %s --check-prefix=MIXED --implicit-check-not=warning:
 #include <mpi.h>
 #include <stdio.h>
@@ -29,48 +29,92 @@ struct config {
   double params[NPARAMS];
 };
 
+// Each variant is a function of its own: conditional code inside the
+// pattern would keep it from being rewritten (source-form).
+#if defined(OUTER_RC)
 static int share_params(struct config *c) {
-#ifdef OUTER_RC
   int rc = MPI_SUCCESS;
   printf("sharing (%d)\n", rc);
-#endif
   if (c->rank == 0) {
+    // OUTER: :[[@LINE+1]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
     for (int p = 1; p < c->size; p++) {
-      // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
-      // CHECK-NB: :[[@LINE-2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Ibcast [mpilift-manual-bcast]
-      // USED: :[[@LINE-3]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
-      // MIXED: :[[@LINE-4]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
-      // USED: :[[@LINE+1]]:16: note: source-form: the result of this call is used; removing the call would lose it
+      // OUTER: :[[@LINE+1]]:16: note: source-form: the result of this call is used; removing the call would lose it
       int rc = MPI_Send(PARAMS(c), NPARAMS, MPI_DOUBLE, p, TAG_PARAMS, c->comm);
-#ifdef COUNTED
-      c->failures += rc != MPI_SUCCESS;
-#endif
       if (rc != MPI_SUCCESS)
         return rc;
     }
   } else {
-#ifdef CHECKED_IN_PLACE
-    // MIXED: :[[@LINE+1]]:5: note: source-form: some calls of the pattern check their codes here and others keep them in a variable; the collective call can do only one
-    if (MPI_Recv(PARAMS(c), NPARAMS, MPI_DOUBLE, 0, TAG_PARAMS, c->comm,
-                 MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      return -1;
-#else
     int rc = MPI_Recv(PARAMS(c), NPARAMS, MPI_DOUBLE, 0, TAG_PARAMS, c->comm,
                       MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
       return rc;
-#endif
   }
   return MPI_SUCCESS;
 }
-// CHECK-FIXES: static int share_params(struct config *c) {
-// CHECK-FIXES: #endif
+#elif defined(COUNTED)
+static int share_params(struct config *c) {
+  if (c->rank == 0) {
+    // COUNTED: :[[@LINE+1]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
+    for (int p = 1; p < c->size; p++) {
+      // COUNTED: :[[@LINE+1]]:16: note: source-form: the result of this call is used; removing the call would lose it
+      int rc = MPI_Send(PARAMS(c), NPARAMS, MPI_DOUBLE, p, TAG_PARAMS, c->comm);
+      c->failures += rc != MPI_SUCCESS;
+      if (rc != MPI_SUCCESS)
+        return rc;
+    }
+  } else {
+    int rc = MPI_Recv(PARAMS(c), NPARAMS, MPI_DOUBLE, 0, TAG_PARAMS, c->comm,
+                      MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+      return rc;
+  }
+  return MPI_SUCCESS;
+}
+#elif defined(CHECKED_IN_PLACE)
+static int share_params(struct config *c) {
+  if (c->rank == 0) {
+    // MIXED: :[[@LINE+1]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
+    for (int p = 1; p < c->size; p++) {
+      int rc = MPI_Send(PARAMS(c), NPARAMS, MPI_DOUBLE, p, TAG_PARAMS, c->comm);
+      if (rc != MPI_SUCCESS)
+        return rc;
+    }
+  } else {
+    // MIXED: :[[@LINE+1]]:5: note: source-form: some calls of the pattern check their codes here and others keep them in a variable; the collective call can do only one
+    if (MPI_Recv(PARAMS(c), NPARAMS, MPI_DOUBLE, 0, TAG_PARAMS, c->comm,
+                 MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return -1;
+  }
+  return MPI_SUCCESS;
+}
+#else
+static int share_params(struct config *c) {
+  if (c->rank == 0) {
+    // CHECK-MESSAGES: :[[@LINE+2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
+    // CHECK-NB: :[[@LINE+1]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Ibcast [mpilift-manual-bcast]
+    for (int p = 1; p < c->size; p++) {
+      int rc = MPI_Send(PARAMS(c), NPARAMS, MPI_DOUBLE, p, TAG_PARAMS, c->comm);
+      if (rc != MPI_SUCCESS)
+        return rc;
+    }
+  } else {
+    int rc = MPI_Recv(PARAMS(c), NPARAMS, MPI_DOUBLE, 0, TAG_PARAMS, c->comm,
+                      MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+      return rc;
+  }
+  return MPI_SUCCESS;
+}
+#endif
+// CHECK-FIXES: {{^#else$}}
+// CHECK-FIXES-NEXT: static int share_params(struct config *c) {
 // CHECK-FIXES-NEXT: int rc;
 // CHECK-FIXES-NEXT: rc = MPI_Bcast(PARAMS(c), NPARAMS, MPI_DOUBLE, 0, c->comm);
 // CHECK-FIXES-NEXT: if (rc != MPI_SUCCESS)
 // CHECK-FIXES-NEXT: return rc;
 // CHECK-FIXES-NEXT: return MPI_SUCCESS;
-// CHECK-NB-FIXES: #endif
+// CHECK-NB-FIXES: {{^#else$}}
+// CHECK-NB-FIXES-NEXT: static int share_params(struct config *c) {
 // CHECK-NB-FIXES-NEXT: MPI_Request bcast_request;
 // CHECK-NB-FIXES-NEXT: int rc;
 // CHECK-NB-FIXES-NEXT: rc = MPI_Ibcast(PARAMS(c), NPARAMS, MPI_DOUBLE, 0, c->comm, &bcast_request);

@@ -39,62 +39,115 @@ typedef struct {
 #endif
 
 /* The root's row goes to every member; a member returns its receive's
-   code, the root the first failure of its sends. */
+   code, the root the first failure of its sends. Each variant is a
+   function of its own: conditional code inside the pattern would keep it
+   from being rewritten (source-form). */
+#if defined(ACCUMULATED)
 static int team_share_row(const team_t *t, long *row, int root) {
   int ierr = MPI_SUCCESS;
   if (t->me == root) {
     int np = t->np;
-#ifdef SIZE_IN_PATTERN
-    ierr = MPI_Comm_size(t->comm, &np);
-#endif
+    // ACC: :[[@LINE+1]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
     for (int p = 0; p < np; ++p) {
-      // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
-      // CHECK-NB: :[[@LINE-2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Ibcast [mpilift-manual-bcast]
-      // ACC: :[[@LINE-3]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
-      // INPLACE: :[[@LINE-4]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
-      // SIZE: :[[@LINE-5]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
-      // MACRO: :[[@LINE-6]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
       if (p == root)
         continue;
-#if defined(ACCUMULATED)
       ierr |= MPI_Send(row, NROW, MPI_LONG, p, TAG_ROW, t->comm);
-#elif defined(CHECKED_IN_PLACE)
-      // INPLACE: :[[@LINE+1]]:7: note: source-form: some calls of the pattern check their codes here and others return them; the collective call can do only one
-      if (MPI_Send(row, NROW, MPI_LONG, p, TAG_ROW, t->comm) != MPI_SUCCESS)
-        return -1;
-#else
-      ierr = MPI_Send(row, NROW, MPI_LONG, p, TAG_ROW, t->comm);
-      if (ierr != MPI_SUCCESS)
-        return ierr;
-#endif
     }
     return ierr;
   }
-#ifdef RECV_MACRO
-  // MACRO: :[[@LINE+1]]:10: note: source-form: this call's code is returned from a macro's expansion; the collective's cannot take its place as written
-  return RECV_ROW(t, row, root);
-#else
-  // ACC: :[[@LINE+3]]:10: note: source-form: the function returns this call's code, and the other calls accumulate theirs in 'ierr'; the collective call's code can go only one way
-  // SIZE: :[[@LINE+2]]:10: note: source-form: the function returns this call's code, and 'ierr', where the other calls keep theirs, is written in the pattern by other statements too
-  // CHECK-FIXES-LABEL: static int team_share_row(
+  // ACC: :[[@LINE+1]]:10: note: source-form: the function returns this call's code, and the other calls accumulate theirs in 'ierr'; the collective call's code can go only one way
   return MPI_Recv(row, NROW, MPI_LONG, root, TAG_ROW, t->comm,
                   MPI_STATUS_IGNORE);
-#endif
 }
-// CHECK-FIXES: int ierr = MPI_SUCCESS;
+#elif defined(CHECKED_IN_PLACE)
+static int team_share_row(const team_t *t, long *row, int root) {
+  if (t->me == root) {
+    int np = t->np;
+    // INPLACE: :[[@LINE+1]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
+    for (int p = 0; p < np; ++p) {
+      if (p == root)
+        continue;
+      // INPLACE: :[[@LINE+1]]:7: note: source-form: some calls of the pattern check their codes here and others return them; the collective call can do only one
+      if (MPI_Send(row, NROW, MPI_LONG, p, TAG_ROW, t->comm) != MPI_SUCCESS)
+        return -1;
+    }
+    return MPI_SUCCESS;
+  }
+  return MPI_Recv(row, NROW, MPI_LONG, root, TAG_ROW, t->comm,
+                  MPI_STATUS_IGNORE);
+}
+#elif defined(SIZE_IN_PATTERN)
+static int team_share_row(const team_t *t, long *row, int root) {
+  int ierr = MPI_SUCCESS;
+  if (t->me == root) {
+    int np = t->np;
+    ierr = MPI_Comm_size(t->comm, &np);
+    // SIZE: :[[@LINE+1]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
+    for (int p = 0; p < np; ++p) {
+      if (p == root)
+        continue;
+      ierr = MPI_Send(row, NROW, MPI_LONG, p, TAG_ROW, t->comm);
+      if (ierr != MPI_SUCCESS)
+        return ierr;
+    }
+    return ierr;
+  }
+  // SIZE: :[[@LINE+1]]:10: note: source-form: the function returns this call's code, and 'ierr', where the other calls keep theirs, is written in the pattern by other statements too
+  return MPI_Recv(row, NROW, MPI_LONG, root, TAG_ROW, t->comm,
+                  MPI_STATUS_IGNORE);
+}
+#elif defined(RECV_MACRO)
+static int team_share_row(const team_t *t, long *row, int root) {
+  int ierr = MPI_SUCCESS;
+  if (t->me == root) {
+    int np = t->np;
+    // MACRO: :[[@LINE+1]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); not rewritten: source-form refused [mpilift-manual-bcast]
+    for (int p = 0; p < np; ++p) {
+      if (p == root)
+        continue;
+      ierr = MPI_Send(row, NROW, MPI_LONG, p, TAG_ROW, t->comm);
+      if (ierr != MPI_SUCCESS)
+        return ierr;
+    }
+    return ierr;
+  }
+  // MACRO: :[[@LINE+1]]:10: note: source-form: this call's code is returned from a macro's expansion; the collective's cannot take its place as written
+  return RECV_ROW(t, row, root);
+}
+#else
+static int team_share_row(const team_t *t, long *row, int root) {
+  int ierr = MPI_SUCCESS;
+  if (t->me == root) {
+    int np = t->np;
+    // CHECK-MESSAGES: :[[@LINE+2]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Bcast [mpilift-manual-bcast]
+    // CHECK-NB: :[[@LINE+1]]:5: warning: loop of point-to-point sends implements a broadcast (static analysis); replace it with MPI_Ibcast [mpilift-manual-bcast]
+    for (int p = 0; p < np; ++p) {
+      if (p == root)
+        continue;
+      ierr = MPI_Send(row, NROW, MPI_LONG, p, TAG_ROW, t->comm);
+      if (ierr != MPI_SUCCESS)
+        return ierr;
+    }
+    return ierr;
+  }
+  return MPI_Recv(row, NROW, MPI_LONG, root, TAG_ROW, t->comm,
+                  MPI_STATUS_IGNORE);
+}
+#endif
+// CHECK-FIXES: {{^#else$}}
+// CHECK-FIXES-NEXT: static int team_share_row(
+// CHECK-FIXES-NEXT: int ierr = MPI_SUCCESS;
 // CHECK-FIXES-NEXT: ierr = MPI_Bcast(row, NROW, MPI_LONG, root, t->comm);
 // CHECK-FIXES-NEXT: if (ierr != MPI_SUCCESS)
 // CHECK-FIXES-NEXT: return ierr;
 // CHECK-FIXES-NEXT: if (t->me == root) {
-// CHECK-FIXES-NEXT: #ifdef SIZE_IN_PATTERN
-// CHECK-FIXES-NEXT: ierr = MPI_Comm_size(t->comm, &np);
-// CHECK-FIXES-NEXT: #endif
+// CHECK-FIXES-EMPTY:
 // CHECK-FIXES-NEXT: return ierr;
 // CHECK-FIXES-NEXT: }
-// CHECK-FIXES-NEXT: #ifdef RECV_MACRO
-// CHECK-FIXES: #else
-// CHECK-FIXES: return ierr;
-// CHECK-FIXES-NEXT: #endif
+// CHECK-FIXES-NEXT: return ierr;
+// CHECK-FIXES-NEXT: }
+// CHECK-NB-FIXES: {{^#else$}}
+// CHECK-NB-FIXES-NEXT: static int team_share_row(
 // CHECK-NB-FIXES: int ierr = MPI_SUCCESS;
 // CHECK-NB-FIXES-NEXT: MPI_Request bcast_request;
 // CHECK-NB-FIXES-NEXT: ierr = MPI_Ibcast(row, NROW, MPI_LONG, root, t->comm, &bcast_request);
