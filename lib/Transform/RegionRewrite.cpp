@@ -136,9 +136,13 @@ llvm::Expected<std::string> callAt(const ManualCollective &C, const Texts &T,
     // The root combines in place when its own value is in the result.
     if (R.InPlace && Root && Others)
       break;
+    // Where only the other ranks come, the result buffer is not significant;
+    // the same buffer as the data would alias an output with an input,
+    // which MPI forbids.
     return llvm::formatv("MPI_Reduce({0}, {1}, {2}, {3}, {4}, {5}, {6})",
-                         R.InPlace && Root ? "MPI_IN_PLACE" : T.Send, T.Recv,
-                         T.Count, T.Type, R.Op, T.Root, T.Comm)
+                         R.InPlace && Root ? "MPI_IN_PLACE" : T.Send,
+                         !Root && T.Recv == T.Send ? "NULL" : T.Recv, T.Count,
+                         T.Type, R.Op, T.Root, T.Comm)
         .str();
   case ManualKind::Allreduce:
   case ManualKind::Scan:

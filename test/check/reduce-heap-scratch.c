@@ -32,7 +32,7 @@
 // CHECK-FIXES-NEXT: ierr = MPI_Reduce(MPI_IN_PLACE, bins, nbins, MPI_INT, MPI_SUM, g->root,
 // CHECK-FIXES-NEXT: g->comm);
 // CHECK-FIXES-NEXT: } else {
-// CHECK-FIXES-NEXT: ierr = MPI_Reduce(bins, bins, nbins, MPI_INT, MPI_SUM, g->root, g->comm);
+// CHECK-FIXES-NEXT: ierr = MPI_Reduce(bins, NULL, nbins, MPI_INT, MPI_SUM, g->root, g->comm);
 // CHECK-FIXES-NEXT: }
 // CHECK-FIXES: if (part)
 // CHECK-FIXES-NEXT: free(part);

@@ -36,7 +36,7 @@
 // CHECK-FIXES-NEXT: if (ierr != MPI_SUCCESS)
 // CHECK-FIXES-NEXT: return ierr;
 // CHECK-FIXES-NEXT: } else {
-// CHECK-FIXES-NEXT: ierr = MPI_Reduce(vals, vals, n, MPI_LONG, MPI_SUM, root, comm);
+// CHECK-FIXES-NEXT: ierr = MPI_Reduce(vals, NULL, n, MPI_LONG, MPI_SUM, root, comm);
 // FIXES-LAST: {{^#elif defined\(ALL_BUT_LAST\)$}}
 // FIXES-LAST: ierr = MPI_Reduce(MPI_IN_PLACE, vals, n - 1, MPI_LONG, MPI_SUM, root, comm);
 // OTHER: stats.c:42:5: warning: loop of point-to-point receives implements a reduction (static analysis and the trace); not rewritten: scale-independence refused [mpilift-manual-reduce]
