@@ -276,9 +276,7 @@ llvm::SmallPtrSet<const VarDecl *, 16> Judge::regionVariables() const {
 
 const llvm::StringSet<> &Judge::conditionalNames() {
   if (!ConditionalNames)
-    ConditionalNames = conditionalIdentifiers(
-        *R.Function,
-        SourceRange(R.first()->getBeginLoc(), R.last()->getEndLoc()));
+    ConditionalNames = conditionalIdentifiers(*R.Function, R.range());
   return *ConditionalNames;
 }
 

@@ -161,13 +161,10 @@ void Planner::findLeavingChecks() {
           If ? checkedCallOf(If, &Assigned, nullptr) : nullptr;
       if (!Call)
         return false;
-      const Stmt *Branch = If->getThen();
-      if (const auto *Block = dyn_cast<CompoundStmt>(Branch);
-          Block && Block->size() == 1)
-        Branch = Block->body_front();
-      const auto *Break = dyn_cast<BreakStmt>(Branch);
+      const auto *Break =
+          dyn_cast_or_null<BreakStmt>(soleStatement(If->getThen()));
       const Stmt *Loop = Break ? loopLeftBy(*Break, Ctx) : nullptr;
-      if (Loop && R.contains(Loop, SM) && !Branch->getBeginLoc().isMacroID())
+      if (Loop && R.contains(Loop, SM) && !Break->getBeginLoc().isMacroID())
         LeavingChecks[Call] = {If, Assigned};
       return false;
     });
@@ -257,9 +254,7 @@ bool Planner::nameUnique(const VarDecl *V) const {
 
 const llvm::StringSet<> &Planner::conditionalNames() const {
   if (!ConditionalNames)
-    ConditionalNames = conditionalIdentifiers(
-        *R.Function,
-        SourceRange(R.first()->getBeginLoc(), R.last()->getEndLoc()));
+    ConditionalNames = conditionalIdentifiers(*R.Function, R.range());
   return *ConditionalNames;
 }
 

@@ -7,9 +7,10 @@
 /// \file
 /// The proofs see the code one configuration compiles. A rewrite that
 /// replaces text holding `#ifdef VERBOSE ... #endif` would drop what the
-/// other configurations compile there, proven or not: the directives and
-/// the ranges the preprocessor skipped are recorded while a unit is
-/// parsed, so that such a rewrite can be refused.
+/// other configurations compile there, proven or not: the conditional
+/// directives are recorded while a unit is parsed, so that such a rewrite
+/// can be refused. (Text the preprocessor skipped begins at a directive, so
+/// replaced text that reaches into it holds that directive.)
 ///
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +30,7 @@
 namespace mpilift {
 namespace check {
 
-/// The conditional directives of one unit and the code they skipped.
+/// The conditional directives of one unit.
 class ConditionalCode {
 public:
   /// A conditional directive: where its name stands, and the name (`ifdef`).
