@@ -308,8 +308,8 @@ bool hashCompletedReceive(MPI_Request R, const MPI_Status *S, uint64_t &Hash) {
 //===-- Records
 //------------------------------------------------------------===//
 
-Event callRecord(const CallInfo &CI, uint64_t End) {
-  Event E;
+/// Fills \p E, in place, with what every call's record holds.
+void fillCallRecord(Event &E, const CallInfo &CI, uint64_t End) {
   E.Begin = CI.Begin;
   E.End = End;
   E.CallSite = CI.CallSite;
@@ -322,7 +322,17 @@ Event callRecord(const CallInfo &CI, uint64_t End) {
   E.Function = static_cast<uint16_t>(CI.Function);
   E.Kind = static_cast<uint8_t>(EventKind::Call);
   E.Flags = 0;
+}
+
+Event callRecord(const CallInfo &CI, uint64_t End) {
+  Event E;
+  fillCallRecord(E, CI, End);
   return E;
+}
+
+/// Whether records follow a send's or receive's call record.
+bool hasParts(const Event &Call) {
+  return hashingPayloads() || (Call.Flags & rawtrace::FlagNoncontiguous);
 }
 
 Event partRecord(const Event &Call, EventKind Kind) {
@@ -382,10 +392,14 @@ void recordSend(const CallInfo &CI, Event &E) {
   E.Bytes = setData(E, CI.SendBuffer, CI.SendCount, CI.SendType);
   if (CI.Request)
     E.Handle = handleBits(*CI.Request);
-  pushEvent(E);
+  commitEvent();
+  if (!hasParts(E))
+    return;
+  // A copy: the parts may fill and reuse the buffer that holds E.
+  const Event Call = E;
   if (hashingPayloads())
-    pushHash(E, CI.SendHash);
-  pushLayout(E, CI.SendBuffer, CI.SendCount, CI.SendType, 0);
+    pushHash(Call, CI.SendHash);
+  pushLayout(Call, CI.SendBuffer, CI.SendCount, CI.SendType, 0);
 }
 
 void recordBlockingReceive(const CallInfo &CI, Event &E) {
@@ -395,10 +409,13 @@ void recordBlockingReceive(const CallInfo &CI, Event &E) {
     E.Comm = rawtrace::CommNone;
     E.Handle = CI.MessageBefore;
   }
-  pushEvent(E);
+  commitEvent();
+  if (!hasParts(E))
+    return;
+  const Event Call = E;
   if (hashingPayloads())
-    pushHash(E, hashReceived(CI.RecvBuffer, CI.RecvType, CI.Status));
-  pushLayout(E, CI.RecvBuffer, CI.RecvCount, CI.RecvType, 0);
+    pushHash(Call, hashReceived(CI.RecvBuffer, CI.RecvType, CI.Status));
+  pushLayout(Call, CI.RecvBuffer, CI.RecvCount, CI.RecvType, 0);
 }
 
 void recordPostedReceive(const CallInfo &CI, Event &E, bool Persistent) {
@@ -411,26 +428,30 @@ void recordPostedReceive(const CallInfo &CI, Event &E, bool Persistent) {
     E.Peer = rawtrace::PeerNone;
     E.Tag = rawtrace::TagNone;
   }
-  pushEvent(E);
+  commitEvent();
+  if (!CI.Message && !hasParts(E))
+    return;
+  const Event Call = E;
   if (CI.Message) {
-    Event M = partRecord(E, EventKind::Message);
+    Event M = partRecord(Call, EventKind::Message);
     M.Handle = CI.MessageBefore;
     pushEvent(M);
   }
   if (hashingPayloads())
     rememberReceive(*CI.Request, CI.RecvBuffer, CI.RecvType, Persistent);
-  pushLayout(E, CI.RecvBuffer, CI.RecvCount, CI.RecvType, 0);
+  pushLayout(Call, CI.RecvBuffer, CI.RecvCount, CI.RecvType, 0);
 }
 
 void recordSendRecv(const CallInfo &CI, Event &E) {
   E.Peer = encodePeer(CI.Dest);
   E.Tag = encodeTag(CI.SendTag);
   E.Bytes = setData(E, CI.SendBuffer, CI.SendCount, CI.SendType);
-  pushEvent(E);
+  commitEvent();
+  const Event Call = E;
   if (hashingPayloads())
-    pushHash(E, CI.SendHash);
-  pushLayout(E, CI.SendBuffer, CI.SendCount, CI.SendType, 0);
-  Event R = partRecord(E, EventKind::RecvPart);
+    pushHash(Call, CI.SendHash);
+  pushLayout(Call, CI.SendBuffer, CI.SendCount, CI.SendType, 0);
+  Event R = partRecord(Call, EventKind::RecvPart);
   setFromStatus(R, CI.Status);
   setData(R, CI.RecvBuffer, CI.RecvCount, CI.RecvType);
   pushEvent(R);
@@ -450,7 +471,7 @@ void recordProbe(const CallInfo &CI, Event &E, bool Blocking) {
     E.Peer = encodePeer(CI.Source);
     E.Tag = encodeTag(CI.RecvTag);
   }
-  pushEvent(E);
+  commitEvent();
 }
 
 void pushCompletion(const Event &Call, MPI_Request R, const MPI_Status *S) {
@@ -488,43 +509,47 @@ void recordCompletion(const CallInfo &CI, Event &E, bool Test) {
     Succeeded = *CI.Index != MPI_UNDEFINED;
   if (Succeeded)
     E.Flags |= rawtrace::FlagFound;
-  pushEvent(E);
+  commitEvent();
+  if (H.size() == 0)
+    return;
+  const Event Call = E;
 
   if (!Succeeded) {
     if (Test)
-      pushAllTested(E, H);
+      pushAllTested(Call, H);
     return;
   }
   if (CI.Index) { // Waitany, Testany.
     int I = *CI.Index;
     if (I != MPI_UNDEFINED && I >= 0 && I < H.size())
-      pushCompletion(E, H[I], CI.Status);
+      pushCompletion(Call, H[I], CI.Status);
     return;
   }
   if (CI.OutCount) { // Waitsome, Testsome.
     for (int K = 0; K < *CI.OutCount; ++K) {
       int I = CI.Indices[K];
       if (I >= 0 && I < H.size())
-        pushCompletion(E, H[I], &CI.Statuses[K]);
+        pushCompletion(Call, H[I], &CI.Statuses[K]);
     }
     return;
   }
   if (CI.Statuses) { // Waitall, Testall.
     for (int I = 0; I < H.size(); ++I)
       if (H[I] != MPI_REQUEST_NULL)
-        pushCompletion(E, H[I], &CI.Statuses[I]);
+        pushCompletion(Call, H[I], &CI.Statuses[I]);
     return;
   }
   if (H.size() == 1 && H[0] != MPI_REQUEST_NULL) // Wait, Test.
-    pushCompletion(E, H[0], CI.Status);
+    pushCompletion(Call, H[0], CI.Status);
 }
 
 void recordRequestCall(const CallInfo &CI, Event &E, bool Free) {
   const RequestSnapshot &H = CI.Handles;
   if (CI.Requests) { // MPI_Startall.
-    pushEvent(E);
+    commitEvent();
+    const Event Call = E;
     for (int I = 0; I < H.size(); ++I) {
-      Event S = partRecord(E, EventKind::Started);
+      Event S = partRecord(Call, EventKind::Started);
       S.Handle = handleBits(H[I]);
       S.Comm = rawtrace::CommNone;
       pushEvent(S);
@@ -533,7 +558,7 @@ void recordRequestCall(const CallInfo &CI, Event &E, bool Free) {
   }
   E.Handle = H.size() ? handleBits(H[0]) : 0;
   E.Comm = rawtrace::CommNone;
-  pushEvent(E);
+  commitEvent();
   if (Free && hashingPayloads() && H.size())
     forgetReceive(H[0]);
 }
@@ -658,7 +683,7 @@ void recordCollective(const CallInfo &CI, Event &E) {
     E.Flags |= rawtrace::FlagSizeUnknown;
   if (CI.Request)
     E.Handle = handleBits(*CI.Request);
-  pushEvent(E);
+  commitEvent();
   Event R = partRecord(E, EventKind::RecvPart);
   R.Bytes = Received;
   R.Buffer = address(CI.RecvBuffer);
@@ -668,7 +693,7 @@ void recordCollective(const CallInfo &CI, Event &E) {
 }
 
 void recordCommCreate(const CallInfo &CI, Event &E) {
-  pushEvent(E);
+  commitEvent();
   if (CI.Request) // MPI_Comm_idup: the handle is valid only once complete.
     return;
   Event N = partRecord(E, EventKind::NewComm);
@@ -708,10 +733,12 @@ template <FunctionId F> inline void beforeCall(CallInfo &CI) {
 template <FunctionId F> inline void afterCall(CallInfo &CI, int RC) {
   constexpr Family Fam = mpi::familyOf(F);
   uint64_t End = timestamp();
-  Event E = callRecord(CI, End);
+  // Filled in place; each record function commits it (see nextEvent()).
+  Event &E = nextEvent();
+  fillCallRecord(E, CI, End);
   if (RC != MPI_SUCCESS) {
     // Outputs are undefined after an error; keep the call, nothing else.
-    pushEvent(E);
+    commitEvent();
     return;
   }
   if constexpr (Fam == Family::BlockingSend || Fam == Family::NonblockingSend ||
@@ -740,7 +767,7 @@ template <FunctionId F> inline void afterCall(CallInfo &CI, int RC) {
   else if constexpr (Fam == Family::CommCreate)
     recordCommCreate(CI, E);
   else
-    pushEvent(E);
+    commitEvent();
 }
 
 } // namespace rt

@@ -488,6 +488,7 @@ ThreadBuffer *createThreadBuffer() {
   auto *B = new ThreadBuffer;
   B->Events = static_cast<Event *>(
       aligned_alloc(64, sizeof(Event) * static_cast<size_t>(BufferEvents)));
+  memset(B->Events, 0, sizeof(Event) * static_cast<size_t>(BufferEvents));
   // Pages are touched only as far as packing fills them.
   B->Packed = static_cast<uint8_t *>(
       malloc(MaxPackedRecordBytes * static_cast<size_t>(BufferEvents)));

@@ -59,8 +59,12 @@ void flushFullBuffer(ThreadBuffer &B);
 extern __thread ThreadBuffer *CurrentBuffer
     __attribute__((tls_model("initial-exec")));
 
-/// Appends one record to this thread's buffer.
-inline void pushEvent(const rawtrace::Event &E) {
+/// The slot of this thread's next record, to be filled in place and then
+/// made part of the buffer by commitEvent(). Filling the buffer directly
+/// spares the copy of a record assembled on the stack, whose reading back
+/// the processor cannot forward from the narrow stores that wrote it. No
+/// other record of this thread may be started before the commit.
+inline rawtrace::Event &nextEvent() {
   ThreadBuffer *B = CurrentBuffer;
   if (__builtin_expect(B == nullptr, 0))
     B = createThreadBuffer();
@@ -69,8 +73,21 @@ inline void pushEvent(const rawtrace::Event &E) {
     flushFullBuffer(*B);
     N = 0;
   }
-  B->Events[N] = E;
-  B->Count.store(N + 1, std::memory_order_release);
+  return B->Events[N];
+}
+
+/// Makes the record nextEvent() returned part of this thread's buffer; the
+/// crash flush reads records up to here only.
+inline void commitEvent() {
+  ThreadBuffer *B = CurrentBuffer;
+  B->Count.store(B->Count.load(std::memory_order_relaxed) + 1,
+                 std::memory_order_release);
+}
+
+/// Appends one record to this thread's buffer.
+inline void pushEvent(const rawtrace::Event &E) {
+  nextEvent() = E;
+  commitEvent();
 }
 
 uint32_t lookupComm(MPI_Comm C);
