@@ -162,6 +162,9 @@ Value RankEvaluator::Impl::call(const CallExpr *Call) {
                Call->getBeginLoc());
     return Value::unknown(0);
   }
+  if (M == Mode::Region && !Probing && !Tolerant)
+    if (std::optional<CombineCall> C = combineCallOf(Call, TU))
+      return combineCall(Call, *C);
   if (M == Mode::Region && R.UnknownCallsEnd) {
     endProgram("the program is taken to end here (" + F->getNameAsString() +
                    ")",
@@ -179,6 +182,58 @@ Value RankEvaluator::Impl::call(const CallExpr *Call) {
   havocArguments(Call, "written by a call of '" + F->getNameAsString() + "'");
   return unknown("the result of a call of '" + F->getNameAsString() + "'",
                  Call->getBeginLoc());
+}
+
+namespace {
+
+/// The operation MPI names \p Name ("MPI_SUM"); Other for none.
+commgraph::ReduceOp reduceOpNamed(StringRef Name) {
+  for (uint8_t I = 0; I < static_cast<uint8_t>(commgraph::ReduceOp::Other); ++I)
+    if (Name == commgraph::name(static_cast<commgraph::ReduceOp>(I)))
+      return static_cast<commgraph::ReduceOp>(I);
+  return commgraph::ReduceOp::Other;
+}
+
+} // namespace
+
+Value RankEvaluator::Impl::combineCall(const CallExpr *Call,
+                                       const CombineCall &C) {
+  std::string Name = C.Callee->getNameAsString();
+  Value Count = eval(Call->getArg(C.Summary.Count));
+  Value From = eval(Call->getArg(C.Summary.From));
+  Value Into = eval(Call->getArg(C.Summary.Into));
+  if (stopped())
+    return Value::unknown(0);
+  if (!Count.isInt()) {
+    stop("cannot evaluate how many elements '" + Name + "' combines",
+         Call->getBeginLoc());
+    return Value::unknown(0);
+  }
+  if (!From.isPointer() || !Into.isPointer() || From.Obj == eval::NullObject ||
+      Into.Obj == eval::NullObject) {
+    stop("cannot follow the arrays '" + Name + "' combines",
+         Call->getBeginLoc());
+    return Value::unknown(0);
+  }
+  int64_t Bytes = sizeOf(C.Element);
+  commgraph::ReduceOp Op = reduceOpNamed(C.Summary.Op);
+  std::string Combined = "the elements '" + Name + "' combines";
+  for (int64_t K = 0; K < Count.I; ++K) {
+    if (!tick(Call))
+      return Value::unknown(0);
+    Place To{Into.Obj, Into.I + K * Bytes};
+    Place Source{From.Obj, From.I + K * Bytes};
+    // Neither side from a message: values the evaluation does not follow.
+    if (!carried(To, Bytes) && !carried(Source, Bytes)) {
+      store(To, C.Element,
+            unknown(Combined + " from values no message carried",
+                    Call->getBeginLoc()),
+            nullptr);
+      continue;
+    }
+    recordCombine(To, Source, C.Element, Op, PairTies::None, Combined, Call);
+  }
+  return Value::unknown(0);
 }
 
 std::optional<Value>

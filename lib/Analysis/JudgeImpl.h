@@ -283,6 +283,11 @@ private:
   /// operation, the datatype, the exactness of the order); false when
   /// refused.
   bool chooseReduction(RegionProof &Proof);
+  /// The statement of the region that combines for \p Op: its own, or
+  /// the call of a combine function (CombineFunctions.h) that does, as a
+  /// statement; null, refused, for a call of another function, or one
+  /// whose value is used or whose arguments have effects.
+  const clang::Stmt *combineSite(const RankOp &Op);
   /// Whether the messages' datatype \p TypeText is the one MPI combines
   /// the region's elements as (a pair datatype for MINLOC and MAXLOC).
   bool datatypeOfElements(llvm::StringRef TypeText) const;

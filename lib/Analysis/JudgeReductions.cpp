@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CombineForms.h"
+#include "CombineFunctions.h"
 #include "ConditionalText.h"
 #include "JudgeImpl.h"
 #include "RankUniformity.h"
@@ -38,14 +39,16 @@ namespace {
 /// to a call other than MPI's. A std::vector's elements leave it only
 /// through a use that is none of vectorElementUseOnly's.
 bool addressEscapes(const FunctionFacts &Facts, const VarDecl *V,
-                    ASTContext &Ctx) {
+                    ASTContext &Ctx, TranslationUnitFacts &TU) {
   if (isStdVector(V->getType()))
     return !llvm::all_of(Facts.referencesOf(V), [&](const DeclRefExpr *Ref) {
       return vectorElementUseOnly(Ref, Ctx);
     });
-  return llvm::any_of(Facts.writesOf(V), [](const Write &W) {
+  // A combine function reads and writes elements during the call only.
+  return llvm::any_of(Facts.writesOf(V), [&](const Write &W) {
     return W.Kind == WriteKind::Escape ||
-           (W.Kind == WriteKind::AddressPass && !mpiCallee(W.Call));
+           (W.Kind == WriteKind::AddressPass && !mpiCallee(W.Call) &&
+            !isCombinedArgument(W.Call, cast<Expr>(W.Where), TU));
   });
 }
 
@@ -91,7 +94,8 @@ bool combinesAfterLastMessage(const std::vector<RankRun> &Runs) {
 /// Whether \p Ref, in a region, is used by what the collective replaces:
 /// the messages, the combines and the copies between work buffers, not by
 /// what stays of the region.
-bool workUse(const DeclRefExpr *Ref, ASTContext &Ctx) {
+bool workUse(const DeclRefExpr *Ref, ASTContext &Ctx,
+             TranslationUnitFacts &TU) {
   // A place of a scalar or of a plain structure (a pair): a variable, an
   // element of an array or a vector.
   auto ScalarPlace = [&](const Expr *E) {
@@ -112,7 +116,9 @@ bool workUse(const DeclRefExpr *Ref, ASTContext &Ctx) {
         return true;
       break;
     }
-  for (const Stmt *S = parentStmt(*Ref, Ctx); S; S = parentStmt(*S, Ctx)) {
+  const Stmt *Child = Ref;
+  for (const Stmt *S = parentStmt(*Ref, Ctx); S;
+       Child = S, S = parentStmt(*S, Ctx)) {
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
       // `v.data()` and `v[i]` lead to what uses them.
       if (isContainerAccessor(Call))
@@ -124,7 +130,10 @@ bool workUse(const DeclRefExpr *Ref, ASTContext &Ctx) {
         if (auto Assigned = structAssignment(Op))
           return ScalarPlace(Assigned->first) && ScalarPlace(Assigned->second);
       }
-      return mpiCallee(Call) != nullptr;
+      // A combine function's arrays: it folds one into the other.
+      return mpiCallee(Call) != nullptr ||
+             (isa<Expr>(Child) &&
+              isCombinedArgument(Call, cast<Expr>(Child), TU));
     }
     if (combineForm(S, Ctx))
       return true;
@@ -294,7 +303,7 @@ const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::deadAfterRegion() {
     if (isLoop(S))
       Loops.push_back(S);
   llvm::SmallPtrSet<const VarDecl *, 16> Used = regionVariables();
-  auto WorkUse = [&](const DeclRefExpr *Ref) { return workUse(Ref, Ctx); };
+  auto WorkUse = [&](const DeclRefExpr *Ref) { return workUse(Ref, Ctx, TU); };
   for (const VarDecl *V : Used) {
     // Code another configuration compiles may read it.
     if (conditionalNames().contains(V->getName()))
@@ -302,7 +311,7 @@ const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::deadAfterRegion() {
     if (!V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
         V->getType()->isReferenceType() ||
         V->getParentFunctionOrMethod() != R.Function ||
-        addressEscapes(Facts, V, Ctx))
+        addressEscapes(Facts, V, Ctx, TU))
       continue;
     bool ReadLater =
         llvm::any_of(Facts.referencesOf(V), [&](const DeclRefExpr *Ref) {
@@ -369,7 +378,7 @@ const llvm::SmallPtrSetImpl<const VarDecl *> &Judge::scratchPointers() {
               cast<BinaryOperator>(Parent)->getLHS() == Ref)
             return true;
           if (R.contains(Ref, SM))
-            return workUse(Ref, Ctx) && !pointerCopied(Ref, Ctx);
+            return workUse(Ref, Ctx, TU) && !pointerCopied(Ref, Ctx);
           return onlyTestedOrFreed(Ref, Ctx);
         });
     if (Work)
@@ -392,7 +401,7 @@ const VarDecl *Judge::entryAliasOf(const VarDecl *X) {
     return V->hasLocalStorage() && (Vector || !T->isReferenceType()) &&
            (Vector ? Source || !T->isReferenceType() : T->isArithmeticType()) &&
            V->getParentFunctionOrMethod() == R.Function &&
-           !addressEscapes(Facts, V, Ctx);
+           !addressEscapes(Facts, V, Ctx, TU);
   };
   if (!Plain(X, false))
     return nullptr;
@@ -588,10 +597,13 @@ Judge::observeReduction(int64_t P, const std::vector<RankRun> &Runs,
     if (IntoResult && Op->Site && !llvm::is_contained(Combines, Op->Site))
       Combines.push_back(Op->Site);
     if (Op->K == RankOp::Kind::Combine) {
-      if (!llvm::is_contained(Combines, Op->Site))
-        Combines.push_back(Op->Site);
+      const Stmt *Site = combineSite(*Op);
+      if (!Site)
+        return std::nullopt;
+      if (!llvm::is_contained(Combines, Site))
+        Combines.push_back(Site);
       if (!FirstCombine)
-        FirstCombine = Op->Site;
+        FirstCombine = Site;
       if (O.Element.isNull())
         O.Element = Op->Element;
       // Combines that settle ties differently: the weakest decides.
@@ -697,6 +709,72 @@ bool Judge::settlesTiesAsMPI(SourceLocation At) {
              "MPI's)",
          At);
   return false;
+}
+
+namespace {
+
+/// The expression statement \p Call stands in (the call itself, or a
+/// `(void)` cast of it), or null when its value is used.
+const Expr *callStatement(const CallExpr *Call, ASTContext &Ctx) {
+  const Expr *Whole = Call;
+  const Stmt *Parent = parentStmt(*Call, Ctx);
+  while (Parent && (isa<ParenExpr>(Parent) ||
+                    (isa<CStyleCastExpr>(Parent) &&
+                     cast<CStyleCastExpr>(Parent)->getType()->isVoidType()))) {
+    Whole = cast<Expr>(Parent);
+    Parent = parentStmt(*Parent, Ctx);
+  }
+  if (!Parent || isa<Expr>(Parent))
+    return nullptr;
+  return Whole;
+}
+
+} // namespace
+
+const Stmt *Judge::combineSite(const RankOp &Op) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const auto *Summarised = dyn_cast_or_null<CallExpr>(Op.Site);
+  if (Summarised && !combineCallOf(Summarised, TU))
+    Summarised = nullptr;
+  if (!Op.Site || (!Summarised && R.contains(Op.Site, SM)))
+    return Op.Site;
+  // Combined by a call of a function: the call of the region's own code
+  // that ran it (a summary's, or the one whose callee's body holds the
+  // combine).
+  const CallExpr *Call = Summarised;
+  if (!Call && Op.Origin)
+    Call = cast_or_null<CallExpr>(findFirst(Op.Origin, [&](const Stmt *S) {
+      const auto *C = dyn_cast<CallExpr>(S);
+      const FunctionDecl *Callee = C ? C->getDirectCallee() : nullptr;
+      const FunctionDecl *Def = nullptr;
+      return Callee && Callee->hasBody(Def) &&
+             SM.isPointWithin(Op.Site->getBeginLoc(), Def->getBeginLoc(),
+                              Def->getEndLoc());
+    }));
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  std::string Name =
+      Callee ? "'" + Callee->getNameAsString() + "'" : "a function";
+  auto Refuse = [&](std::string Why) {
+    refuse(SafetyCheck::SourceForm, std::move(Why),
+           Call        ? Call->getBeginLoc()
+           : Op.Origin ? Op.Origin->getBeginLoc()
+                       : regionLoc());
+    return nullptr;
+  };
+  // It goes with the region only when combining is all the function does,
+  // its value is not used and its arguments change nothing.
+  if (!Call || !combineCallOf(Call, TU))
+    return Refuse("the values are combined inside a call of " + Name +
+                  ", which does more than fold one array into another");
+  const Expr *Statement = callStatement(Call, Ctx);
+  if (!Statement)
+    return Refuse("the value of the call of " + Name +
+                  " that combines the values is used");
+  if (llvm::any_of(Call->arguments(),
+                   [&](const Expr *Arg) { return Arg->HasSideEffects(Ctx); }))
+    return Refuse("the arguments of the call of " + Name +
+                  " that combines the values have effects of their own");
+  return Statement;
 }
 
 bool Judge::chooseReduction(RegionProof &Proof) {

@@ -7,6 +7,7 @@
 #include "mpilift/Analysis/ProjectFacts.h"
 
 #include "CollectiveFunctions.h"
+#include "CombineFunctions.h"
 #include "FieldWriteValues.h"
 #include "FunctionFacts.h"
 #include "StatementTree.h"
@@ -317,6 +318,23 @@ llvm::json::Value toJSON(const BroadcastFunction &B) {
   return Out;
 }
 
+llvm::json::Value toJSON(const CombineFunction &C) {
+  return llvm::json::Object{{"count", C.Count},
+                            {"from", C.From},
+                            {"into", C.Into},
+                            {"op", C.Op},
+                            {"element", C.Element}};
+}
+
+bool fromJSON(const llvm::json::Value &V, CombineFunction &Out,
+              llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  return O && positionFromJSON(V, "count", Out.Count, P) &&
+         positionFromJSON(V, "from", Out.From, P) &&
+         positionFromJSON(V, "into", Out.Into, P) && O.map("op", Out.Op) &&
+         O.map("element", Out.Element);
+}
+
 bool fromJSON(const llvm::json::Value &V, BroadcastFunction &Out,
               llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
@@ -411,6 +429,9 @@ llvm::json::Value toJSON(const UnitSummary &S) {
   llvm::json::Object Broadcasts;
   for (const auto &[Function, Broadcast] : S.Broadcasts)
     Broadcasts[Function] = Broadcast;
+  llvm::json::Object Combines;
+  for (const auto &[Function, Combine] : S.Combines)
+    Combines[Function] = Combine;
   return llvm::json::Object{{"file", S.File},
                             {"defines_main", S.DefinesMain},
                             {"field_values", std::move(Values)},
@@ -423,6 +444,7 @@ llvm::json::Value toJSON(const UnitSummary &S) {
                             {"never_return", std::move(NeverReturn)},
                             {"out_values", std::move(OutValues)},
                             {"broadcasts", std::move(Broadcasts)},
+                            {"combines", std::move(Combines)},
                             {"returns_mpi_code", std::move(Codes)}};
 }
 
@@ -436,6 +458,7 @@ bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P) {
       !O.mapOptional("never_return", NeverReturn) ||
       !O.mapOptional("out_values", S.OutValues) ||
       !O.mapOptional("broadcasts", S.Broadcasts) ||
+      !O.mapOptional("combines", S.Combines) ||
       !O.mapOptional("returns_mpi_code", Codes))
     return false;
   S.ReturnsMPICode.insert(Codes.begin(), Codes.end());
@@ -644,6 +667,9 @@ UnitSummary TranslationUnitFacts::summarize() {
       if (std::optional<BroadcastFunction> B =
               analysis::broadcastFunction(*F, *this))
         S.Broadcasts[Key] = std::move(*B);
+      if (std::optional<CombineFunction> C =
+              analysis::combineFunction(*F, Context))
+        S.Combines[Key] = std::move(*C);
     }
     S.Defines.insert(std::move(Key));
   }
@@ -791,6 +817,16 @@ ProjectFacts::broadcastFunction(StringRef Function) const {
   for (const UnitSummary &U : Units) {
     auto It = U.Broadcasts.find(Function.str());
     if (It != U.Broadcasts.end())
+      return It->second;
+  }
+  return std::nullopt;
+}
+
+std::optional<CombineFunction>
+ProjectFacts::combineFunction(StringRef Function) const {
+  for (const UnitSummary &U : Units) {
+    auto It = U.Combines.find(Function.str());
+    if (It != U.Combines.end())
       return It->second;
   }
   return std::nullopt;

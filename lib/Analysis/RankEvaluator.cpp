@@ -531,19 +531,29 @@ bool RankEvaluator::Impl::combineInto(const CombineForm &Form, Place Into,
   // combined into it.
   if (Base)
     copyLocally(*Base, Into, static_cast<uint64_t>(Bytes), S);
+  // Values of another size (an int added to a double) are converted
+  // first: no MPI operation does that.
+  recordCombine(Into, *From, T, SameType ? Form.Op : commgraph::ReduceOp::Other,
+                Form.Ties, Name, S);
+  return true;
+}
+
+void RankEvaluator::Impl::recordCombine(Place Into, Place From, QualType T,
+                                        commgraph::ReduceOp CombineOp,
+                                        PairTies Ties, const std::string &Name,
+                                        const Stmt *S) {
+  int64_t Bytes = sizeOf(T);
   RankOp Op;
   Op.K = RankOp::Kind::Combine;
   Op.Object = Into.Obj;
   Op.Offset = Into.Off;
   Op.Bytes = static_cast<uint64_t>(Bytes);
-  Op.FromObject = From->Obj;
-  Op.FromOffset = From->Off;
-  // Values of another size (an int added to a double) are converted
-  // first: no MPI operation does that.
-  Op.CombineOp = SameType ? Form.Op : commgraph::ReduceOp::Other;
+  Op.FromObject = From.Obj;
+  Op.FromOffset = From.Off;
+  Op.CombineOp = CombineOp;
   Op.Element = T;
-  Op.Ties = Form.Ties;
-  Op.FromCarried = carried(*From, Bytes);
+  Op.Ties = Ties;
+  Op.FromCarried = carried(From, Bytes);
   Op.Site = S;
   addOp(std::move(Op), /*Blocking=*/true);
   store(Into, T,
@@ -551,7 +561,6 @@ bool RankEvaluator::Impl::combineInto(const CombineForm &Form, Place Into,
                 S->getBeginLoc()),
         nullptr);
   markCarried(Into, Bytes);
-  return true;
 }
 
 bool RankEvaluator::Impl::holdsRank(Place P) const {

@@ -18,6 +18,7 @@
 #define MPILIFT_LIB_ANALYSIS_RANKEVALUATORIMPL_H
 
 #include "CombineForms.h"
+#include "CombineFunctions.h"
 #include "CommQueries.h"
 #include "RankEvaluator.h"
 
@@ -295,6 +296,14 @@ private:
   /// \p Name in messages) if either side holds data from a message.
   bool combineInto(const CombineForm &Form, Place Into, clang::QualType T,
                    const std::string &Name, const clang::Stmt *S);
+  /// Records a combine of \p From into \p Into, of type \p T, at \p S;
+  /// the accumulator's new content is not followed.
+  void recordCombine(Place Into, Place From, clang::QualType T,
+                     commgraph::ReduceOp Op, PairTies Ties,
+                     const std::string &Name, const clang::Stmt *S);
+  /// In the region: \p Call of a combine function whose body this unit
+  /// does not have (CombineFunctions.h), element by element.
+  Value combineCall(const clang::CallExpr *Call, const CombineCall &C);
   /// Whether the int at \p P is known to hold the calling rank.
   bool holdsRank(Place P) const;
   /// Notes in the run when the rank's own data it sends from \p Buffer

@@ -452,6 +452,81 @@ int stamped(int *buf, int count, int root, MPI_Comm comm) {
   EXPECT_FALSE(Project.broadcastFunction("c:@F@stamped"));
 }
 
+TEST(ProjectFactsTest, SummaryNamesCombineFunctions) {
+  Parsed P(R"(
+void add_ints(int n, const int *in, int *inout) {
+  for (int i = 0; i < n; i++)
+    inout[i] += in[i];
+}
+void max_doubles(const double *a, double *b, long count) {
+  long k;
+  for (k = 0; k < count; ++k) {
+    if (a[k] > b[k])
+      b[k] = a[k];
+  }
+  return;
+}
+int calls;
+void add_counted(int n, const int *in, int *inout) {
+  for (int i = 0; i < n; i++)
+    inout[i] += in[i];
+  calls++;
+}
+void add_one_more(int n, const int *in, int *inout) {
+  for (int i = 0; i <= n; i++)
+    inout[i] += in[i];
+}
+void add_shifted(int n, const int *in, int *inout) {
+  for (int i = 0; i < n; i++)
+    inout[i] += in[i + 1];
+}
+void hash_into(int n, const int *in, int *inout) {
+  for (int i = 0; i < n; i++)
+    inout[i] = inout[i] * 31 + in[i];
+}
+void widen(int n, const int *in, long *inout) {
+  for (int i = 0; i < n; i++)
+    inout[i] += in[i];
+}
+static void add_local(int n, const int *in, int *inout) {
+  for (int i = 0; i < n; i += 1)
+    inout[i] = inout[i] + in[i];
+}
+void use(int *a, int *b) { add_local(2, a, b); }
+)");
+  ASSERT_TRUE(P.AST);
+  UnitSummary S = P.TU->summarize();
+  ASSERT_EQ(S.Combines.count("c:@F@add_ints"), 1u);
+  const CombineFunction &Add = S.Combines["c:@F@add_ints"];
+  EXPECT_EQ(Add.Count, 0u);
+  EXPECT_EQ(Add.From, 1u);
+  EXPECT_EQ(Add.Into, 2u);
+  EXPECT_EQ(Add.Op, "MPI_SUM");
+  EXPECT_EQ(Add.Element, "int");
+  ASSERT_EQ(S.Combines.count("c:@F@max_doubles"), 1u);
+  const CombineFunction &Max = S.Combines["c:@F@max_doubles"];
+  EXPECT_EQ(Max.Count, 2u);
+  EXPECT_EQ(Max.From, 0u);
+  EXPECT_EQ(Max.Into, 1u);
+  EXPECT_EQ(Max.Op, "MPI_MAX");
+  EXPECT_EQ(Max.Element, "double");
+  // More than the loop; one element too many; another element; none of
+  // MPI's operations; values of another type; not visible to other units.
+  for (const char *Not : {"add_counted", "add_one_more", "add_shifted",
+                          "hash_into", "widen", "add_local"})
+    EXPECT_EQ(S.Combines.count(std::string("c:@F@") + Not), 0u) << Not;
+
+  llvm::json::Path::Root Root;
+  UnitSummary Back;
+  ASSERT_TRUE(fromJSON(toJSON(S), Back, Root));
+  EXPECT_EQ(toJSON(Back), toJSON(S));
+  ProjectFacts Project;
+  Project.add(Back);
+  ASSERT_TRUE(Project.combineFunction("c:@F@max_doubles"));
+  EXPECT_EQ(Project.combineFunction("c:@F@max_doubles")->Op, "MPI_MAX");
+  EXPECT_FALSE(Project.combineFunction("c:@F@add_counted"));
+}
+
 TEST(ProjectFactsTest, JSONRoundTrip) {
   Parsed P(std::string(Helpers) + "int main(void) { return 0; }\n");
   ASSERT_TRUE(P.AST);

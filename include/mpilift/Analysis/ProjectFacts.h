@@ -182,6 +182,18 @@ struct BroadcastFunction {
   }
 };
 
+/// A function of the program that folds one array into another element by
+/// element and does nothing else (lib/Analysis/CombineFunctions.h): a call
+/// sets, for each i from 0 while below the argument for \c Count, element i
+/// of \c Into to \c Op of itself and element i of \c From.
+struct CombineFunction {
+  unsigned Count = 0, From = 0, Into = 0;
+  /// MPI's name of the operation ("MPI_SUM", "MPI_MAX", ...).
+  std::string Op;
+  /// The elements' arithmetic type, as C spells it ("int", "double").
+  std::string Element;
+};
+
 /// What one write of a structure field gives it, as the unit that makes
 /// the write judges it with its own code alone.
 struct FieldValue {
@@ -268,6 +280,9 @@ struct UnitSummary {
   /// USR of a function with external linkage the unit defines -> the
   /// broadcast it is, when it is one.
   std::map<std::string, BroadcastFunction> Broadcasts;
+  /// USR of a function with external linkage the unit defines -> the
+  /// combine function it is, when it is one.
+  std::map<std::string, CombineFunction> Combines;
 };
 
 /// Whether every call of \p F ends the program: a statement of its body
@@ -291,6 +306,9 @@ llvm::json::Value toJSON(const OutValue &V);
 bool fromJSON(const llvm::json::Value &V, OutValue &Out, llvm::json::Path P);
 llvm::json::Value toJSON(const BroadcastFunction &B);
 bool fromJSON(const llvm::json::Value &V, BroadcastFunction &Out,
+              llvm::json::Path P);
+llvm::json::Value toJSON(const CombineFunction &C);
+bool fromJSON(const llvm::json::Value &V, CombineFunction &Out,
               llvm::json::Path P);
 llvm::json::Value toJSON(const UnitSummary &S);
 bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P);
@@ -347,6 +365,10 @@ public:
   /// defining it judged; nothing when no unit says it is one.
   std::optional<BroadcastFunction>
   broadcastFunction(llvm::StringRef Function) const;
+  /// The combine function the function of USR \p Function is, as the unit
+  /// defining it judged; nothing when no unit says it is one.
+  std::optional<CombineFunction>
+  combineFunction(llvm::StringRef Function) const;
   /// Whether a unit defines the function of USR \p Function as one whose
   /// every return gives an MPI error code or zero.
   bool returnsMPICode(llvm::StringRef Function) const;
