@@ -598,8 +598,12 @@ Judge::observeReduction(int64_t P, const std::vector<RankRun> &Runs,
       Combines.push_back(Op->Site);
     if (Op->K == RankOp::Kind::Combine) {
       const Stmt *Site = combineSite(*Op);
-      if (!Site)
+      if (!Site) {
+        // A reduction, refused: said without a trace too.
+        if (!V.Looks)
+          V.Looks = O.Kind;
         return std::nullopt;
+      }
       if (!llvm::is_contained(Combines, Site))
         Combines.push_back(Site);
       if (!FirstCombine)

@@ -21,6 +21,7 @@
 // RUN: %check-rewrite rewrite %s %t --all-units | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not=warning:
 // RUN: FileCheck %s --check-prefix=CHECK-FIXES < %t/stats.c
 // RUN: %check-rewrite refuse %s %t.logged --all-units --trace --cflags=-DLOGGED | FileCheck %s --check-prefix=LOGGED --implicit-check-not=warning:
+// RUN: %check-rewrite refuse %s %t.static --all-units --cflags=-DLOGGED | FileCheck %s --check-prefix=STATIC --implicit-check-not=warning:
 // clang-format on
 // CHECK-MESSAGES-DAG: stats.c:[[#]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); replace it with MPI_Reduce [mpilift-manual-reduce]
 // CHECK-MESSAGES-DAG: stats.c:[[#]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); replace it with MPI_Reduce [mpilift-manual-reduce]
@@ -48,9 +49,15 @@
 // CHECK-FIXES-NEXT: return ierr;
 // LOGGED-DAG: stats.c:[[#]]:14: warning: point-to-point messages the trace shows as a reduction (the trace; static analysis could not judge them); not rewritten: input-independence refused [mpilift-manual-reduce]
 // LOGGED-DAG: note: input-independence: the region calls 'vec_max_logged', whose effects cannot be followed
-// LOGGED-DAG: stats.c:[[#]]:14: warning: point-to-point messages the trace shows as a reduction (the trace; static analysis could not judge them); not rewritten: source-form refused [mpilift-manual-reduce]
+// LOGGED-DAG: stats.c:[[#]]:5: warning: loop of point-to-point receives implements a reduction (static analysis and the trace); not rewritten: source-form refused [mpilift-manual-reduce]
 // LOGGED-DAG: note: source-form: the values are combined inside a call of 'add_counts_logged', which does more than fold one array into another
 // LOGGED: check-rewrite: unchanged
+// Without the trace the refused reduction is reported too; the loop that
+// calls 'vec_max_logged' is not, as a region whose evaluation stops at a
+// call it cannot follow never is.
+// STATIC: stats.c:[[#]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: source-form refused [mpilift-manual-reduce]
+// STATIC: note: source-form: the values are combined inside a call of 'add_counts_logged', which does more than fold one array into another
+// STATIC: check-rewrite: unchanged
 #include "stats.h"
 
 #include <stdio.h>
