@@ -774,8 +774,16 @@ const Stmt *Judge::combineSite(const RankOp &Op) {
   if (!Statement)
     return Refuse("the value of the call of " + Name +
                   " that combines the values is used");
-  if (llvm::any_of(Call->arguments(),
-                   [&](const Expr *Arg) { return Arg->HasSideEffects(Ctx); }))
+  // Effects for sure, or a call other than a container's accessor
+  // (`part.data()`).
+  auto HasEffects = [&](const Expr *Arg) {
+    return Arg->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false) ||
+           findFirst(Arg, [](const Stmt *S) {
+             const auto *C = dyn_cast<CallExpr>(S);
+             return C && !isContainerAccessor(C);
+           });
+  };
+  if (llvm::any_of(Call->arguments(), HasEffects))
     return Refuse("the arguments of the call of " + Name +
                   " that combines the values have effects of their own");
   return Statement;
