@@ -23,7 +23,10 @@
 /// element of one pointer parameter into the same element of another, of
 /// one arithmetic type. A call then combines that many elements, in order,
 /// as MPI's operation would; it keeps neither pointer and touches nothing
-/// else.
+/// else. The pointers may be local views of the parameters (`const int *a
+/// = (const int *)(IN);`), and a parameter may pick among such loops by the
+/// elements' type (HPL's HPL_max: `if (DTYPE == HPL_INT) { ... } else {
+/// ... }`).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -52,9 +55,16 @@ std::optional<CombineFunction> combineFunction(const clang::FunctionDecl &F,
 struct CombineCall {
   CombineFunction Summary;
   const clang::FunctionDecl *Callee = nullptr;
-  /// The element type, in this unit's context.
+  /// The element type, in this unit's context; null when a parameter
+  /// picks it and the argument is no constant, or when it picks none.
   clang::QualType Element;
 };
+
+/// The element type (CombineFunction::Element) of a call of \p C whose
+/// argument for the type parameter, if it has one, is \p TypeValue; empty
+/// when that is unknown or the call combines nothing.
+std::string elementFor(const CombineFunction &C,
+                       std::optional<int64_t> TypeValue);
 
 /// \p Call as a call of a combine function, when it is one.
 std::optional<CombineCall> combineCallOf(const clang::CallExpr *Call,

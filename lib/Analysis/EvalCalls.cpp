@@ -215,7 +215,24 @@ Value RankEvaluator::Impl::combineCall(const CallExpr *Call,
          Call->getBeginLoc());
     return Value::unknown(0);
   }
-  int64_t Bytes = sizeOf(C.Element);
+  QualType Element = C.Element;
+  if (Element.isNull() && C.Summary.TypeParam) {
+    Value Type = eval(Call->getArg(*C.Summary.TypeParam));
+    if (!Type.isInt()) {
+      stop("cannot evaluate which type '" + Name + "' combines",
+           Call->getBeginLoc());
+      return Value::unknown(0);
+    }
+    std::string Picked = elementFor(C.Summary, Type.I);
+    if (Picked.empty())
+      return Value::unknown(0); // No arm for this type: nothing happens.
+    Element = arithmeticTypeNamed(Picked, Ctx);
+  }
+  if (Element.isNull()) {
+    stop("cannot tell which type '" + Name + "' combines", Call->getBeginLoc());
+    return Value::unknown(0);
+  }
+  int64_t Bytes = sizeOf(Element);
   commgraph::ReduceOp Op = reduceOpNamed(C.Summary.Op);
   std::string Combined = "the elements '" + Name + "' combines";
   for (int64_t K = 0; K < Count.I; ++K) {
@@ -225,13 +242,13 @@ Value RankEvaluator::Impl::combineCall(const CallExpr *Call,
     Place Source{From.Obj, From.I + K * Bytes};
     // Neither side from a message: values the evaluation does not follow.
     if (!carried(To, Bytes) && !carried(Source, Bytes)) {
-      store(To, C.Element,
+      store(To, Element,
             unknown(Combined + " from values no message carried",
                     Call->getBeginLoc()),
             nullptr);
       continue;
     }
-    recordCombine(To, Source, C.Element, Op, PairTies::None, Combined, Call);
+    recordCombine(To, Source, Element, Op, PairTies::None, Combined, Call);
   }
   return Value::unknown(0);
 }

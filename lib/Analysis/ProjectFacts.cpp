@@ -134,6 +134,30 @@ bool indexFromJSON(const llvm::json::Value &V, unsigned &Out,
   return positionFromJSON(V, "index", Out, P);
 }
 
+/// The `[[value, "name"], ...]` array \p Key of the object \p V.
+bool namesByValueFromJSON(const llvm::json::Value &V, const char *Key,
+                          std::vector<std::pair<int64_t, std::string>> &Out,
+                          llvm::json::Path P) {
+  const llvm::json::Array *Pairs = V.getAsObject()->getArray(Key);
+  if (!Pairs) {
+    P.field(Key).report("expected an array");
+    return false;
+  }
+  for (const llvm::json::Value &Entry : *Pairs) {
+    const llvm::json::Array *Pair = Entry.getAsArray();
+    std::optional<int64_t> Value =
+        Pair && Pair->size() == 2 ? (*Pair)[0].getAsInteger() : std::nullopt;
+    std::optional<llvm::StringRef> Name =
+        Value ? (*Pair)[1].getAsString() : std::nullopt;
+    if (!Name) {
+      P.field(Key).report("expected [value, name] pairs");
+      return false;
+    }
+    Out.emplace_back(*Value, Name->str());
+  }
+  return true;
+}
+
 } // namespace
 
 bool fromJSON(const llvm::json::Value &V, ParamKey &Out, llvm::json::Path P) {
@@ -319,11 +343,19 @@ llvm::json::Value toJSON(const BroadcastFunction &B) {
 }
 
 llvm::json::Value toJSON(const CombineFunction &C) {
-  return llvm::json::Object{{"count", C.Count},
-                            {"from", C.From},
-                            {"into", C.Into},
-                            {"op", C.Op},
-                            {"element", C.Element}};
+  llvm::json::Object Out{{"count", C.Count},
+                         {"from", C.From},
+                         {"into", C.Into},
+                         {"op", C.Op},
+                         {"element", C.Element}};
+  if (C.TypeParam) {
+    Out["type_param"] = *C.TypeParam;
+    llvm::json::Array Elements;
+    for (const auto &[Value, Name] : C.ElementByValue)
+      Elements.push_back(llvm::json::Array{Value, Name});
+    Out["elements"] = std::move(Elements);
+  }
+  return Out;
 }
 
 bool fromJSON(const llvm::json::Value &V, CombineFunction &Out,
@@ -332,7 +364,10 @@ bool fromJSON(const llvm::json::Value &V, CombineFunction &Out,
   return O && positionFromJSON(V, "count", Out.Count, P) &&
          positionFromJSON(V, "from", Out.From, P) &&
          positionFromJSON(V, "into", Out.Into, P) && O.map("op", Out.Op) &&
-         O.map("element", Out.Element);
+         O.map("element", Out.Element) &&
+         positionFromJSON(V, "type_param", Out.TypeParam, P) &&
+         (!Out.TypeParam ||
+          namesByValueFromJSON(V, "elements", Out.ElementByValue, P));
 }
 
 bool fromJSON(const llvm::json::Value &V, BroadcastFunction &Out,
@@ -356,26 +391,8 @@ bool fromJSON(const llvm::json::Value &V, BroadcastFunction &Out,
     }
     Out.Uniform.push_back(static_cast<unsigned>(Position));
   }
-  if (!Out.TypeParam)
-    return true;
-  const llvm::json::Array *Types = V.getAsObject()->getArray("datatypes");
-  if (!Types) {
-    P.field("datatypes").report("expected an array");
-    return false;
-  }
-  for (const llvm::json::Value &Entry : *Types) {
-    const llvm::json::Array *Pair = Entry.getAsArray();
-    std::optional<int64_t> Value =
-        Pair && Pair->size() == 2 ? (*Pair)[0].getAsInteger() : std::nullopt;
-    std::optional<llvm::StringRef> Name =
-        Value ? (*Pair)[1].getAsString() : std::nullopt;
-    if (!Name) {
-      P.field("datatypes").report("expected [value, name] pairs");
-      return false;
-    }
-    Out.TypeByValue.emplace_back(*Value, Name->str());
-  }
-  return true;
+  return !Out.TypeParam ||
+         namesByValueFromJSON(V, "datatypes", Out.TypeByValue, P);
 }
 
 llvm::json::Value toJSON(const UnitSummary &S) {

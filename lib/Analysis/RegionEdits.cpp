@@ -680,6 +680,13 @@ void Planner::collectSupport() {
                               return vectorElementUseOnly(Ref, Ctx);
                             })
             : llvm::any_of(Facts.writesOf(V), [&](const Write &W) {
+                // A combine function's arrays, its call deleted.
+                if (W.Kind == WriteKind::AddressPass &&
+                    llvm::any_of(Combines, [&](const Stmt *C) {
+                      return isa<Expr>(C) &&
+                             cast<Expr>(C)->IgnoreParenCasts() == W.Call;
+                    }))
+                  return false;
                 if (W.Kind == WriteKind::AddressPass && Calls.count(W.Call)) {
                   if (!Combines.empty())
                     return false;

@@ -12,6 +12,7 @@
 
 #include "EvalPrelude.h"
 
+#include "CombineFunctions.h"
 #include "RankUniformity.h"
 
 #include "mpilift/Analysis/ProjectFacts.h"
@@ -493,6 +494,40 @@ static void add_local(int n, const int *in, int *inout) {
     inout[i] = inout[i] + in[i];
 }
 void use(int *a, int *b) { add_local(2, a, b); }
+typedef enum { T_INT = 7, T_DOUBLE = 8, T_LONG = 9 } type_t;
+void typed_max(const int N, const void *IN, void *INOUT, const type_t T) {
+  register int i;
+  if (T == T_INT) {
+    const int *a = (const int *)(IN);
+    int *b = (int *)(INOUT);
+    for (i = 0; i < N; i++)
+      b[i] = a[i] > b[i] ? a[i] : b[i];
+  } else if (T_LONG == T) {
+    const long *a = (const long *)IN;
+    long *b = (long *)INOUT;
+    for (i = 0; i < N; i++)
+      b[i] = a[i] > b[i] ? a[i] : b[i];
+  } else {
+    const double *a = (const double *)(IN);
+    double *b = (double *)(INOUT);
+    for (i = 0; i < N; i++)
+      b[i] = a[i] > b[i] ? a[i] : b[i];
+  }
+}
+void typed_mixed(const int N, const void *IN, void *INOUT, const type_t T) {
+  int i;
+  if (T == T_INT) {
+    const int *a = (const int *)(IN);
+    int *b = (int *)(INOUT);
+    for (i = 0; i < N; i++)
+      b[i] += a[i];
+  } else {
+    const double *a = (const double *)(IN);
+    double *b = (double *)(INOUT);
+    for (i = 0; i < N; i++)
+      b[i] = a[i] > b[i] ? a[i] : b[i];
+  }
+}
 )");
   ASSERT_TRUE(P.AST);
   UnitSummary S = P.TU->summarize();
@@ -510,10 +545,27 @@ void use(int *a, int *b) { add_local(2, a, b); }
   EXPECT_EQ(Max.Into, 1u);
   EXPECT_EQ(Max.Op, "MPI_MAX");
   EXPECT_EQ(Max.Element, "double");
+  // A parameter picks the loop by the elements' type (HPL's HPL_max).
+  ASSERT_EQ(S.Combines.count("c:@F@typed_max"), 1u);
+  const CombineFunction &Typed = S.Combines["c:@F@typed_max"];
+  EXPECT_EQ(Typed.From, 1u);
+  EXPECT_EQ(Typed.Into, 2u);
+  EXPECT_EQ(Typed.TypeParam, std::optional<unsigned>(3));
+  EXPECT_EQ(Typed.Op, "MPI_MAX");
+  ASSERT_EQ(Typed.ElementByValue.size(), 2u);
+  EXPECT_EQ(Typed.ElementByValue[0],
+            std::make_pair(int64_t(7), std::string("int")));
+  EXPECT_EQ(Typed.ElementByValue[1],
+            std::make_pair(int64_t(9), std::string("long")));
+  EXPECT_EQ(Typed.Element, "double");
+  EXPECT_EQ(elementFor(Typed, 9), "long");
+  EXPECT_EQ(elementFor(Typed, 8), "double");
+  EXPECT_EQ(elementFor(Typed, std::nullopt), "");
   // More than the loop; one element too many; another element; none of
-  // MPI's operations; values of another type; not visible to other units.
+  // MPI's operations; values of another type; not visible to other units;
+  // a sum for one type and a maximum for another.
   for (const char *Not : {"add_counted", "add_one_more", "add_shifted",
-                          "hash_into", "widen", "add_local"})
+                          "hash_into", "widen", "add_local", "typed_mixed"})
     EXPECT_EQ(S.Combines.count(std::string("c:@F@") + Not), 0u) << Not;
 
   llvm::json::Path::Root Root;
@@ -525,6 +577,9 @@ void use(int *a, int *b) { add_local(2, a, b); }
   ASSERT_TRUE(Project.combineFunction("c:@F@max_doubles"));
   EXPECT_EQ(Project.combineFunction("c:@F@max_doubles")->Op, "MPI_MAX");
   EXPECT_FALSE(Project.combineFunction("c:@F@add_counted"));
+  ASSERT_TRUE(Project.combineFunction("c:@F@typed_max"));
+  EXPECT_EQ(Project.combineFunction("c:@F@typed_max")->ElementByValue,
+            Typed.ElementByValue);
 }
 
 TEST(ProjectFactsTest, JSONRoundTrip) {

@@ -190,8 +190,15 @@ struct CombineFunction {
   unsigned Count = 0, From = 0, Into = 0;
   /// MPI's name of the operation ("MPI_SUM", "MPI_MAX", ...).
   std::string Op;
-  /// The elements' arithmetic type, as C spells it ("int", "double").
+  /// The elements' arithmetic type, as C spells it ("int", "double"); with
+  /// \c TypeParam, the type for the values ElementByValue does not name
+  /// (empty: such calls combine nothing).
   std::string Element;
+  /// When a parameter picks the elements' type (HPL's `DTYPE`: `if (DTYPE
+  /// == HPL_INT) { ...int loop... } else { ...double loop... }`), its
+  /// position, and the type for each value it is compared with.
+  std::optional<unsigned> TypeParam;
+  std::vector<std::pair<int64_t, std::string>> ElementByValue;
 };
 
 /// What one write of a structure field gives it, as the unit that makes
