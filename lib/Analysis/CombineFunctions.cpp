@@ -303,12 +303,17 @@ std::optional<CombineCall> combineCallOf(const CallExpr *Call,
   if (!Callee || isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
     return std::nullopt;
   const ASTContext &Ctx = TU.context();
-  std::optional<CombineFunction> Summary;
-  const FunctionDecl *Def = nullptr;
-  if (Callee->hasBody(Def))
-    Summary = combineFunction(*Def, Ctx);
-  else if (TU.project())
-    Summary = TU.project()->combineFunction(functionKey(*Callee));
+  std::optional<std::optional<CombineFunction>> &Slot = TU.combineSlot(*Callee);
+  if (!Slot) {
+    const FunctionDecl *Def = nullptr;
+    if (Callee->hasBody(Def))
+      Slot = combineFunction(*Def, Ctx);
+    else if (TU.project())
+      Slot = TU.project()->combineFunction(functionKey(*Callee));
+    else
+      Slot.emplace();
+  }
+  std::optional<CombineFunction> Summary = *Slot;
   unsigned Args = Call->getNumArgs();
   if (!Summary || Summary->Count >= Args || Summary->From >= Args ||
       Summary->Into >= Args ||

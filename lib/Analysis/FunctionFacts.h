@@ -212,6 +212,12 @@ public:
   broadcastSlot(const clang::FunctionDecl &F) {
     return Broadcasts[&F];
   }
+  /// Where the combine function \p F is (CombineFunctions.h, from its body
+  /// here or the project's summaries) is kept: empty until it is judged.
+  std::optional<std::optional<CombineFunction>> &
+  combineSlot(const clang::FunctionDecl &F) {
+    return Combines[F.getCanonicalDecl()];
+  }
   /// The parameters of the contract function a proof took as the same on
   /// every rank (assumeParametersOf).
   std::vector<const clang::ParmVarDecl *> &contractAssumed() {
@@ -236,6 +242,9 @@ private:
   std::map<const clang::FunctionDecl *,
            std::optional<std::optional<BroadcastFunction>>>
       Broadcasts;
+  std::map<const clang::FunctionDecl *,
+           std::optional<std::optional<CombineFunction>>>
+      Combines;
   /// USR -> function, built on first use by functionNamed.
   std::optional<llvm::StringMap<const clang::FunctionDecl *>> ByKey;
   /// What the notes say when there are no project's facts.

@@ -737,8 +737,11 @@ const Expr *callStatement(const CallExpr *Call, ASTContext &Ctx) {
 
 const Stmt *Judge::combineSite(const RankOp &Op) {
   const SourceManager &SM = Ctx.getSourceManager();
+  // A summary's call, or a statement of the region itself.
   const auto *Summarised = dyn_cast_or_null<CallExpr>(Op.Site);
-  if (Summarised && !combineCallOf(Summarised, TU))
+  std::optional<CombineCall> Combine =
+      Summarised ? combineCallOf(Summarised, TU) : std::nullopt;
+  if (!Combine)
     Summarised = nullptr;
   if (!Op.Site || (!Summarised && R.contains(Op.Site, SM)))
     return Op.Site;
@@ -746,7 +749,7 @@ const Stmt *Judge::combineSite(const RankOp &Op) {
   // that ran it (a summary's, or the one whose callee's body holds the
   // combine).
   const CallExpr *Call = Summarised;
-  if (!Call && Op.Origin)
+  if (!Call && Op.Origin) {
     Call = cast_or_null<CallExpr>(findFirst(Op.Origin, [&](const Stmt *S) {
       const auto *C = dyn_cast<CallExpr>(S);
       const FunctionDecl *Callee = C ? C->getDirectCallee() : nullptr;
@@ -755,6 +758,8 @@ const Stmt *Judge::combineSite(const RankOp &Op) {
              SM.isPointWithin(Op.Site->getBeginLoc(), Def->getBeginLoc(),
                               Def->getEndLoc());
     }));
+    Combine = Call ? combineCallOf(Call, TU) : std::nullopt;
+  }
   const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
   std::string Name =
       Callee ? "'" + Callee->getNameAsString() + "'" : "a function";
@@ -767,7 +772,7 @@ const Stmt *Judge::combineSite(const RankOp &Op) {
   };
   // It goes with the region only when combining is all the function does,
   // its value is not used and its arguments change nothing.
-  if (!Call || !combineCallOf(Call, TU))
+  if (!Combine)
     return Refuse("the values are combined inside a call of " + Name +
                   ", which does more than fold one array into another");
   const Expr *Statement = callStatement(Call, Ctx);

@@ -134,6 +134,15 @@ bool indexFromJSON(const llvm::json::Value &V, unsigned &Out,
   return positionFromJSON(V, "index", Out, P);
 }
 
+/// \p Names as `[[value, "name"], ...]`.
+llvm::json::Array
+namesByValueToJSON(const std::vector<std::pair<int64_t, std::string>> &Names) {
+  llvm::json::Array Out;
+  for (const auto &[Value, Name] : Names)
+    Out.push_back(llvm::json::Array{Value, Name});
+  return Out;
+}
+
 /// The `[[value, "name"], ...]` array \p Key of the object \p V.
 bool namesByValueFromJSON(const llvm::json::Value &V, const char *Key,
                           std::vector<std::pair<int64_t, std::string>> &Out,
@@ -332,10 +341,7 @@ llvm::json::Value toJSON(const BroadcastFunction &B) {
     Out["datatype_arg"] = *B.TypeArg;
   } else if (B.TypeParam) {
     Out["datatype_param"] = *B.TypeParam;
-    llvm::json::Array Types;
-    for (const auto &[Value, Name] : B.TypeByValue)
-      Types.push_back(llvm::json::Array{Value, Name});
-    Out["datatypes"] = std::move(Types);
+    Out["datatypes"] = namesByValueToJSON(B.TypeByValue);
   } else {
     Out["datatype"] = B.Type;
   }
@@ -350,10 +356,7 @@ llvm::json::Value toJSON(const CombineFunction &C) {
                          {"element", C.Element}};
   if (C.TypeParam) {
     Out["type_param"] = *C.TypeParam;
-    llvm::json::Array Elements;
-    for (const auto &[Value, Name] : C.ElementByValue)
-      Elements.push_back(llvm::json::Array{Value, Name});
-    Out["elements"] = std::move(Elements);
+    Out["elements"] = namesByValueToJSON(C.ElementByValue);
   }
   return Out;
 }
