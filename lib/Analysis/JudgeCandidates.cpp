@@ -328,24 +328,29 @@ void Judge::choose(RegionProof &Proof) {
     }
     return Ctx.hasSameUnqualifiedType(T, Element);
   };
-  auto FirstCandidate = [&](const std::vector<bool> &Alive,
-                            auto Prefer) -> const Candidate * {
+  // Buffers of a reduction prefer what points to its elements; a root, a
+  // count or a rank is a value, whatever its type.
+  auto FirstCandidate = [&](const std::vector<bool> &Alive, auto Prefer,
+                            bool Buffer = true) -> const Candidate * {
+    bool ByElements = Respell && Buffer;
     const Candidate *Best = nullptr;
     for (size_t I = 0; I < Candidates.size(); ++I) {
       if (!Alive[I] ||
           (!Respell && Candidates[I].Spelling != BufferSpelling::AsWritten))
         continue;
-      if (!Best || (Respell && OfElements(Candidates[I]) && !OfElements(*Best)))
+      if (!Best ||
+          (ByElements && OfElements(Candidates[I]) && !OfElements(*Best)))
         Best = &Candidates[I];
-      else if (OfElements(Candidates[I]) == OfElements(*Best) &&
+      else if ((!ByElements ||
+                OfElements(Candidates[I]) == OfElements(*Best)) &&
                Prefer(Candidates[I].E, Best->E))
         Best = &Candidates[I];
     }
     return Best;
   };
-  auto First = [&](const std::vector<bool> &Alive,
-                   auto Prefer) -> const Expr * {
-    const Candidate *Best = FirstCandidate(Alive, Prefer);
+  auto First = [&](const std::vector<bool> &Alive, auto Prefer,
+                   bool Buffer = true) -> const Expr * {
+    const Candidate *Best = FirstCandidate(Alive, Prefer, Buffer);
     return Best ? Best->E : nullptr;
   };
   // Prefer what the calls spell over variables found elsewhere, and
@@ -357,37 +362,43 @@ void Judge::choose(RegionProof &Proof) {
                 isa<IntegerLiteral>(B->IgnoreParenImpCasts());
     return RefA && !RefB;
   };
-  // A count the calls spell as one (`n`) over an expression that has its
-  // value only by chance where the call goes (a loop counter after its
-  // loop).
-  llvm::SmallVector<const Expr *, 8> Counts;
-  for (unsigned I = R.First; I <= R.Last; ++I)
-    findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
-      if (const auto *Call = dyn_cast<CallExpr>(S))
-        for (mpi::Role Role :
-             {mpi::Role::Count, mpi::Role::SendCount, mpi::Role::RecvCount})
-          if (const Expr *Arg = mpiArgAsWritten(Call, Role))
-            Counts.push_back(Arg);
-      return false;
-    });
-  Proof.Count = First(AsCount, [&](const Expr *A, const Expr *B) {
-    auto Spelled = [&](const Expr *E) {
-      return llvm::any_of(
-          Counts, [&](const Expr *C) { return sameExpression(C, E, Ctx); });
+  // A count or root the calls spell as one (`n`, the `0` a send goes to)
+  // over an expression that has its value only by chance where the call
+  // goes (a loop counter after its loop, a scratch variable still 0).
+  auto SpelledFirst = [&](std::initializer_list<mpi::Role> Roles) {
+    llvm::SmallVector<const Expr *, 8> Spelled;
+    for (unsigned I = R.First; I <= R.Last; ++I)
+      findFirst(R.Block->body_begin()[I], [&](const Stmt *S) {
+        if (const auto *Call = dyn_cast<CallExpr>(S))
+          for (mpi::Role Role : Roles)
+            if (const Expr *Arg = mpiArgAsWritten(Call, Role))
+              Spelled.push_back(Arg);
+        return false;
+      });
+    return [this, Spelled, Simpler](const Expr *A, const Expr *B) {
+      auto In = [&](const Expr *E) {
+        return llvm::any_of(
+            Spelled, [&](const Expr *C) { return sameExpression(C, E, Ctx); });
+      };
+      bool InA = In(A), InB = In(B);
+      if (InA != InB)
+        return InA;
+      return Simpler(A, B);
     };
-    bool CountA = Spelled(A), CountB = Spelled(B);
-    if (CountA != CountB)
-      return CountA;
-    return Simpler(A, B);
-  });
+  };
+  auto CountFirst = SpelledFirst(
+      {mpi::Role::Count, mpi::Role::SendCount, mpi::Role::RecvCount});
+  auto RootFirst =
+      SpelledFirst({mpi::Role::Dest, mpi::Role::Source, mpi::Role::Root});
+  Proof.Count = First(AsCount, CountFirst, /*Buffer=*/false);
   switch (Proof.Kind) {
   case ManualKind::Bcast:
-    Proof.Root = First(AsRoot, Simpler);
+    Proof.Root = First(AsRoot, RootFirst, /*Buffer=*/false);
     Proof.Buffer = First(AsBuffer, Simpler);
     break;
   case ManualKind::Scatter:
   case ManualKind::Gather:
-    Proof.Root = First(AsRoot, Simpler);
+    Proof.Root = First(AsRoot, RootFirst, /*Buffer=*/false);
     Proof.SendBuffer = First(AsSend, Simpler);
     Proof.RecvBuffer = First(AsRecv, Simpler);
     break;
@@ -401,13 +412,13 @@ void Judge::choose(RegionProof &Proof) {
   case ManualKind::Scan:
   case ManualKind::Exscan: {
     if (Proof.Kind == ManualKind::Reduce)
-      Proof.Root = First(AsRoot, Simpler);
+      Proof.Root = First(AsRoot, RootFirst, /*Buffer=*/false);
     const Candidate *Send = FirstCandidate(AsSend, Simpler);
     const Candidate *Recv = FirstCandidate(AsRecv, Simpler);
     Proof.SendBuffer = Send ? Send->E : nullptr;
     Proof.RecvBuffer = Recv ? Recv->E : nullptr;
     if (Proof.Kind == ManualKind::Exscan) {
-      Proof.Rank = First(AsRank, Simpler);
+      Proof.Rank = First(AsRank, Simpler, /*Buffer=*/false);
       if (Recv)
         Proof.FirstResult = FirstResult[Recv - Candidates.data()];
     }

@@ -133,7 +133,15 @@ std::string spellBuffer(StringRef Text, BufferSpelling Spelling) {
 
 std::string sourceText(const Expr *E, const ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();
-  CharSourceRange Range = SM.getExpansionRange(E->getSourceRange());
+  // An expression that is one argument of a macro (`total` in
+  // `COMBINE(total, part)`) is that argument's text; one that is a whole
+  // macro use is the use; one inside a macro's body has no text of its
+  // own, and stands for the use that expands it.
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(E->getSourceRange()), SM,
+      Context.getLangOpts());
+  if (Range.isInvalid())
+    Range = SM.getExpansionRange(E->getSourceRange());
   return Lexer::getSourceText(Range, SM, Context.getLangOpts()).str();
 }
 

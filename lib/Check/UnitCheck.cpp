@@ -252,14 +252,34 @@ private:
     for (const tooling::Replacement &R : P.Change->getReplacements()) {
       std::optional<check::ConditionalCode::Directive> D = Conditionals.within(
           R.getFilePath(), R.getOffset(), R.getLength(), SM);
-      if (!D)
+      if (D) {
+        dropRewrite(I, "source-form refused");
+        P.F.Notes.push_back(
+            {placeOf(SM, D->Loc),
+             "source-form: the code the rewrite replaces holds this '#" +
+                 D->Name +
+                 "'; what other configurations compile here would be lost"});
+        return;
+      }
+      analysis::LibraryHeaders Library(CI.getASTContext());
+      std::optional<check::ConditionalCode::ConfiguredUse> Use =
+          Conditionals.configuredWithin(
+              R.getFilePath(), R.getOffset(), R.getLength(), CI.getASTContext(),
+              CI.getPreprocessor(),
+              [&](SourceLocation L) { return Library.contain(L); });
+      if (!Use)
         continue;
       dropRewrite(I, "source-form refused");
       P.F.Notes.push_back(
-          {placeOf(SM, D->Loc),
-           "source-form: the code the rewrite replaces holds this '#" +
-               D->Name +
-               "'; what other configurations compile here would be lost"});
+          {placeOf(SM, Use->Use),
+           "source-form: the code the rewrite replaces uses '" + Use->Name +
+               "', which is defined " +
+               (Use->Arm ? "inside a preprocessor conditional"
+                         : "on the command line") +
+               "; what it stands for in other configurations would be lost"});
+      if (Use->Arm)
+        P.F.Notes.push_back({placeOf(SM, Use->Definition),
+                             "'" + Use->Name + "' is defined here"});
       return;
     }
   }
@@ -848,7 +868,8 @@ public:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
     auto Consumer = std::make_unique<CheckConsumer>(CI, State, Sink);
-    CI.getPreprocessor().addPPCallbacks(Consumer->Conditionals.recorder());
+    CI.getPreprocessor().addPPCallbacks(
+        Consumer->Conditionals.recorder(CI.getPreprocessor()));
     return Consumer;
   }
 

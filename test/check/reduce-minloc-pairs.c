@@ -35,21 +35,6 @@
 #define TAG_WORST 11
 #define ROOT 0
 
-#ifdef INDEX_FIRST
-typedef struct {
-  int rank;
-  double value;
-} located_t;
-#define PAIR_T MPI_BYTE
-#define PAIR_COUNT sizeof(located_t)
-#else
-typedef struct {
-  double value;
-  int rank;
-} located_t;
-#define PAIR_T MPI_DOUBLE_INT
-#define PAIR_COUNT 1
-#endif
 
 struct solver {
   MPI_Comm comm;
@@ -58,16 +43,92 @@ struct solver {
 
 static double local_residual(int rank) { return (double)((rank * 7) % 3); }
 #define ROWS 4
-#ifdef DESCENDING
-#define PEER(s, k) ((s)->np - (k))
-#else
-#define PEER(s, k) (k)
-#endif
 static int largest_row(int rank) { return rank % ROWS; }
 
-// Each combine is a function of its own: conditional code inside the
-// pattern would keep it from being rewritten (source-form).
-#if defined(KEEP_FIRST)
+// Each variant is a function of its own, with the types and macros it
+// uses defined in the same arm of the conditional: what a rewrite uses may
+// not be defined otherwise by a build that compiles the rewritten text
+// (source-form, reduce-combine-macros.c), and conditional code inside the
+// pattern would keep it from being rewritten too.
+#ifdef INDEX_FIRST
+typedef struct {
+  int rank;
+  double value;
+} located_t;
+#define PAIR_T MPI_BYTE
+#define PAIR_COUNT sizeof(located_t)
+/* The index before the value, ties settled by the smaller index. */
+static int worst_residual(const struct solver *s, located_t *worst) {
+  located_t mine, in;
+  int ierr = MPI_SUCCESS, k, p;
+  mine.value = local_residual(s->me);
+#ifdef ROW_INDEX
+  mine.rank = s->me * ROWS + largest_row(s->me);
+#else
+  mine.rank = s->me;
+#endif
+  if (s->me == ROOT) {
+    *worst = mine;
+    // SWAPPED: :[[@LINE+1]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
+    for (k = 1; k < s->np; k++) {
+      p = k;
+      ierr = MPI_Recv(&in, PAIR_COUNT, PAIR_T, p, TAG_WORST, s->comm,
+                      MPI_STATUS_IGNORE);
+      if (ierr != MPI_SUCCESS)
+        return ierr;
+      // SWAPPED: :[[@LINE+1]]:7: note: reduction-order: this statement combines the values by an operation that is none of MPI's
+      if (in.value > worst->value ||
+          (in.value == worst->value && in.rank < worst->rank))
+      {
+        worst->value = in.value;
+        worst->rank = in.rank;
+      }
+    }
+  } else {
+    ierr = MPI_Send(&mine, PAIR_COUNT, PAIR_T, ROOT, TAG_WORST, s->comm);
+  }
+  return ierr;
+}
+#else
+typedef struct {
+  double value;
+  int rank;
+} located_t;
+#define PAIR_T MPI_DOUBLE_INT
+#define PAIR_COUNT 1
+#if defined(KEEP_FIRST) && defined(DESCENDING)
+/* Received in descending order, ties kept by the pair combined first. */
+static int worst_residual(const struct solver *s, located_t *worst) {
+  located_t mine, in;
+  int ierr = MPI_SUCCESS, k, p;
+  mine.value = local_residual(s->me);
+#ifdef ROW_INDEX
+  mine.rank = s->me * ROWS + largest_row(s->me);
+#else
+  mine.rank = s->me;
+#endif
+  if (s->me == ROOT) {
+    *worst = mine;
+    // DESCENDING: :[[@LINE+1]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
+    for (k = 1; k < s->np; k++) {
+      p = s->np - k;
+      ierr = MPI_Recv(&in, PAIR_COUNT, PAIR_T, p, TAG_WORST, s->comm,
+                      MPI_STATUS_IGNORE);
+      if (ierr != MPI_SUCCESS)
+        return ierr;
+      // DESCENDING: :[[@LINE+1]]:7: note: reduction-order: of pairs with equal values this code keeps the pair combined first, MPI_MAXLOC the one with the smaller index; at 3 processes, the pairs are not combined in the order of their ranks, so which index wins depends on the order of combination (compare the indices when the values are equal to make it MPI's)
+      if (in.value > worst->value)
+      {
+        worst->value = in.value;
+        worst->rank = in.rank;
+      }
+    }
+  } else {
+    ierr = MPI_Send(&mine, PAIR_COUNT, PAIR_T, ROOT, TAG_WORST, s->comm);
+  }
+  return ierr;
+}
+#elif defined(KEEP_FIRST)
 /* Ties kept by the pair combined first. */
 static int worst_residual(const struct solver *s, located_t *worst) {
   located_t mine, in;
@@ -80,16 +141,14 @@ static int worst_residual(const struct solver *s, located_t *worst) {
 #endif
   if (s->me == ROOT) {
     *worst = mine;
-    // FIRST: :[[@LINE+3]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); replace it with MPI_Reduce [mpilift-manual-reduce]
-    // DESCENDING: :[[@LINE+2]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
+    // FIRST: :[[@LINE+2]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); replace it with MPI_Reduce [mpilift-manual-reduce]
     // ROW: :[[@LINE+1]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
     for (k = 1; k < s->np; k++) {
-      p = PEER(s, k);
+      p = k;
       ierr = MPI_Recv(&in, PAIR_COUNT, PAIR_T, p, TAG_WORST, s->comm,
                       MPI_STATUS_IGNORE);
       if (ierr != MPI_SUCCESS)
         return ierr;
-      // DESCENDING: :[[@LINE+2]]:7: note: reduction-order: of pairs with equal values this code keeps the pair combined first, MPI_MAXLOC the one with the smaller index; at 3 processes, the pairs are not combined in the order of their ranks, so which index wins depends on the order of combination (compare the indices when the values are equal to make it MPI's)
       // ROW: :[[@LINE+1]]:7: note: reduction-order: of pairs with equal values this code keeps the pair combined first, MPI_MAXLOC the one with the smaller index; at 3 processes, a rank's pairs do not all hold its rank as their index (or are sent with another datatype), so which index wins depends on the order of combination (compare the indices when the values are equal to make it MPI's)
       if (in.value > worst->value)
       {
@@ -116,7 +175,7 @@ static int worst_residual(const struct solver *s, located_t *worst) {
     *worst = mine;
     // LARGER: :[[@LINE+1]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
     for (k = 1; k < s->np; k++) {
-      p = PEER(s, k);
+      p = k;
       ierr = MPI_Recv(&in, PAIR_COUNT, PAIR_T, p, TAG_WORST, s->comm,
                       MPI_STATUS_IGNORE);
       if (ierr != MPI_SUCCESS)
@@ -148,7 +207,7 @@ static int worst_residual(const struct solver *s, located_t *worst) {
     *worst = mine;
     // WHOLE: :[[@LINE+1]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); replace it with MPI_Reduce [mpilift-manual-reduce]
     for (k = 1; k < s->np; k++) {
-      p = PEER(s, k);
+      p = k;
       ierr = MPI_Recv(&in, PAIR_COUNT, PAIR_T, p, TAG_WORST, s->comm,
                       MPI_STATUS_IGNORE);
       if (ierr != MPI_SUCCESS)
@@ -175,15 +234,13 @@ static int worst_residual(const struct solver *s, located_t *worst) {
 #endif
   if (s->me == ROOT) {
     *worst = mine;
-    // CHECK-MESSAGES: :[[@LINE+2]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); replace it with MPI_Reduce [mpilift-manual-reduce]
-    // SWAPPED: :[[@LINE+1]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); not rewritten: reduction-order refused [mpilift-manual-reduce]
+    // CHECK-MESSAGES: :[[@LINE+1]]:5: warning: loop of point-to-point receives implements a reduction (static analysis); replace it with MPI_Reduce [mpilift-manual-reduce]
     for (k = 1; k < s->np; k++) {
-      p = PEER(s, k);
+      p = k;
       ierr = MPI_Recv(&in, PAIR_COUNT, PAIR_T, p, TAG_WORST, s->comm,
                       MPI_STATUS_IGNORE);
       if (ierr != MPI_SUCCESS)
         return ierr;
-      // SWAPPED: :[[@LINE+1]]:7: note: reduction-order: this statement combines the values by an operation that is none of MPI's
       if (in.value > worst->value ||
           (in.value == worst->value && in.rank < worst->rank))
       {
@@ -196,6 +253,7 @@ static int worst_residual(const struct solver *s, located_t *worst) {
   }
   return ierr;
 }
+#endif
 #endif
 // CHECK-FIXES: {{^/\* Ties settled by the smaller index}}
 // CHECK-FIXES-NEXT: static int worst_residual(

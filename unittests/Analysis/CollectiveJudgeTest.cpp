@@ -449,9 +449,11 @@ void f(void) {
 TEST(CollectiveJudgeTest, RootValueComputedFromItsOwnIsNoCopyOfIt) {
   // `total = local + 1000` is not `local`, though neither value is known
   // (an earlier version took it for a copy, sent &local from the root too
-  // and lost the 1000). Inside the region it is a write of the result
-  // between the messages; test/check/reduce-root-offset.c has the loop
-  // after it, reduced in place.
+  // and lost the 1000). The root's statement stays where it is and the root
+  // reduces in place, after it (test/check/reduce-root-offset.c has the
+  // same with the loop after the branch). Until the root was chosen among
+  // the values a call spells, `total` (0 where the pattern starts) was
+  // taken for the root, and the write of it refused the region.
   EXPECT_EQ(judge(R"(
 long f(long local) {
   int rank, size, src;
@@ -470,9 +472,8 @@ long f(long local) {
   return total;
 }
 )"),
-            "message-integrity: this statement writes the message buffer "
-            "'total' between the pattern's messages, which would then not "
-            "all carry the same data as one collective's");
+            "reduction root=0 count=1 send=&local recv=&total op=MPI_SUM "
+            "in-place");
 }
 
 TEST(CollectiveJudgeTest, ChainPassingThePrefixBeforeItsOwnIsAnExscan) {
