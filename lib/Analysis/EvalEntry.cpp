@@ -561,6 +561,24 @@ static std::optional<uint64_t> datatypeFromCallers(const ValueDecl *D,
   return predefinedTypeSize(*Spelling, TU.context());
 }
 
+/// The value of \p D when it is a `const` integer variable of static
+/// storage with a constant initializer (`static const int first_peer = 1;`,
+/// `const int ROOT = 0;` at file scope): no conforming program writes it.
+static std::optional<int64_t> constantValue(const ValueDecl *D) {
+  const auto *V = dyn_cast<VarDecl>(D);
+  if (!V || !V->hasGlobalStorage() || V->isWeak() ||
+      !V->getType().isConstQualified() || V->getType().isVolatileQualified() ||
+      !V->getType()->isIntegralOrEnumerationType())
+    return std::nullopt;
+  const VarDecl *Defining = nullptr;
+  if (!V->getAnyInitializer(Defining) || !Defining)
+    return std::nullopt;
+  const APValue *Value = Defining->evaluateValue();
+  if (!Value || !Value->isInt() || !Value->getInt().isRepresentableByInt64())
+    return std::nullopt;
+  return Value->getInt().getExtValue();
+}
+
 RankEvaluator::Impl::EntryValue
 RankEvaluator::Impl::classify(const ValueDecl *D) {
   auto It = Entries.find(D);
@@ -588,6 +606,9 @@ RankEvaluator::Impl::classify(const ValueDecl *D) {
                  datatypeFromCallers(D, *R.Function, TU)) {
     E.K = EntryValue::Kind::Datatype;
     E.Bytes = *Bytes;
+  } else if (std::optional<int64_t> Value = constantValue(D)) {
+    E.K = EntryValue::Kind::Constant;
+    E.Constant = *Value;
   } else if (T->isPointerType() || T->isArrayType()) {
     E.K = EntryValue::Kind::Object;
   } else if (const auto *V = dyn_cast<VarDecl>(D);
@@ -639,6 +660,8 @@ Value RankEvaluator::Impl::entryValue(const ValueDecl *D, QualType T,
   }
   case EntryValue::Kind::Datatype:
     return Value::datatype(E.Bytes, E.Bytes);
+  case EntryValue::Kind::Constant:
+    return Value::integer(E.Constant, Bits, Signed);
   case EntryValue::Kind::Unknown:
     return unknown(E.Why.Text, E.Why.Loc.isValid() ? E.Why.Loc : Use,
                    T->isIntegralOrEnumerationType() ? D : nullptr);

@@ -131,11 +131,13 @@ private:
       Object,
       Datatype,
       Unknown,
-      Run
+      Run,
+      Constant
     };
     Kind K = Kind::Run;
     unsigned Input = 0; ///< Kind::Input: its bit.
     uint64_t Bytes = 0; ///< Kind::Datatype: the size of the type.
+    int64_t Constant = 0; ///< Kind::Constant: the value.
     eval::Reason Why;   ///< Kind::Unknown.
   };
 

@@ -232,8 +232,18 @@ std::optional<Divergence>
 RankUniformity::constructionArguments(const CXXConstructExpr *Construct,
                                       const FunctionDecl &Where,
                                       unsigned Depth) {
+  // `std::vector<double> v(n, rank == 0 ? x : 0.0)`: a count first gives
+  // the size, whatever the value the elements start with.
+  const CXXConstructorDecl *Ctor = Construct->getConstructor();
+  bool CountFirst = Ctor && Ctor->getNumParams() > 0 &&
+                    Ctor->getParamDecl(0)->getType()->isIntegerType();
   for (const Expr *Arg : Construct->arguments()) {
     if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    if (CountFirst && Arg != Construct->getArg(0))
+      break;
+    // `{a, b, c}`: as many elements as the list spells.
+    if (isa<CXXStdInitializerListExpr>(Arg->IgnoreImplicit()))
       continue;
     if (auto Why = valueOf(Arg, Where, Depth))
       return Divergence{"the container is constructed from a value that may "
