@@ -23,6 +23,7 @@
 #include "CollectiveFunctions.h"
 #include "RankUniformity.h"
 #include "StatementTree.h"
+#include "VectorUses.h"
 
 #include "mpilift/Analysis/ManualCollective.h"
 
@@ -168,13 +169,6 @@ void fieldsIn(const Stmt *S, llvm::SmallPtrSetImpl<const ValueDecl *> &Out) {
         Out.insert(Member->getMemberDecl());
     return false;
   });
-}
-
-/// Whether \p T is std::vector.
-bool isStdVector(QualType T) {
-  const auto *Class = T->getAsCXXRecordDecl();
-  return Class && Class->isInStdNamespace() && Class->getIdentifier() &&
-         Class->getName() == "vector";
 }
 
 unsigned offsetOf(SourceLocation Loc, const SourceManager &SM) {
@@ -620,7 +614,9 @@ RankEvaluator::Impl::classify(const ValueDecl *D) {
     std::optional<Divergence> Why;
     RankUniformity Uniformity(TU);
     Uniformity.setCommunicator(RegionComm);
-    if (const auto *V = dyn_cast<VarDecl>(D))
+    if (isStdVector(T))
+      Why = Uniformity.containerDivergence(D, *R.Function);
+    else if (const auto *V = dyn_cast<VarDecl>(D))
       Why = Uniformity.variableDivergence(V, *R.Function, D->getLocation());
     else if (const auto *Field = dyn_cast<FieldDecl>(D);
              Field && Field->getType()->isIntegralOrEnumerationType())

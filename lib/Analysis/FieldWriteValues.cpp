@@ -9,6 +9,7 @@
 #include "CommQueries.h"
 #include "SplitRanks.h"
 #include "StatementTree.h"
+#include "VectorUses.h"
 
 using namespace clang;
 
@@ -62,11 +63,14 @@ SharedValue judgedShared(RankUniformity &Uniformity, JudgeFn Judge) {
   std::vector<const ParmVarDecl *> Params;
   std::vector<ParamKey> Outs;
   std::vector<AssumedBroadcast> Broadcasts;
+  std::vector<ParamKey> Keeps;
   Uniformity.assumeFields(&Fields);
   Uniformity.assumeParameters(&Params);
   Uniformity.assumeOutValues(&Outs);
   Uniformity.assumeBroadcasts(&Broadcasts);
+  Uniformity.assumeSizesKept(&Keeps);
   std::optional<Divergence> Why = Judge();
+  Uniformity.assumeSizesKept(nullptr);
   Uniformity.assumeFields(nullptr);
   Uniformity.assumeParameters(nullptr);
   Uniformity.assumeOutValues(nullptr);
@@ -103,6 +107,7 @@ SharedValue judgedShared(RankUniformity &Uniformity, JudgeFn Judge) {
     if (!llvm::is_contained(V.Outs, K))
       V.Outs.push_back(std::move(K));
   V.Broadcasts = std::move(Broadcasts);
+  V.Keeps = std::move(Keeps);
   V.Uniform = true;
   return V;
 }
@@ -265,6 +270,16 @@ CallRecord calledWith(const CallSite &Site, SourcePlace Where,
     if (Operator) {
       R.Arguments.push_back(
           Unjudged("an operator's operands are not followed across units"));
+      continue;
+    }
+    // A container passed by reference: its size is what a callee can read
+    // of it on every rank (`n = v.size()`).
+    if (isStdVector(Arg->getType()) && Arg->isGLValue()) {
+      SharedValue Size = judgedShared(Uniformity, [&] {
+        return Uniformity.namedContainerSize(Arg, *Caller, 0);
+      });
+      Size.Size = true;
+      R.Arguments.push_back(std::move(Size));
       continue;
     }
     SharedValue V = judgedShared(

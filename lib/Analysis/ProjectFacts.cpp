@@ -11,6 +11,7 @@
 #include "FieldWriteValues.h"
 #include "FunctionFacts.h"
 #include "StatementTree.h"
+#include "VectorUses.h"
 
 #include "mpilift/Analysis/LibraryHeaders.h"
 
@@ -230,6 +231,8 @@ llvm::json::Value toJSON(const SharedValue &V) {
     O["outs"] = V.Outs;
   if (!V.Broadcasts.empty())
     O["bcasts"] = V.Broadcasts;
+  if (!V.Keeps.empty())
+    O["keeps"] = V.Keeps;
   if (V.Constant)
     O["constant"] = *V.Constant;
   if (!V.Reason.empty())
@@ -238,6 +241,8 @@ llvm::json::Value toJSON(const SharedValue &V) {
     O["query"] = V.Query;
   if (!V.Comm.empty())
     O["comm"] = V.Comm;
+  if (V.Size)
+    O["size"] = true;
   return O;
 }
 
@@ -249,9 +254,11 @@ bool fromJSON(const llvm::json::Value &V, SharedValue &Out,
          O.mapOptional("params", Out.Params) &&
          O.mapOptional("outs", Out.Outs) &&
          O.mapOptional("bcasts", Out.Broadcasts) &&
+         O.mapOptional("keeps", Out.Keeps) &&
          O.mapOptional("constant", Out.Constant) &&
          O.mapOptional("reason", Out.Reason) &&
-         O.mapOptional("query", Out.Query) && O.mapOptional("comm", Out.Comm);
+         O.mapOptional("query", Out.Query) && O.mapOptional("comm", Out.Comm) &&
+         O.mapOptional("size", Out.Size);
 }
 
 llvm::json::Value toJSON(const CallRecord &C) {
@@ -452,6 +459,13 @@ llvm::json::Value toJSON(const UnitSummary &S) {
   llvm::json::Object Combines;
   for (const auto &[Function, Combine] : S.Combines)
     Combines[Function] = Combine;
+  llvm::json::Object KeepsSize;
+  for (const auto &[Function, Params] : S.KeepsSize) {
+    llvm::json::Array Indices;
+    for (unsigned I : Params)
+      Indices.push_back(static_cast<int64_t>(I));
+    KeepsSize[Function] = std::move(Indices);
+  }
   return llvm::json::Object{{"file", S.File},
                             {"defines_main", S.DefinesMain},
                             {"field_values", std::move(Values)},
@@ -465,12 +479,14 @@ llvm::json::Value toJSON(const UnitSummary &S) {
                             {"out_values", std::move(OutValues)},
                             {"broadcasts", std::move(Broadcasts)},
                             {"combines", std::move(Combines)},
+                            {"keeps_size", std::move(KeepsSize)},
                             {"returns_mpi_code", std::move(Codes)}};
 }
 
 bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
   std::vector<std::string> Defines, Implicit, NeverReturn, Codes;
+  std::map<std::string, std::vector<int64_t>> KeepsSize;
   if (!O || !O.map("file", S.File) || !O.map("defines_main", S.DefinesMain) ||
       !O.map("defines", Defines) || !O.map("field_values", S.FieldValues) ||
       !O.map("call_records", S.CallRecords) ||
@@ -479,9 +495,14 @@ bool fromJSON(const llvm::json::Value &V, UnitSummary &S, llvm::json::Path P) {
       !O.mapOptional("out_values", S.OutValues) ||
       !O.mapOptional("broadcasts", S.Broadcasts) ||
       !O.mapOptional("combines", S.Combines) ||
+      !O.mapOptional("keeps_size", KeepsSize) ||
       !O.mapOptional("returns_mpi_code", Codes))
     return false;
   S.ReturnsMPICode.insert(Codes.begin(), Codes.end());
+  for (const auto &[Function, Indices] : KeepsSize)
+    for (int64_t I : Indices)
+      if (I >= 0)
+        S.KeepsSize[Function].push_back(static_cast<unsigned>(I));
   S.Defines.insert(Defines.begin(), Defines.end());
   S.ImplicitlyCalled.insert(Implicit.begin(), Implicit.end());
   S.NeverReturn.insert(NeverReturn.begin(), NeverReturn.end());
@@ -690,6 +711,9 @@ UnitSummary TranslationUnitFacts::summarize() {
       if (std::optional<CombineFunction> C =
               analysis::combineFunction(*F, Context))
         S.Combines[Key] = std::move(*C);
+      for (unsigned I = 0; I < F->getNumParams(); ++I)
+        if (containerParameterKeepsSize(*F, I, Context))
+          S.KeepsSize[Key].push_back(I);
     }
     S.Defines.insert(std::move(Key));
   }
@@ -850,6 +874,13 @@ ProjectFacts::combineFunction(StringRef Function) const {
       return It->second;
   }
   return std::nullopt;
+}
+
+bool ProjectFacts::keepsSize(StringRef Function, unsigned Index) const {
+  return llvm::any_of(Units, [&](const UnitSummary &U) {
+    auto It = U.KeepsSize.find(Function.str());
+    return It != U.KeepsSize.end() && llvm::is_contained(It->second, Index);
+  });
 }
 
 bool ProjectFacts::returnsMPICode(StringRef Function) const {

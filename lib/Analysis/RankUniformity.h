@@ -112,6 +112,13 @@ public:
   containerDivergence(const clang::ValueDecl *D,
                       const clang::FunctionDecl &Where);
 
+  /// Nothing when the size of the standard container \p E names in
+  /// \p Where (a local, a parameter, a member of `this`) is the same on
+  /// every rank.
+  std::optional<Divergence> namedContainerSize(const clang::Expr *E,
+                                               const clang::FunctionDecl &Where,
+                                               unsigned Depth);
+
   /// Nothing when the scalar field \p Field holds the same value on every
   /// rank in every object of its structure: every write of it in the unit
   /// (assignments, initializer lists) gives it such a value where every
@@ -147,6 +154,10 @@ public:
   /// \p Out (null: judged from the project's facts as usual): the unit
   /// that reads the summary has every unit's summary.
   void assumeOutValues(std::vector<ParamKey> *Out) { AssumedOuts = Out; }
+  /// From now on, a container handed by reference to a function of
+  /// another unit is taken as keeping its size there, and the parameter is
+  /// added to \p Out (null: judged from the project's facts as usual).
+  void assumeSizesKept(std::vector<ParamKey> *Out) { AssumedKeeps = Out; }
   /// From now on, a call of a function of another unit that a round trip
   /// takes as a broadcast (UniformityRoundTrip.cpp) is added to \p Out
   /// (null: judged from the project's facts as usual).
@@ -273,10 +284,6 @@ private:
   std::optional<Divergence>
   parameterContainerSize(const clang::ParmVarDecl *P,
                          const clang::FunctionDecl &Where, unsigned Depth);
-  /// The size of the container \p E names in \p Where.
-  std::optional<Divergence> namedContainerSize(const clang::Expr *E,
-                                               const clang::FunctionDecl &Where,
-                                               unsigned Depth);
   std::optional<Divergence>
   constructionArguments(const clang::CXXConstructExpr *Construct,
                         const clang::FunctionDecl &Where, unsigned Depth);
@@ -501,6 +508,7 @@ private:
   std::vector<const clang::ParmVarDecl *> *AssumedParams = nullptr;
   std::vector<ParamKey> *AssumedOuts = nullptr;
   std::vector<AssumedBroadcast> *AssumedBroadcasts = nullptr;
+  std::vector<ParamKey> *AssumedKeeps = nullptr;
   /// Functions (USRs) whose callers and parameters are under proof.
   std::set<std::string> KeysInProgress;
   /// Variables under proof (a cycle through a loop counter is no reason).

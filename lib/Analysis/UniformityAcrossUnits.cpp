@@ -207,6 +207,12 @@ RankUniformity::sharedAssumptions(const SharedValue &V, SourceLocation Near,
   for (const AssumedBroadcast &B : V.Broadcasts)
     if (auto Why = assumedBroadcast(B, Near))
       return Why;
+  const ProjectFacts *Project = TU.project();
+  for (const ParamKey &K : V.Keeps)
+    if (!Project || !Project->keepsSize(K.Function, K.Index))
+      return Divergence{"it hands a container to '" + nameInUSR(K.Function) +
+                            "' of another unit, which may change its size",
+                        Near};
   return std::nullopt;
 }
 

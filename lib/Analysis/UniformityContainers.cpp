@@ -14,6 +14,7 @@
 #include "RankUniformity.h"
 
 #include "StatementTree.h"
+#include "VectorUses.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -40,29 +41,49 @@ bool isRangeOfLoop(const Stmt &E, ASTContext &Context) {
   return Loop && Loop->getRangeStmt() == Decl;
 }
 
-bool keepsSize(const Expr *Use, ASTContext &Context, unsigned Depth = 0);
+bool keepsSize(const Expr *Use, ASTContext &Context,
+               const ProjectFacts *Project, std::vector<ParamKey> *Assumed,
+               unsigned Depth = 0);
 
 /// Whether parameter \p Index of \p Callee, a reference to a container,
 /// leaves the container's size alone in the body the translation unit
-/// has for it (a helper in another file may do anything).
+/// has for it, or, for a function of another unit, as the project index
+/// records it (a helper outside the database may do anything). Without
+/// the project's facts (a unit's summary being made), a function of
+/// another unit is taken to keep the size and added to \p Assumed, when
+/// given, for the reading unit to judge.
 bool parameterKeepsSize(const FunctionDecl *Callee, unsigned Index,
-                        ASTContext &Context, unsigned Depth) {
+                        ASTContext &Context, const ProjectFacts *Project,
+                        std::vector<ParamKey> *Assumed, unsigned Depth) {
   const FunctionDecl *Definition = nullptr;
-  if (!Callee || !Callee->getBody(Definition) || Depth >= 3 ||
+  if (Callee && !Callee->getBody(Definition)) {
+    std::string Key = functionKey(*Callee);
+    if (Project)
+      return !Key.empty() && Project->keepsSize(Key, Index);
+    if (!Assumed || Key.empty() || !Callee->isExternallyVisible())
+      return false;
+    ParamKey K{std::move(Key), Index};
+    if (!llvm::is_contained(*Assumed, K))
+      Assumed->push_back(std::move(K));
+    return true;
+  }
+  if (!Callee || !Definition || Depth >= 3 ||
       Index >= Definition->getNumParams())
     return false;
   const ParmVarDecl *Param = Definition->getParamDecl(Index);
   return !findFirst(Definition->getBody(), [&](const Stmt *S) {
     const auto *Ref = dyn_cast<DeclRefExpr>(S);
     return Ref && Ref->getDecl() == Param &&
-           !keepsSize(Ref, Context, Depth + 1);
+           !keepsSize(Ref, Context, Project, Assumed, Depth + 1);
   });
 }
 
 /// Whether \p Use of a standard container leaves its size alone: a call of
 /// an accessor, an element access, the range of a range-based loop, or
 /// passing it to a function that does one of those with it.
-bool keepsSize(const Expr *Use, ASTContext &Context, unsigned Depth) {
+bool keepsSize(const Expr *Use, ASTContext &Context,
+               const ProjectFacts *Project, std::vector<ParamKey> *Assumed,
+               unsigned Depth) {
   const Stmt *Child = Use;
   const Stmt *Parent = parentStmt(*Use, Context);
   while (Parent && (isa<ImplicitCastExpr>(Parent) || isa<ParenExpr>(Parent))) {
@@ -91,13 +112,21 @@ bool keepsSize(const Expr *Use, ASTContext &Context, unsigned Depth) {
         QualType T = Callee->getParamDecl(I)->getType();
         return !T->isReferenceType() ||
                T->getPointeeType().isConstQualified() ||
-               parameterKeepsSize(Callee, I, Context, Depth);
+               parameterKeepsSize(Callee, I, Context, Project, Assumed, Depth);
       }
   }
   return false;
 }
 
 } // namespace
+
+bool containerParameterKeepsSize(const FunctionDecl &F, unsigned Index,
+                                 ASTContext &Context) {
+  return Index < F.getNumParams() &&
+         F.getParamDecl(Index)->getType()->isReferenceType() &&
+         isStdVector(F.getParamDecl(Index)->getType()) &&
+         parameterKeepsSize(&F, Index, Context, nullptr, nullptr, 0);
+}
 
 std::optional<Divergence>
 RankUniformity::containerSize(const CXXMemberCallExpr *Call,
@@ -131,21 +160,42 @@ std::optional<Divergence> RankUniformity::parameterContainerSize(
   bool Constant =
       T->isReferenceType() && T->getPointeeType().isConstQualified();
   if (!T->isReferenceType() ||
-      (!Constant && !parameterKeepsSize(&Where, P->getFunctionScopeIndex(),
-                                        TU.context(), 0)))
+      (!Constant &&
+       !parameterKeepsSize(&Where, P->getFunctionScopeIndex(), TU.context(),
+                           TU.project(), AssumedKeeps, 0)))
     return Divergence{"cannot follow the size of " + named(P) +
                           ", which the function may change",
                       P->getLocation()};
   if (Depth >= MaxDepth)
     return Divergence{"gave up following " + named(P) + " through callers",
                       P->getLocation()};
+  // A summary leaves the callers in other units to the unit that reads
+  // it, which judges the sizes their calls record.
+  if (AssumedParams && Where.isExternallyVisible()) {
+    AssumedParams->push_back(P);
+    return std::nullopt;
+  }
   ArrayRef<CallSite> Callers = TU.callersOf(&Where);
-  if (Callers.empty() || TU.mayBeCalledUnseen(&Where))
+  std::optional<std::vector<CallRecord>> Elsewhere = TU.callsElsewhere(&Where);
+  if (!Elsewhere || (Callers.empty() && Elsewhere->empty()))
     return Divergence{named(P) + " is a parameter of " + named(&Where) +
                           " whose callers are not all visible" +
                           unseenCallersNote(Where),
                       P->getLocation()};
   unsigned Index = P->getFunctionScopeIndex();
+  bool Several = Callers.size() + Elsewhere->size() > 1;
+  for (const CallRecord &R : *Elsewhere) {
+    if (Index < R.Arguments.size() && !R.Arguments[Index].Size)
+      return Divergence{"the call of " + named(&Where) + " in " +
+                            R.Where.str() + " passes no container",
+                        P->getLocation()};
+    if (auto Why = recordedArgument(Where.getNameAsString(), Index, R, Several,
+                                    P->getLocation(), Depth + 1))
+      return Divergence{
+          named(P) + " is given a container in " + R.Where.str() +
+              " whose size may differ between ranks: " + Why->Reason,
+          P->getLocation()};
+  }
   for (const CallSite &Site : Callers) {
     if (!Site.Caller || Index >= Site.Call->getNumArgs())
       return Divergence{"a call of " + named(&Where) + " cannot be followed",
@@ -155,7 +205,7 @@ std::optional<Divergence> RankUniformity::parameterContainerSize(
           namedContainerSize(Site.Call->getArg(Index), *Site.Caller, Depth + 1);
       // Containers of different callers may differ in size: each call must
       // then run on every rank.
-      if (!Size && Callers.size() > 1)
+      if (!Size && Several)
         return controlOf(Site.Call, *Site.Caller, Depth + 1);
       return Size;
     });
@@ -174,7 +224,7 @@ RankUniformity::localContainerSize(const VarDecl *V, const FunctionDecl &Where,
                                    unsigned Depth) {
   ASTContext &Context = TU.context();
   for (const DeclRefExpr *Ref : TU.factsOf(Where).referencesOf(V))
-    if (!keepsSize(Ref, Context))
+    if (!keepsSize(Ref, Context, TU.project(), AssumedKeeps))
       return Divergence{named(V) + " is used here in a way that may change "
                                    "its size",
                         Ref->getBeginLoc()};
@@ -202,7 +252,7 @@ RankUniformity::memberContainerSize(const FieldDecl *Field, unsigned Depth) {
                             named(Field),
                         Method->getLocation()};
   for (const MemberExpr *Use : TU.usesOf(Field))
-    if (!keepsSize(Use, TU.context()))
+    if (!keepsSize(Use, TU.context(), TU.project(), AssumedKeeps))
       return Divergence{named(Field) + " is used here in a way that may "
                                        "change its size",
                         Use->getBeginLoc()};

@@ -33,6 +33,13 @@ inline bool isStdVector(clang::QualType T) {
          Class->getName() == "vector";
 }
 
+/// Whether parameter \p Index of \p F is a reference to a std::vector
+/// whose size every use in \p F's body leaves alone (element access, the
+/// size, the data, passing it to a function that does the same in this
+/// unit).
+bool containerParameterKeepsSize(const clang::FunctionDecl &F, unsigned Index,
+                                 clang::ASTContext &Context);
+
 /// The parent of \p S past implicit casts and parentheses.
 inline const clang::Stmt *plainParent(const clang::Stmt &S,
                                       clang::ASTContext &Ctx) {

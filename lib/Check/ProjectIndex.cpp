@@ -28,7 +28,7 @@ namespace check {
 namespace {
 
 /// Bumped whenever what a summary holds changes.
-constexpr int64_t CacheVersion = 10;
+constexpr int64_t CacheVersion = 11;
 
 std::string hashOf(StringRef Bytes) {
   return llvm::utohexstr(llvm::xxh3_64bits(Bytes), /*LowerCase=*/true);

@@ -109,6 +109,10 @@ struct SharedValue {
   /// Calls of other units' functions it takes as broadcasts, left to the
   /// reading unit.
   std::vector<AssumedBroadcast> Broadcasts;
+  /// Parameters of other units' functions a container is handed to by
+  /// reference, which must leave its size alone (UnitSummary::KeepsSize),
+  /// left to the reading unit.
+  std::vector<ParamKey> Keeps;
   /// An integer constant: the value (calls that all pass one constant
   /// need not each run on every rank).
   std::optional<int64_t> Constant;
@@ -120,6 +124,9 @@ struct SharedValue {
   /// Arguments: the predefined communicator (`MPI_COMM_WORLD`) the value
   /// is, or the one Query was asked on; empty for any other.
   std::string Comm;
+  /// Arguments: the argument is a standard container passed by reference,
+  /// and the judgement is of its size (not of its elements).
+  bool Size = false;
 };
 
 /// One call of a function of the program, as the calling unit judges it.
@@ -290,6 +297,10 @@ struct UnitSummary {
   /// USR of a function with external linkage the unit defines -> the
   /// combine function it is, when it is one.
   std::map<std::string, CombineFunction> Combines;
+  /// USR of a function with external linkage the unit defines -> the
+  /// positions of its parameters that refer to a std::vector whose size
+  /// it leaves alone.
+  std::map<std::string, std::vector<unsigned>> KeepsSize;
 };
 
 /// Whether every call of \p F ends the program: a statement of its body
@@ -379,6 +390,9 @@ public:
   /// Whether a unit defines the function of USR \p Function as one whose
   /// every return gives an MPI error code or zero.
   bool returnsMPICode(llvm::StringRef Function) const;
+  /// Whether a unit defines the function of USR \p Function, and its
+  /// parameter \p Index refers to a std::vector whose size it leaves alone.
+  bool keepsSize(llvm::StringRef Function, unsigned Index) const;
   /// Where another unit than \p Unit takes the address of \p Function.
   std::optional<SourcePlace> addressTakenElsewhere(llvm::StringRef Function,
                                                    llvm::StringRef Unit) const;
