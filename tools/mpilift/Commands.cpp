@@ -10,12 +10,52 @@
 
 namespace mpilift {
 
+namespace {
+
+/// Standard error, written a line at a time. Under mpirun, whose own
+/// messages share the stream, a message written piece by piece ("mpilift",
+/// ": error: ", the text) could be cut by another process's lines.
+class LineAtATime : public llvm::raw_ostream {
+public:
+  LineAtATime() {
+    SetUnbuffered();
+    enable_colors(llvm::errs().has_colors());
+  }
+  ~LineAtATime() override {
+    if (!Pending.empty())
+      llvm::errs() << Pending;
+  }
+  bool is_displayed() const override { return llvm::errs().is_displayed(); }
+
+private:
+  void write_impl(const char *Ptr, size_t Size) override {
+    Pending.append(Ptr, Size);
+    Written += Size;
+    size_t End = Pending.rfind('\n');
+    if (End == std::string::npos)
+      return;
+    llvm::errs().write(Pending.data(), End + 1);
+    Pending.erase(0, End + 1);
+  }
+  uint64_t current_pos() const override { return Written; }
+
+  std::string Pending;
+  uint64_t Written = 0;
+};
+
+llvm::raw_ostream &lines() {
+  static LineAtATime Stream;
+  return Stream;
+}
+
+} // namespace
+
 llvm::raw_ostream &error() {
-  return llvm::WithColor::error(llvm::errs(), "mpilift");
+  return llvm::WithColor::error(lines(), "mpilift");
 }
 
 llvm::raw_ostream &warning() {
-  return llvm::WithColor::warning(llvm::errs(), "mpilift");
+  return llvm::WithColor::warning(lines(), "mpilift");
 }
 
 std::optional<trace::Trace>
